@@ -1,0 +1,40 @@
+# One command each: `make run` and `make test` create .venv and install everything first.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml Makefile | cksum | cut -d' ' -f1)
+
+export HF_HUB_OFFLINE = 1
+export TRANSFORMERS_OFFLINE = 1
+export TOKENIZERS_PARALLELISM = false
+
+.PHONY: install run test bench doctor clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml Makefile
+	# torch pinned first: 2.13.0 is the CPU build (a plain `torch` can pull a multi-GB CUDA build)
+	$(BIN)/pip install --quiet torch==2.13.0
+	# llama-cpp-python compiles from source the first time (about 6 minutes on 2 cores)
+	$(BIN)/pip install --quiet -e '.[local,test]'
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/deps run "obtain a wooden pickaxe"
+
+test: install
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/deps bench
+
+doctor: install
+	$(BIN)/deps doctor
+
+clean:
+	rm -rf $(VENV) build *.egg-info

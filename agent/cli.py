@@ -1,0 +1,273 @@
+"""The `deps` command line (CONTRACT.md). Human progress goes to stderr; with --json the
+result is one JSON object on the last line of stdout. Bad input: one line, exit 2."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from agent.config import MC_VERSIONS, SKILL_TYPES, WORLDS, PLANNERS, SELECTORS, CONTROLLERS, RunSettings
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+class UserError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, not a usage dump
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _emit_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _inventory(text: str | None) -> dict[str, int]:
+    if not text:
+        return {}
+    try:
+        inv = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UserError(f"--inventory is not valid JSON ({e.msg}); accepted: a JSON object such as "
+                        "'{\"stone_pickaxe\": 1}'")
+    if not isinstance(inv, dict):
+        raise UserError("--inventory must be a JSON object of item name to count, e.g. '{\"stone_pickaxe\": 1}'")
+    return inv
+
+
+def _skills(text: str | None) -> tuple[str, ...] | None:
+    if not text:
+        return None
+    return tuple(s.strip() for s in text.split(",") if s.strip())
+
+
+def _add_run_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("episode settings")
+    g.add_argument("--world", default="textworld", choices=WORLDS, help="the world to act in (default: textworld)")
+    g.add_argument("--mc-version", default="1.11.2", choices=MC_VERSIONS,
+                   help="Minecraft data version (default: 1.11.2, MineDojo's)")
+    g.add_argument("--planner", default="deps", metavar="NAME",
+                   help=f"one of {', '.join(PLANNERS)}, or package.module:factory (default: deps)")
+    g.add_argument("--selector", default=None, metavar="NAME",
+                   help=f"one of {', '.join(SELECTORS)} (default: horizon where trained, else fixed)")
+    g.add_argument("--controller", default=None, choices=CONTROLLERS,
+                   help="scripted or learned (default: learned where trained, else scripted)")
+    g.add_argument("--llm", default="local",
+                   help="local (the embedded model), PROVIDER:MODEL (openai:gpt-4o-mini) or an "
+                        "OpenAI-compatible base URL (default: local)")
+    g.add_argument("--inventory", default=None, metavar="JSON", help="initial inventory, e.g. '{\"stone_pickaxe\": 1}'")
+    g.add_argument("--skills", default=None, metavar="LIST",
+                   help=f"skill types allowed, comma-separated, from {','.join(SKILL_TYPES)} (default: all)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    g.add_argument("--max-rounds", type=int, default=12, help="re-planning rounds allowed; 0 = never (default: 12)")
+    g.add_argument("--max-tokens", type=int, default=200_000, help="token budget of one episode (default: 200000)")
+    g.add_argument("--stochastic", action="store_true",
+                   help="text world: skills succeed with DEPS Table 18's rates instead of always")
+    g.add_argument("--trace-dir", default=None, metavar="DIR", help="write the episode's trace and checkpoints here")
+
+
+def _settings(a: argparse.Namespace) -> RunSettings:
+    return RunSettings(
+        world=a.world, mc_version=a.mc_version, planner=a.planner, selector=a.selector,
+        controller=a.controller, llm=a.llm, inventory=_inventory(a.inventory), skills=_skills(a.skills),
+        seed=a.seed, max_rounds=a.max_rounds, max_tokens=a.max_tokens, stochastic=a.stochastic,
+        trace_dir=a.trace_dir,
+    ).validate()
+
+
+def resolve_task(spec: str, kb: Any):
+    """A task id or an instruction -> Task, with its target in the knowledge base's names."""
+    from dataclasses import replace
+
+    from evaluation.tasks import SuiteError, find_task, task_from_instruction
+
+    task = find_task(spec)
+    if task is None:
+        try:
+            task = task_from_instruction(spec, kb.canonical)
+        except SuiteError:
+            raise UserError(f"unknown task {spec!r}; accepted: a task id from 'deps tasks' (e.g. "
+                            "CraftWoodenPickaxe) or an instruction naming an item (e.g. \"obtain a wooden pickaxe\")")
+    target = {}
+    for item, n in task.target.items():
+        canon = kb.canonical(item)
+        if canon is None:
+            raise UserError(f"task {task.id}: item {item!r} does not exist in Minecraft {kb.version}")
+        target[canon] = n
+    inventory = {kb.canonical(k) or k: v for k, v in task.inventory.items()}
+    return replace(task, target=target, inventory=inventory)
+
+
+def _progress(node: str, update: dict) -> None:
+    if node == "plan":
+        text = update["plans"][0]
+        n = sum(1 for line in text.splitlines() if line.strip())
+        _err(f"[plan] {n} line(s)")
+        for line in text.splitlines()[:20]:
+            _err(f"    {line}")
+    elif node == "parse" and update.get("parse_notes"):
+        _err(f"[parse] {len(update['goals'])} goal(s); " + "; ".join(update["parse_notes"]))
+    elif node == "execute":
+        o = update["outcomes"][0]
+        what = "plan" if o["goal"] is None else f"step {o['step'] + 1}"
+        state = "ok" if o["ok"] else f"FAILED: {o['error']}"
+        _err(f"[execute] {what}: {state} (+{o['steps']} steps, {update['env_steps']} total)")
+    elif node == "describe":
+        _err(f"[describe] {update['descriptions'][0]}")
+    elif node == "explain":
+        _err(f"[explain] {update['explanations'][0]}")
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    from agent.runner import run_episode
+    from worlds.knowledge import load_kb
+
+    settings = _settings(a)
+    kb = load_kb(settings.mc_version)
+    task = resolve_task(a.task, kb)
+    _err(f"task {task.id}: {task.instruction} -> {task.target} (max {task.max_steps} steps), "
+         f"planner {settings.planner}, world {settings.world}, llm {settings.llm}")
+    result = run_episode(task, settings, kb=kb, on_update=None if a.quiet else _progress)
+    verdict = "SUCCESS" if result["success"] else f"FAILED ({result['failure_reason']})"
+    _err(f"{verdict}: {result['env_steps']} env steps, {result['rounds']} re-plan round(s), "
+         f"{result['llm_calls']} LLM call(s), {result['tokens_in']}+{result['tokens_out']} tokens, {result['wall_s']} s")
+    if a.json:
+        _emit_json(result)
+    return 0
+
+
+def cmd_tasks(a: argparse.Namespace) -> int:
+    from evaluation.tasks import load_suite
+
+    tasks = load_suite(a.suite)
+    rows = [{"id": t.id, "group": t.group, "instruction": t.instruction, "target": t.target,
+             "max_steps": t.max_steps, **({"inventory": t.inventory} if t.inventory else {}),
+             **({"biome": t.biome} if t.biome else {})} for t in tasks]
+    if a.json:
+        _emit_json(rows)
+    else:
+        for r in rows:
+            print(f"{r['id']:<28} {r['group']:<8} {r['max_steps']:>6}  {r['instruction']}")
+    return 0
+
+
+def cmd_graph(a: argparse.Namespace) -> int:
+    from agent.graph import mermaid
+
+    print(mermaid())
+    return 0
+
+
+def cmd_doctor(a: argparse.Namespace) -> int:
+    from agent.doctor import run_checks
+
+    checks = run_checks(load_models=not a.quick)
+    ok = all(c["ok"] for c in checks if c.get("required", True))
+    for c in checks:
+        mark = "ok " if c["ok"] else ("-- " if not c.get("required", True) else "NO ")
+        _err(f"[{mark}] {c['name']}: {c['detail']}")
+    if a.json:
+        _emit_json({"ok": ok, "checks": checks})
+    return 0 if ok else 1
+
+
+def cmd_bench(a: argparse.Namespace) -> int:
+    from evaluation.bench import run_benchmarks
+
+    metrics = run_benchmarks(repeat=a.repeat, progress=_err)
+    for k, v in metrics.items():
+        _err(f"{k:<40} {v}")
+    if a.json:
+        _emit_json({"metrics": metrics})
+    return 0
+
+
+def cmd_eval(a: argparse.Namespace) -> int:
+    try:
+        from evaluation.cli_eval import eval_command
+    except ImportError as e:
+        raise UserError(f"deps eval is not available in this build ({e})")
+    return eval_command(a.suite, a.out, _settings(a), episodes=a.episodes, tasks=a.tasks, workers=a.workers,
+                        backend=a.backend, resume=a.resume, json_out=a.json)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="deps", description="DEPS (Describe, Explain, Plan and Select) for Minecraft, "
+                "as a LangGraph state machine. Runs offline with an embedded local LLM.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    r = sub.add_parser("run", help="run one episode", description="Run one episode of a task and print what happened.")
+    r.add_argument("task", help="a task id (CraftWoodenPickaxe) or an instruction (\"obtain a wooden pickaxe\")")
+    _add_run_flags(r)
+    r.add_argument("--json", action="store_true", help="print the result as JSON on the last line")
+    r.add_argument("--quiet", action="store_true", help="no step-by-step progress on stderr")
+    r.set_defaults(fn=cmd_run)
+
+    t = sub.add_parser("tasks", help="list a task suite")
+    t.add_argument("--suite", default="deps71", help="deps71, plan4mc, mp5, mp5-context or a suite file (default: deps71)")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(fn=cmd_tasks)
+
+    e = sub.add_parser("eval", help="run a task suite, many episodes, resumable")
+    e.add_argument("--suite", default="deps71", help="a suite name or the path of a suite file (JSON or YAML)")
+    e.add_argument("--out", required=True, help="output folder (summary.json, report.md, episodes.jsonl)")
+    e.add_argument("--episodes", type=int, default=1, help="episodes per task (default: 1)")
+    e.add_argument("--tasks", default=None, help="comma-separated task ids or group names (MT1)")
+    e.add_argument("--workers", type=int, default=1, help="episodes run at once (default: 1)")
+    e.add_argument("--backend", default="local", choices=("local", "ray"))
+    e.add_argument("--resume", action="store_true", help="skip the episodes already stored in --out")
+    e.add_argument("--json", action="store_true")
+    _add_run_flags(e)
+    e.set_defaults(fn=cmd_eval)
+
+    g = sub.add_parser("graph", help="print the agent graph as Mermaid text")
+    g.set_defaults(fn=cmd_graph)
+
+    d = sub.add_parser("doctor", help="check the installation")
+    d.add_argument("--json", action="store_true")
+    d.add_argument("--quick", action="store_true", help="do not load the models, only find them")
+    d.set_defaults(fn=cmd_doctor)
+
+    b = sub.add_parser("bench", help="run the performance benchmarks side by side")
+    b.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (default: 3)")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(fn=cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    if not getattr(a, "fn", None):
+        parser.print_help(sys.stderr)
+        return 2
+    from agent.config import SettingsError
+
+    try:
+        from agent.llm import LLMError
+    except ImportError:  # pragma: no cover
+        LLMError = RuntimeError  # type: ignore
+    from evaluation.tasks import SuiteError
+
+    try:
+        return a.fn(a)
+    except (UserError, SettingsError, SuiteError, LLMError) as e:
+        _err(f"deps {a.command}: error: {e}")
+        return 2
+    except KeyboardInterrupt:
+        _err(f"deps {a.command}: interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

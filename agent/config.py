@@ -1,0 +1,70 @@
+"""Run settings: everything a user chooses for one episode or one evaluation.
+
+These are the CLI flags of CONTRACT.md as one typed object; the graph reads them through
+its runtime context (agent/context.py), never through globals.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+WORLDS = ("textworld", "gridworld", "minedojo")
+MC_VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
+PLANNERS = (
+    "deps", "dep", "zero-shot", "progprompt", "cot", "inner-monologue",
+    "code-as-policies", "rider", "mp5", "oracle",
+)
+SELECTORS = ("fixed", "random", "horizon", "oracle")
+CONTROLLERS = ("scripted", "learned")
+SKILL_TYPES = ("mine", "craft", "smelt", "kill", "equip")
+
+
+class SettingsError(ValueError):
+    """A bad setting; the message is one line: what was wrong and what is accepted."""
+
+
+@dataclass
+class RunSettings:
+    world: str = "textworld"
+    mc_version: str = "1.11.2"
+    planner: str = "deps"
+    selector: str | None = None      # None: horizon where a trained one exists, else fixed
+    controller: str | None = None    # None: learned where a trained one exists, else scripted
+    llm: str = "local"
+    inventory: dict[str, int] = field(default_factory=dict)
+    skills: tuple[str, ...] | None = None   # allowed skill types; None = all
+    seed: int = 0
+    max_rounds: int = 12
+    max_tokens: int = 200_000        # token budget (in + out) for one episode
+    stochastic: bool = False         # text world: per-skill success rates of DEPS Table 18
+    trace_dir: str | None = None
+
+    def validate(self) -> "RunSettings":
+        def check(name: str, value: Any, accepted: tuple[str, ...]) -> None:
+            if value not in accepted:
+                raise SettingsError(f"unknown {name} {value!r}; accepted: {', '.join(accepted)}")
+
+        check("world", self.world, WORLDS)
+        check("mc-version", self.mc_version, MC_VERSIONS)
+        if ":" not in self.planner:  # package.module:factory loads a user's own planner
+            check("planner", self.planner, PLANNERS)
+        if self.selector is not None:
+            check("selector", self.selector, SELECTORS)
+        if self.controller is not None:
+            check("controller", self.controller, CONTROLLERS)
+        for s in self.skills or ():
+            check("skill type", s, SKILL_TYPES)
+        if self.max_rounds < 0:
+            raise SettingsError(f"--max-rounds must be 0 or more, got {self.max_rounds}")
+        for k, v in self.inventory.items():
+            if not isinstance(k, str) or not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise SettingsError(
+                    f"bad inventory entry {k!r}: {v!r}; accepted: a JSON object of item name to whole count, "
+                    "e.g. '{\"stone_pickaxe\": 1}'"
+                )
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["skills"] = list(self.skills) if self.skills else None
+        return d

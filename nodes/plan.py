@@ -1,0 +1,24 @@
+"""The plan node: the planner writes (or rewrites) the plan from the dialogue so far."""
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from agent.context import AgentContext
+from agent.state import AgentState
+from agent.types import Task
+from nodes.planners.base import PlanRequest
+
+
+def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    ctx = runtime.context
+    request = PlanRequest(
+        task=Task(**state["task"]) if isinstance(state.get("task"), dict) else ctx.task,
+        inventory=state.get("inventory", {}),
+        plans=state.get("plans", []),
+        descriptions=state.get("descriptions", []),
+        explanations=state.get("explanations", []),
+        kb=ctx.kb,
+        allowed_skills=ctx.settings.skills,
+    )
+    result = ctx.planner.plan(request)
+    return {"plans": [result.text], "plan_usage": result.usage or {}}

@@ -1,0 +1,67 @@
+"""The planner interface: one call per (re-)plan.
+
+A planner gets a `PlanRequest` (the task, what the agent holds, the dialogue so far) and
+returns a `PlanResult` (the plan as text in the DEPS code form, plus LLM usage). Anything
+with a `plan(request)` method is a planner; so is a plain function `request -> str`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from agent.types import Goal, Task
+
+
+@dataclass
+class PlanRequest:
+    task: Task
+    inventory: dict[str, int]
+    plans: list[str]                 # earlier plans, oldest first
+    descriptions: list[str]          # what happened to each earlier plan
+    explanations: list[str]          # why it failed, per the explainer
+    kb: Any = None                   # worlds.knowledge.KnowledgeBase
+    allowed_skills: tuple[str, ...] | None = None
+
+    @property
+    def round(self) -> int:
+        return len(self.plans)
+
+
+@dataclass
+class PlanResult:
+    text: str
+    usage: dict[str, int] = field(default_factory=dict)   # {calls, tokens_in, tokens_out}
+
+
+class Planner(Protocol):
+    name: str
+    replans: bool   # False for plan-once planners (zero-shot): the episode ends at the first failure
+
+    def plan(self, request: PlanRequest) -> PlanResult: ...
+
+
+def goals_to_text(goals: list[Goal]) -> str:
+    """A plan in the DEPS code form, one goal a line with its step comment."""
+    lines = []
+    for k, g in enumerate(goals, 1):
+        comment = f"  # step {k}: {g.text}" if g.text else f"  # step {k}"
+        lines.append(g.code() + comment)
+    return "\n".join(lines)
+
+
+class FunctionPlanner:
+    """Wraps a user's function `request -> str | list[Goal]` as a planner."""
+
+    replans = True
+
+    def __init__(self, fn: Callable[[PlanRequest], Any], name: str | None = None):
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "custom")
+
+    def plan(self, request: PlanRequest) -> PlanResult:
+        out = self.fn(request)
+        if isinstance(out, PlanResult):
+            return out
+        if isinstance(out, list):
+            return PlanResult(goals_to_text(out))
+        return PlanResult(str(out))

@@ -1,0 +1,121 @@
+"""The DEPS planner: an LLM in a growing dialogue (task, plan, description, explanation,
+re-plan ...), with the paper's two worked examples as few-shot demonstrations.
+
+Where the back-end constrains output to a JSON schema (the local llama.cpp server), the
+plan is asked for as JSON and rendered back to the code form; else the code form is read
+from the text. The prompt files are in prompts/ and can be swapped per planner.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+import prompts
+from agent.types import ACTIONS, Goal
+from nodes.describe import inventory_text
+from nodes.parse import parse_call
+from nodes.planners.base import PlanRequest, PlanResult, goals_to_text
+
+PLAN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "goals": {
+            "type": "array", "minItems": 1, "maxItems": 16,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "enum": list(ACTIONS)},
+                    "item": {"type": "string"},
+                    "count": {"type": "integer", "minimum": 1, "maximum": 64},
+                    "materials": {"type": "object", "additionalProperties": {"type": "integer"}},
+                    "tool": {"type": "string"},
+                },
+                "required": ["action", "item", "count", "materials", "tool"],
+            },
+        }
+    },
+    "required": ["goals"],
+}
+_ROLES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+
+
+def target_text(target: dict[str, int]) -> str:
+    return ", ".join(f"{n} {item}" for item, n in target.items())
+
+
+def goals_to_json(goals: list[Goal]) -> str:
+    return json.dumps({"goals": [
+        {"action": g.action, "item": next(iter(g.obj)), "count": next(iter(g.obj.values())),
+         "materials": g.materials, "tool": g.tool or "none"} for g in goals]})
+
+
+def json_to_goals(text: str) -> list[Goal]:
+    data = json.loads(text)
+    goals = []
+    for g in data.get("goals", []):
+        tool = g.get("tool")
+        tool = None if not tool or str(tool).lower() in ("none", "null", "hand") else str(tool)
+        goals.append(Goal(g["action"], {str(g["item"]): int(g.get("count", 1))},
+                          {str(k): int(v) for k, v in (g.get("materials") or {}).items()}, tool))
+    return goals
+
+
+def _code_lines_to_json(text: str) -> str:
+    goals = [parse_call(line.split("#")[0]) for line in text.splitlines() if "(" in line]
+    return goals_to_json(goals)
+
+
+class DialoguePlanner:
+    """An LLM planner in the DEPS dialogue form. `structured=None` uses JSON where supported."""
+
+    replans = True
+
+    def __init__(self, llm: Any, *, name: str = "deps", prompt: str = "deps_planner",
+                 structured: bool | None = None, history_rounds: int = 3):
+        self.llm, self.name, self.prompt = llm, name, prompt
+        self.structured = llm.supports_json_schema if structured is None else structured
+        self.history_rounds = history_rounds
+
+    def _as_plan(self, text: str) -> str:
+        """Earlier plans as the model should see them: JSON in structured mode, else code."""
+        return _code_lines_to_json(text) if self.structured else text
+
+    def messages(self, req: PlanRequest) -> list:
+        msgs = []
+        for role, content in prompts.messages(self.prompt):
+            if role == "assistant" and self.structured and "(" in content:
+                content = _code_lines_to_json(content)
+            msgs.append(_ROLES[role](content))
+        if self.structured:
+            msgs[0] = SystemMessage(msgs[0].content + "\nWrite the plan as JSON: {\"goals\": [{\"action\", "
+                                    "\"item\", \"count\", \"materials\", \"tool\"}, ...]}.")
+        first = len(req.plans) - min(len(req.plans), self.history_rounds)
+        start_inv = "My inventory is empty." if not req.task.inventory else \
+            f"My inventory has {inventory_text(req.task.inventory)}."
+        msgs.append(HumanMessage(prompts.render("deps_question", target=target_text(req.task.target),
+                                                inventory=start_inv).strip()))
+        for r in range(first, len(req.plans)):
+            msgs.append(AIMessage(self._as_plan(req.plans[r])))
+            msgs.append(HumanMessage(prompts.render(
+                "deps_replan", description=req.descriptions[r],
+                explanation=req.explanations[r] if r < len(req.explanations) else "",
+                task=f"obtain {target_text(req.task.target)}").strip()))
+        return msgs
+
+    def plan(self, req: PlanRequest) -> PlanResult:
+        from agent.llm import usage_of
+
+        msgs = self.messages(req)
+        runnable = self.llm.json_mode(PLAN_SCHEMA) if self.structured else self.llm.model
+        reply = runnable.invoke(msgs)
+        tin, tout = usage_of(reply)
+        text = reply.content if isinstance(reply.content, str) else str(reply.content)
+        if self.structured:
+            try:
+                text = goals_to_text(json_to_goals(text))
+            except (ValueError, KeyError, TypeError):
+                pass  # left as written; the parser reports what it cannot read
+        return PlanResult(text, {"calls": 1, "tokens_in": tin, "tokens_out": tout})
+

@@ -1,0 +1,29 @@
+"""The select node: among the goals whose preconditions hold now, choose one."""
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from agent.context import AgentContext
+from agent.state import AgentState
+from agent.types import Goal
+from nodes.selectors import preconditions_hold
+
+
+def finished_goals(state: AgentState) -> set[int]:
+    """Indices of the current plan's goals that were executed successfully."""
+    plan_no = len(state.get("plans", [])) - 1
+    return {o["step"] for o in state.get("outcomes", []) if o["plan"] == plan_no and o["ok"]}
+
+
+def select(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    ctx = runtime.context
+    goals = [Goal.from_dict(g) for g in state.get("goals", [])]
+    done = finished_goals(state)
+    remaining = [i for i in range(len(goals)) if i not in done]
+    if not remaining:
+        return {"current": None, "selection": {"rule": "no goal left in the plan"}}
+    inventory = state.get("inventory", {})
+    candidates = [i for i in remaining if preconditions_hold(goals[i], inventory, ctx.kb)]
+    choice, why = ctx.selector.choose(goals, remaining, candidates, inventory, ctx)
+    return {"current": choice, "selection": {"selector": ctx.selector.name,
+                                             "candidates": candidates, **why}}

@@ -1,0 +1,74 @@
+"""Goal selectors: which of the plan's remaining goals to run next.
+
+The candidates are the remaining goals whose stated preconditions (materials and tool)
+hold in the current inventory: DEPS's parallel goals. Selectors are registered by name;
+`--selector package.module:factory` loads a user's own.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Protocol
+
+from agent.types import Goal
+
+
+class Selector(Protocol):
+    name: str
+
+    def choose(self, goals: list[Goal], remaining: list[int], candidates: list[int],
+               inventory: dict[str, int], ctx: Any) -> tuple[int, dict]: ...
+
+
+def preconditions_hold(goal: Goal, inventory: dict[str, int], kb: Any) -> bool:
+    needs = dict(goal.materials)
+    if goal.tool:
+        needs[goal.tool] = max(needs.get(goal.tool, 0), 1)
+    return all(kb.count(inventory, item) >= n for item, n in needs.items())
+
+
+class FixedSelector:
+    """DEP: the plan's own order, whatever the state."""
+
+    name = "fixed"
+
+    def choose(self, goals, remaining, candidates, inventory, ctx):
+        return remaining[0], {"rule": "plan order"}
+
+
+class RandomSelector:
+    """A random goal among those whose preconditions hold (plan order if none does)."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def choose(self, goals, remaining, candidates, inventory, ctx):
+        if not candidates:
+            return remaining[0], {"rule": "no candidate holds; plan order"}
+        return self.rng.choice(candidates), {"rule": "random candidate"}
+
+
+class OracleSelector:
+    """The candidate the world says is cheapest to reach (the selector's upper bound)."""
+
+    name = "oracle"
+
+    def choose(self, goals, remaining, candidates, inventory, ctx):
+        if not candidates:
+            return remaining[0], {"rule": "no candidate holds; plan order"}
+        cost = {i: ctx.world.estimate_cost(goals[i]) for i in candidates}
+        best = min(candidates, key=lambda i: (cost[i], i))
+        return best, {"rule": "least estimated steps", "costs": {str(i): c for i, c in cost.items()}}
+
+
+SELECTORS: dict[str, Callable[..., Selector]] = {
+    "fixed": lambda settings: FixedSelector(),
+    "random": lambda settings: RandomSelector(settings.seed),
+    "oracle": lambda settings: OracleSelector(),
+}
+
+
+def default_selector() -> str:
+    """`horizon` where a trained predictor exists (a later part of the project), else `fixed`."""
+    return "horizon" if "horizon" in SELECTORS else "fixed"

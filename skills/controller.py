@@ -1,0 +1,56 @@
+"""Controllers: drive one goal in the world until its item appears, a budget runs out, or
+a precondition is missing (the world says which).
+
+The scripted controller issues the world's unit skills (mine one block, craft one batch,
+smelt one item, kill one mob, equip once) and counts what they yield: DEPS's success
+detector watches the inventory in the same way.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from agent.types import Goal
+
+
+def _outcome(ok: bool, error: str | None, steps: int, gained: dict[str, int], missing=None) -> dict:
+    return {"ok": ok, "error": error, "steps": steps, "gained": gained, "missing": missing or {}}
+
+
+class ScriptedController:
+    name = "scripted"
+
+    def __init__(self, kb: Any, max_retries: int = 50):
+        self.kb = kb
+        self.max_retries = max_retries  # failed attempts of one unit before giving up (stochastic worlds)
+
+    def run(self, goal: Goal, world: Any) -> dict:
+        steps, gained = 0, {}
+        for item, wanted in goal.obj.items():
+            is_mob = goal.action == "kill" and item in self.kb.mobs()
+            got, misses = 0, 0
+            while got < wanted:
+                if world.steps >= world.max_steps:
+                    return _outcome(False, f"ran out of environment steps ({world.max_steps})", steps, gained)
+                _, _, _, _, info = world.step({"action": goal.action, "item": item})
+                steps += info.get("cost", 0)
+                for k, n in info.get("gained", {}).items():
+                    gained[k] = gained.get(k, 0) + n
+                if info["ok"]:
+                    got = got + 1 if is_mob or goal.action == "equip" else self.kb.count(gained, item)
+                    misses = 0
+                elif info.get("error") and not info.get("chance"):
+                    return _outcome(False, info["error"], steps, gained, info.get("missing"))
+                else:
+                    misses += 1
+                    if misses >= self.max_retries:
+                        return _outcome(False, f"gave up after {misses} failed attempts "
+                                               f"({info.get('error') or 'no progress'})", steps, gained)
+        return _outcome(True, None, steps, gained)
+
+
+CONTROLLERS = {"scripted": lambda kb, settings: ScriptedController(kb)}
+
+
+def default_controller() -> str:
+    """`learned` where a trained policy exists (a later part of the project), else `scripted`."""
+    return "learned" if "learned" in CONTROLLERS else "scripted"

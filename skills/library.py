@@ -1,0 +1,74 @@
+"""The skill library: every goal the controller can be given, for a Minecraft version.
+
+mine X (X drops from some block), craft X (X has a crafting recipe), smelt X (furnace
+recipe), kill M (M is a mob with drops), equip X (armour, tools, shields). The parser maps
+free-form goals onto it by nearest sentence embedding.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+_EQUIPPABLE = ("helmet", "chestplate", "leggings", "boots", "shield", "sword", "pickaxe",
+               "axe", "shovel", "hoe", "elytra")
+
+
+@dataclass(frozen=True)
+class Skill:
+    action: str
+    item: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.action} {self.item.replace('_', ' ')}"
+
+
+class SkillLibrary:
+    def __init__(self, kb: Any):
+        self.kb = kb
+        skills: list[Skill] = []
+        for item in kb.item_names():
+            if kb.mine_sources(item):
+                skills.append(Skill("mine", item))
+            if kb.recipes(item):
+                skills.append(Skill("craft", item))
+            if kb.smelting(item):
+                skills.append(Skill("smelt", item))
+            if item.endswith(_EQUIPPABLE):
+                skills.append(Skill("equip", item))
+        skills += [Skill("kill", mob) for mob in kb.mobs()]
+        self.skills = skills
+        self._skill_vecs = None
+        self._names: list[str] = []
+        self._name_vecs = None
+        self._mob_vecs = None
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    def nearest_skill(self, text: str) -> tuple[Skill | None, float]:
+        from skills.embeddings import embed
+
+        if self._skill_vecs is None:
+            self._skill_vecs = embed([s.text for s in self.skills])
+        scores = self._skill_vecs @ embed([text.lower()])[0]
+        best = int(scores.argmax())
+        return self.skills[best], float(scores[best])
+
+    def nearest_name(self, name: str, mobs: bool = False) -> tuple[str | None, float]:
+        """The known item (or mob) name closest in meaning to `name`."""
+        from skills.embeddings import embed
+
+        if mobs:
+            names = list(self.kb.mobs())
+            if self._mob_vecs is None:
+                self._mob_vecs = embed([n.replace("_", " ") for n in names])
+            vecs = self._mob_vecs
+        else:
+            names = list(self.kb.item_names())
+            if self._name_vecs is None:
+                self._name_vecs = embed([n.replace("_", " ") for n in names])
+            vecs = self._name_vecs
+        scores = vecs @ embed([name.replace("_", " ").lower()])[0]
+        best = int(scores.argmax())
+        return names[best], float(scores[best])

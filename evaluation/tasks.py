@@ -1,0 +1,326 @@
+"""Task suites as data, and their loader.
+
+The built-in suites live next to this module, in ``evaluation/suites/<name>.yaml``:
+
+* ``deps71``      DEPS appendix B, Tables 9-16 (all 76 rows; MT1..MT8)
+* ``plan4mc``     the 40 Plan4MC tasks used by LLaMA-Rider (groups log, stone, mob, iron)
+* ``mp5``         MP5's 25 Process-Dependent Tasks (groups Basic, Wooden, Stone, Iron, Diamond)
+* ``mp5-context`` MP5's 16 Context-Dependent ("find ...") tasks (Easy, Mid, Hard, Complex)
+
+A suite file is a JSON or YAML list of tasks with the ``deps tasks`` keys (id, group,
+instruction, target {item: count}, max_steps) plus optional inventory / biome. Other keys
+(paper_object, required_skills, conditions, ...) are kept by :func:`load_records`.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from agent.types import Task
+
+SUITES = ("deps71", "plan4mc", "mp5", "mp5-context")
+SUITE_DIR = Path(__file__).resolve().parent / "suites"
+REQUIRED_KEYS = ("id", "group", "instruction", "target", "max_steps")
+OPTIONAL_KEYS = ("inventory", "biome")
+FILE_SUFFIXES = (".json", ".yaml", ".yml")
+CUSTOM_MAX_STEPS = 12000
+
+_ACCEPTED = f"accepted: {', '.join(SUITES)}, or a path to a {'/'.join(FILE_SUFFIXES)} file"
+_KEYS_HELP = f"required keys: {', '.join(REQUIRED_KEYS)}; optional: {', '.join(OPTIONAL_KEYS)}"
+
+
+class SuiteError(ValueError):
+    """A suite or task that cannot be used; the message is one line saying what and why."""
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def suite_path(name_or_path: str | Path) -> Path:
+    """The file behind a suite name or path; SuiteError if there is none."""
+    text = str(name_or_path).strip()
+    if text in SUITES:
+        return SUITE_DIR / f"{text}.yaml"
+    path = Path(text).expanduser()
+    if path.suffix.lower() not in FILE_SUFFIXES:
+        if path.is_file():
+            raise SuiteError(f"{text}: unsupported file type '{path.suffix}' ({_ACCEPTED})")
+        raise SuiteError(f"unknown suite '{text}' ({_ACCEPTED})")
+    if not path.is_file():
+        raise SuiteError(f"{text}: no such file ({_ACCEPTED})")
+    return path
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
+
+
+def _parse(path: Path, label: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(f"{label}: cannot read file: {_one_line(exc)}") from None
+    if path.suffix.lower() == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SuiteError(f"{label}: not valid JSON: {_one_line(exc)}") from None
+    import yaml  # a dependency of the project; imported here so JSON suites never need it
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SuiteError(f"{label}: not valid YAML: {_one_line(exc)}") from None
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "mapping", list: "list", str: "string", type(None): "null"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _counts(value: Any, key: str, where: str, allow_empty: bool) -> dict[str, int]:
+    if value is None and key == "inventory":
+        return {}
+    if not isinstance(value, dict):
+        raise SuiteError(
+            f"{where}: key '{key}' must be a mapping {{item: count}}, got {_type_name(value)}"
+        )
+    if not value and not allow_empty:
+        raise SuiteError(f"{where}: key '{key}' is empty (expected at least one {{item: count}})")
+    out: dict[str, int] = {}
+    for item, count in value.items():
+        if not isinstance(item, str) or not item.strip():
+            raise SuiteError(f"{where}: key '{key}': item names must be non-empty strings, got {item!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise SuiteError(
+                f"{where}: key '{key}': count for '{item}' must be an integer >= 1, got {count!r}"
+            )
+        out[item.strip()] = count
+    return out
+
+
+def _validate(raw: Any, label: str) -> list[dict[str, Any]]:
+    if not isinstance(raw, list):
+        raise SuiteError(
+            f"{label}: expected a list of tasks at the top level, got {_type_name(raw)} ({_KEYS_HELP})"
+        )
+    if not raw:
+        raise SuiteError(f"{label}: the suite has no tasks (expected a non-empty list)")
+    records: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(raw, start=1):
+        where = f"{label}: task #{i}"
+        if not isinstance(entry, dict):
+            raise SuiteError(f"{where} is a {_type_name(entry)}, expected a mapping ({_KEYS_HELP})")
+        tid = entry.get("id")
+        if isinstance(tid, str) and tid.strip():
+            where += f" ({tid.strip()})"
+        missing = [k for k in REQUIRED_KEYS if k not in entry]
+        if missing:
+            raise SuiteError(f"{where}: missing key '{missing[0]}' ({_KEYS_HELP})")
+        for key in ("id", "group", "instruction"):
+            if not isinstance(entry[key], str) or not entry[key].strip():
+                raise SuiteError(
+                    f"{where}: key '{key}' must be a non-empty string, got {entry[key]!r}"
+                )
+        steps = entry["max_steps"]
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            raise SuiteError(f"{where}: key 'max_steps' must be an integer >= 1, got {steps!r}")
+        biome = entry.get("biome")
+        if biome is not None and (not isinstance(biome, str) or not biome.strip()):
+            raise SuiteError(f"{where}: key 'biome' must be a non-empty string or null, got {biome!r}")
+        rec = dict(entry)
+        rec["id"], rec["group"] = entry["id"].strip(), entry["group"].strip()
+        rec["instruction"] = entry["instruction"].strip()
+        # A task with no item target is allowed only as a "find" task (mp5-context).
+        rec["target"] = _counts(entry["target"], "target", where, allow_empty="find" in entry)
+        rec["inventory"] = _counts(entry.get("inventory"), "inventory", where, allow_empty=True)
+        rec["biome"] = biome.strip() if biome else None
+        key = rec["id"].casefold()
+        if key in seen:
+            raise SuiteError(
+                f"{where}: duplicate id '{rec['id']}' (also task #{seen[key]}; ids must be unique, case-insensitive)"
+            )
+        seen[key] = i
+        records.append(rec)
+    return records
+
+
+@functools.lru_cache(maxsize=None)
+def _builtin_records(name: str) -> tuple[dict[str, Any], ...]:
+    return tuple(_validate(_parse(SUITE_DIR / f"{name}.yaml", name), name))
+
+
+def _label(name_or_path: str | Path) -> str:
+    text = str(name_or_path).strip()
+    return text if text in SUITES else str(suite_path(text))
+
+
+def load_records(name_or_path: str | Path) -> list[dict[str, Any]]:
+    """The validated task entries of a suite, with every key the file has (extras included)."""
+    text = str(name_or_path).strip()
+    if text in SUITES:
+        return copy.deepcopy(list(_builtin_records(text)))
+    path = suite_path(text)
+    return _validate(_parse(path, str(path)), str(path))
+
+
+def _to_task(rec: dict[str, Any], suite: str) -> Task:
+    return Task(
+        id=rec["id"],
+        group=rec["group"],
+        instruction=rec["instruction"],
+        target=dict(rec["target"]),
+        max_steps=rec["max_steps"],
+        inventory=dict(rec["inventory"]),
+        biome=rec["biome"],
+        suite=suite,
+    )
+
+
+def load_suite(name_or_path: str | Path) -> list[Task]:
+    """The tasks of a built-in suite (a name in SUITES) or of a JSON/YAML suite file."""
+    label = _label(name_or_path)
+    return [_to_task(rec, label) for rec in load_records(name_or_path)]
+
+
+# --------------------------------------------------------------------------- lookup
+
+_ARTICLES = {"a", "an", "the"}
+_VERBS = {"obtain", "craft", "make", "get", "mine", "cook", "smelt", "equip", "harvest"}
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}
+
+
+def _singular(word: str) -> str:
+    if len(word) <= 3 or word.endswith(("ss", "us")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") else word
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower().replace("_", " "))
+
+
+def normalise(text: str) -> str:
+    """Instruction text reduced for matching: lowercase, no articles, no leading verb,
+    singular words, no spaces ("Cook the beef." -> "cookedbeef", "Make shears" -> "shear",
+    "obtain a trap door" -> "trapdoor")."""
+    words = _words(text)
+    cooked = False
+    while words and (words[0] in _VERBS or words[0] in _ARTICLES):
+        cooked = cooked or words[0] == "cook"
+        words.pop(0)
+    words = [_singular(w) for w in words if w not in _ARTICLES]
+    if cooked and words[:1] != ["cooked"]:
+        words.insert(0, "cooked")
+    return "".join(words)
+
+
+def _camel_words(ident: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", ident)
+
+
+def _exact(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!? ")
+
+
+def find_task(spec: str, suite: str = "deps71") -> Task | None:
+    """A task by id (case-insensitive, in any built-in suite) or by instruction text.
+
+    Text is matched in `suite` by exact instruction (case-insensitive), then by normalised
+    instruction (see `normalise`), then by the normalised object: the target item, the
+    paper's object name or the id's words ("make a wooden door" -> CraftWoodenDoor). The
+    other built-in suites are searched for an exact instruction only, so a loose phrase
+    never picks up another suite's task with its given inventory ("obtain an iron ingot"
+    is not plan4mc's craft_iron_ingot_with_stone_pickaxe). None if nothing matches; the
+    caller may then use `task_from_instruction`."""
+    spec = (spec or "").strip()
+    if not spec:
+        return None
+    order = [suite] + [s for s in SUITES if s != str(suite).strip()]
+    loaded = [(_label(s), load_records(s)) for s in order]
+    key_id, key_exact, key_norm = spec.casefold(), _exact(spec), normalise(spec)
+
+    def objects(rec: dict[str, Any]) -> set[str]:
+        keys = {normalise(_camel_words(rec["id"]))}
+        if len(rec["target"]) == 1:
+            keys.add(normalise(next(iter(rec["target"]))))
+        if isinstance(rec.get("paper_object"), str):
+            keys.add(normalise(rec["paper_object"]))
+        return keys
+
+    for label, records in loaded:
+        for rec in records:
+            if rec["id"].casefold() == key_id:
+                return _to_task(rec, label)
+    stages: list[Callable[[dict[str, Any]], bool]] = [
+        lambda r: _exact(r["instruction"]) == key_exact,
+        lambda r: bool(key_norm) and normalise(r["instruction"]) == key_norm,
+        lambda r: bool(key_norm) and key_norm in objects(r),
+    ]
+    for n, (label, records) in enumerate(loaded):
+        for match in stages if n == 0 else stages[:1]:  # other suites: exact text only
+            for rec in records:
+                if match(rec):
+                    return _to_task(rec, label)
+    return None
+
+
+def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) -> Task:
+    """A one-off task for an instruction that is in no suite: "obtain 3 iron ingots" ->
+    target {resolve_item('iron ingot'): 3}. Several items may be joined by "and" or commas
+    ("make shears and a bucket"). `resolve_item` maps a name to a canonical item name or
+    None. Group "custom", max_steps 12000. SuiteError if an item cannot be resolved."""
+    raw = " ".join((text or "").split())
+    example = "expected e.g. 'obtain 3 iron ingots' or 'craft a stone pickaxe and 2 torches'"
+    words = _words(re.split(r"\s+(?:with|using|from)\s+", raw.lower())[0])
+    verb = words.pop(0) if words and words[0] in _VERBS else None
+    target: dict[str, int] = {}
+    unresolved: list[str] = []
+    for part in re.split(r"\s*,\s*|\s+and\s+", " ".join(words)):
+        toks = [t for t in part.split() if t != "the"]
+        count = 1
+        if toks and toks[0].isdigit():
+            count = int(toks.pop(0))
+        elif toks and toks[0] in _NUMBERS:
+            count = _NUMBERS[toks.pop(0)]
+        if not toks:
+            continue
+        if count < 1:
+            raise SuiteError(f"instruction {raw!r}: count must be >= 1, got {count} ({example})")
+        phrase = " ".join(toks)
+        item = _resolve_phrase(phrase, verb, resolve_item)
+        if item is None:
+            unresolved.append(phrase)
+        else:
+            target[item] = target.get(item, 0) + count
+    if unresolved or not target:
+        what = ", ".join(repr(p) for p in unresolved) or "no item named"
+        raise SuiteError(f"instruction {raw!r}: unknown item {what} ({example}, naming a Minecraft item)")
+    tid = "custom-" + "-".join(item if n == 1 else f"{n}-{item}" for item, n in target.items())
+    return Task(id=tid, group="custom", instruction=raw, target=target,
+                max_steps=CUSTOM_MAX_STEPS, suite="custom")
+
+
+def _resolve_phrase(phrase: str, verb: str | None, resolve_item: Callable[[str], str | None]) -> str | None:
+    singular = " ".join(_singular(w) for w in phrase.split())
+    candidates = [phrase, singular]
+    if verb == "cook" and not phrase.startswith("cooked "):
+        candidates = [f"cooked {phrase}", f"cooked {singular}"] + candidates
+    for cand in dict.fromkeys(candidates):
+        item = resolve_item(cand)
+        if item:
+            return item
+    return None

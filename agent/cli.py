@@ -198,7 +198,14 @@ def cmd_eval(a: argparse.Namespace) -> int:
     except ImportError as e:
         raise UserError(f"deps eval is not available in this build ({e})")
     return eval_command(a.suite, a.out, _settings(a), episodes=a.episodes, tasks=a.tasks, workers=a.workers,
-                        backend=a.backend, resume=a.resume, json_out=a.json)
+                        backend=a.backend, resume=a.resume, json_out=a.json, sweep=a.sweep,
+                        ray_address=a.ray_address)
+
+
+def cmd_compare(a: argparse.Namespace) -> int:
+    from evaluation.cli_eval import compare_command
+
+    return compare_command(a.dirs, a.out, json_out=a.json)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,9 +233,19 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--workers", type=int, default=1, help="episodes run at once (default: 1)")
     e.add_argument("--backend", default="local", choices=("local", "ray"))
     e.add_argument("--resume", action="store_true", help="skip the episodes already stored in --out")
+    e.add_argument("--sweep", default=None, metavar="PARAM=V1,V2",
+                   help="ablation sweep, one run per value: max-rounds=0,1,3,5 (DEPS Table 4), "
+                        "llm=local,openai:gpt-4o-mini, selector=fixed,random,oracle, planner=...")
+    e.add_argument("--ray-address", default=None, help="Ray cluster address for --backend ray (default: local)")
     e.add_argument("--json", action="store_true")
     _add_run_flags(e)
     e.set_defaults(fn=cmd_eval)
+
+    c = sub.add_parser("compare", help="one comparison table of several eval output folders")
+    c.add_argument("dirs", nargs="+", help="eval output folders (each with summary.json)")
+    c.add_argument("--out", default=None, help="write the table to FILE.md (or DIR/compare.md) with a PNG plot")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_compare)
 
     g = sub.add_parser("graph", help="print the agent graph as Mermaid text")
     g.set_defaults(fn=cmd_graph)

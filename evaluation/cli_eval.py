@@ -1,0 +1,219 @@
+"""`deps eval` and `deps compare` as plain functions the CLI calls.
+
+Errors are one line on stderr and a non-zero return, never a traceback; with json_out the
+summary JSON is the LAST line of stdout; progress goes to stderr.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence, TextIO
+
+from agent.config import RunSettings, SettingsError
+from agent.types import Task
+from evaluation.runner import (
+    BACKENDS, EvalError, run_eval, run_sweep, sweep_param, sweep_value,
+)
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _fail(msg: str, stderr: TextIO, code: int = EXIT_USAGE) -> int:
+    print(f"deps eval: {' '.join(str(msg).split())}", file=stderr)
+    return code
+
+
+def _load_tasks(suite: str, loader: Callable[[str], list[Task]] | None) -> list[Task]:
+    if loader is None:
+        from evaluation.tasks import load_suite as loader  # noqa: N813
+    return list(loader(suite))
+
+
+def select_tasks(all_tasks: Sequence[Task], spec: str | Sequence[str] | None, suite: str = "") -> list[Task]:
+    """`--tasks`: comma-separated task ids or group names (MT1), in any mix; case-insensitive.
+    Keeps the suite's order; raises EvalError naming what is unknown and what is accepted."""
+    if spec is None:
+        return list(all_tasks)
+    items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if str(s).strip()]
+    if not items:
+        raise EvalError("--tasks is empty; give comma-separated task ids or group names")
+    by_id = {t.id.lower(): t.id for t in all_tasks}
+    groups: dict[str, str] = {}
+    for t in all_tasks:
+        groups.setdefault(t.group.lower(), t.group)
+    want_ids, want_groups, unknown = set(), set(), []
+    for it in items:
+        k = it.lower()
+        if k in by_id:
+            want_ids.add(by_id[k])
+        elif k in groups:
+            want_groups.add(groups[k])
+        else:
+            unknown.append(it)
+    if unknown:
+        gl = ", ".join(dict.fromkeys(t.group for t in all_tasks))
+        raise EvalError(
+            f"unknown task or group {', '.join(repr(u) for u in unknown)} in --tasks; accepted: the groups "
+            f"{gl}, or task ids of the suite (list them with `deps tasks --suite {suite or 'NAME'}`)"
+        )
+    return [t for t in all_tasks if t.id in want_ids or t.group in want_groups]
+
+
+def parse_sweep(spec: str | tuple[str, Sequence[Any]] | None) -> tuple[str, list[Any]] | None:
+    """`--sweep max-rounds=0,1,3,5` (also llm=local,openai:gpt-4o-mini; selector=fixed,random,horizon)."""
+    if spec is None or spec == "":
+        return None
+    if isinstance(spec, (tuple, list)):
+        param, values = spec
+        values = list(values.split(",") if isinstance(values, str) else values)
+    else:
+        if "=" not in spec:
+            raise EvalError(f"bad --sweep {spec!r}; accepted: PARAM=V1,V2,... e.g. max-rounds=0,1,3,5")
+        param, _, rest = spec.partition("=")
+        values = [v for v in (x.strip() for x in rest.split(",")) if v]
+    p = sweep_param(str(param))
+    if not values:
+        raise EvalError(f"--sweep {p.replace('_', '-')} has no values; e.g. max-rounds=0,1,3,5")
+    return p, [sweep_value(p, v) for v in values]
+
+
+def _human_summary(summary: dict[str, Any]) -> str:
+    from evaluation.report import main_table
+
+    sr = summary.get("success_rate")
+    head = (f"{summary.get('suite')}: planner {summary.get('planner')}, {summary.get('n')} episodes, success "
+            f"{'–' if sr is None else f'{100 * sr:.1f}%'}; report: {Path(summary.get('out', '.')) / 'report.md'}")
+    return head + "\n\n" + main_table(summary, published=False)
+
+
+def eval_command(
+    suite: str,
+    out: str | None,
+    settings: RunSettings,
+    episodes: int = 1,
+    tasks: str | Sequence[str] | None = None,
+    workers: int = 1,
+    backend: str = "local",
+    resume: bool = False,
+    json_out: bool = False,
+    sweep: str | tuple[str, Sequence[Any]] | None = None,
+    *,
+    ray_address: str | None = None,
+    episode_fn: Callable[..., Any] | None = None,
+    loader: Callable[[str], list[Task]] | None = None,
+    progress: bool = True,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """The whole `deps eval` behaviour; returns the exit code.
+
+    suite: a suite name or file; tasks: "--tasks" (ids or groups, comma-separated);
+    sweep: "max-rounds=0,1,3,5" (or (param, values)) runs one eval per value in
+    OUT/<param>=<value>/ with a combined report in OUT. `loader` replaces
+    evaluation.tasks.load_suite, `episode_fn` agent.runner.arun_episode (tests).
+    """
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        if not out:
+            raise EvalError("--out DIR is required: the folder for summary.json, report.md, episodes.jsonl")
+        if backend not in BACKENDS:
+            raise EvalError(f"unknown --backend {backend!r}; accepted: {', '.join(BACKENDS)}")
+        if not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 1:
+            raise EvalError(f"--episodes must be a whole number of 1 or more, got {episodes!r}")
+        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+            raise EvalError(f"--workers must be a whole number of 1 or more, got {workers!r}")
+        try:
+            settings.validate()
+        except SettingsError as exc:
+            raise EvalError(str(exc)) from None
+        sw = parse_sweep(sweep)
+        try:
+            all_tasks = _load_tasks(suite, loader)
+        except ValueError as exc:  # SuiteError is a ValueError
+            raise EvalError(str(exc)) from None
+        if not all_tasks:
+            raise EvalError(f"suite {suite!r} has no tasks")
+        chosen = select_tasks(all_tasks, tasks, suite)
+        kwargs = dict(workers=workers, resume=resume, backend=backend, episode_fn=episode_fn,
+                      progress=progress, ray_address=ray_address,
+                      suite=next((t.suite for t in all_tasks if t.suite), None) or str(suite))
+        if sw is not None:
+            result = run_sweep(sw[0], sw[1], chosen, settings, episodes=episodes, out_dir=out, **kwargs)
+            errors = [e for r in result["runs"].values() for e in (r.get("errors") or [])]
+            missing = sum(r.get("missing") or 0 for r in result["runs"].values())
+            human = (f"sweep over {sw[0].replace('_', '-')}: "
+                     + ", ".join(f"{v}: {'–' if sr is None else f'{100 * sr:.1f}%'}"
+                                 for v, sr in result["success_rate"].items())
+                     + f"; report: {Path(out) / 'report.md'}")
+        else:
+            result = run_eval(chosen, settings, episodes=episodes, out_dir=out, **kwargs)
+            errors, missing = result.get("errors") or [], result.get("missing") or 0
+            human = _human_summary(result)
+    except EvalError as exc:
+        return _fail(str(exc), stderr)
+    except KeyboardInterrupt:
+        return _fail(f"interrupted; finished episodes are stored in {out}; rerun with --resume to continue",
+                     stderr, EXIT_INTERRUPTED)
+    except Exception as exc:  # noqa: BLE001 - never a traceback (DEPS_DEBUG=1 shows it)
+        if os.environ.get("DEPS_DEBUG"):
+            raise
+        return _fail(f"failed: {type(exc).__name__}: {exc}", stderr, EXIT_ERROR)
+    if json_out:
+        print(json.dumps(result, default=str), file=stdout)
+    else:
+        print(human, file=stdout)
+    if errors:
+        e = errors[0]
+        return _fail(f"{len(errors)} episode(s) raised and were not stored (first: {e['task_id']} episode "
+                     f"{e['episode']}: {e['error']}); rerun with --resume to retry them", stderr, EXIT_ERROR)
+    if missing:
+        return _fail(f"{missing} episode(s) have no result; rerun with --resume", stderr, EXIT_ERROR)
+    return EXIT_OK
+
+
+def compare_command(dirs: Sequence[str], out: str | None = None, *, json_out: bool = False,
+                    stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """`deps compare DIR... [--out FILE.md|DIR]`: one table of several runs side by side.
+
+    Prints the markdown (or, with json_out, the comparison JSON as the last line); with --out
+    writes FILE.md (or DIR/compare.md) and the PNG beside it."""
+    from evaluation.report import COMPARE_PNG, ReportError, compare, compare_data
+
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        if not dirs:
+            raise ReportError("give one or more run directories: deps compare DIR [DIR...]")
+        png = None
+        md_path = None
+        if out:
+            o = Path(out)
+            if o.suffix.lower() == ".md":
+                md_path = o
+            else:
+                o.mkdir(parents=True, exist_ok=True)
+                md_path = o / "compare.md"
+            md_path.parent.mkdir(parents=True, exist_ok=True)
+            png = md_path.with_name(md_path.stem + ".png" if md_path.name != "compare.md" else COMPARE_PNG)
+        md = compare(list(dirs), png)
+        if md_path is not None:
+            md_path.write_text(md, encoding="utf-8")
+        data = compare_data(list(dirs))
+    except (ReportError, OSError) as exc:
+        print(f"deps compare: {' '.join(str(exc).split())}", file=stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # noqa: BLE001
+        if os.environ.get("DEPS_DEBUG"):
+            raise
+        print(f"deps compare: failed: {type(exc).__name__}: {' '.join(str(exc).split())}", file=stderr)
+        return EXIT_ERROR
+    if json_out:
+        if md_path is not None:
+            data["report"] = str(md_path)
+        print(json.dumps(data, default=str), file=stdout)
+    else:
+        print(md, file=stdout)
+    return EXIT_OK

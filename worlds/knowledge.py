@@ -1,0 +1,381 @@
+"""The Minecraft knowledge base: items, crafting, smelting, mining and mob drops of one
+game version, from the `minecraft_data` package (see worlds/mcdata.py for what it holds
+per version) plus the hand-written tables in worlds/data/ (each names its source).
+
+Names.  Concrete names are the version's item ids ("oak_planks" in 1.19.2, "planks" in
+1.11.2).  Generic names (groups.yaml) stand for several: "planks" in 1.19.2 is every wood
+type's planks, "log" in 1.11.2 is log + log2.  Recipes state an ingredient generically
+when the game accepts any member (stick <- 2 planks).  Aliases (aliases.yaml) and
+display names ("Wooden Pickaxe") resolve through `canonical`.
+"""
+from __future__ import annotations
+
+import math
+import re
+from fnmatch import fnmatch
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from worlds import mcdata
+from worlds.recipes import MineSource, Recipe, SmeltRecipe, as_generic, generalize
+
+VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
+DATA = Path(__file__).resolve().parent / "data"
+TOOL_TIERS = {"wooden": 0, "golden": 0, "stone": 1, "iron": 2, "diamond": 3, "netherite": 4}
+TOOL_KINDS = ("pickaxe", "axe", "shovel", "shears", "sword", "hoe")
+TIER_NAMES = {-1: "hand", 0: "wooden", 1: "stone", 2: "iron", 3: "diamond", 4: "netherite"}
+
+__all__ = ["KnowledgeBase", "load_kb", "VERSIONS", "Recipe", "SmeltRecipe", "MineSource",
+           "tool_tier", "normalize"]
+
+
+@lru_cache(maxsize=None)
+def _data(name: str) -> dict:
+    with open(DATA / name) as f:
+        return yaml.safe_load(f) or {}
+
+
+def normalize(name: str) -> str:
+    """'Wooden Pickaxe' / 'minecraft:wooden_pickaxe' -> 'wooden_pickaxe'."""
+    s = str(name).strip().lower()
+    s = s.removeprefix("minecraft:")
+    return re.sub(r"[\s\-]+", "_", s).strip("_")
+
+
+def tool_tier(tool: str | None) -> int:
+    """Harvest tier of a tool: wooden/golden 0, stone 1, iron 2, diamond 3, netherite 4;
+    tools without a material (shears) 0; no tool -1."""
+    if not tool:
+        return -1
+    return TOOL_TIERS.get(tool.split("_", 1)[0], 0)
+
+
+def _tool_rank(tool: str) -> tuple:
+    kind = tool.rsplit("_", 1)[-1]
+    return (tool_tier(tool), TOOL_KINDS.index(kind) if kind in TOOL_KINDS else len(TOOL_KINDS),
+            tool.startswith("golden"), tool)  # wooden before golden: same tier, the usual one
+
+
+def load_kb(version: str = "1.11.2") -> "KnowledgeBase":
+    """The knowledge base of `version` (cached)."""
+    if version not in VERSIONS:
+        raise ValueError(f"unknown Minecraft version {version!r}; accepted: {', '.join(VERSIONS)}")
+    return _load_kb(version)
+
+
+@lru_cache(maxsize=None)
+def _load_kb(version: str) -> "KnowledgeBase":
+    return KnowledgeBase(version)
+
+
+class KnowledgeBase:
+    def __init__(self, version: str):
+        self.version = version
+        self.era = "legacy" if mcdata.version_key(version) < (1, 13) else "modern"
+        patches = _data("recipe_patches.yaml").get(version) or {}
+        self._items = mcdata.load_items(version)
+        for it in patches.get("add_items", []):
+            self._items.setdefault(it["name"], dict(it))
+        self._groups = self._load_groups()
+        self._group_of = {m: g for g, ms in self._groups.items() for m in ms}
+        self._aliases = self._load_aliases()
+        self._display: dict[str, str] = {}
+        for name, it in self._items.items():
+            self._display.setdefault(normalize(it["displayName"]), name)
+        self._recipes = self._load_recipes(patches)
+        self._load_mining()
+        self._load_mobs()
+        self._load_smelting()
+        self._unit_costs: dict[str, float] | None = None
+        self.cache: dict = {}  # derived planning tables (worlds/options.py)
+
+    # ------------------------------------------------------------------ loading
+    def _load_groups(self) -> dict[str, list[str]]:
+        d = _data("groups.yaml")
+        subst = {"wood": d["woods"], "overworld_wood": d["overworld_woods"], "color": d["colors"]}
+        groups = {}
+        for g, patterns in (d.get(self.era) or {}).items():
+            members: list[str] = []
+            for p in patterns:
+                keys = [k for k in subst if "{" + k + "}" in p]
+                names = [p.replace("{" + keys[0] + "}", v) for v in subst[keys[0]]] if keys else [p]
+                members += [n for n in names if n in self._items and n not in members]
+            if members:
+                groups[g] = members
+        return groups
+
+    def _load_aliases(self) -> dict[str, str]:
+        d = _data("aliases.yaml")
+        raw = {**(d.get("all") or {}), **(d.get(self.era) or {})}
+        out = {}
+        for name, target in raw.items():
+            seen = set()
+            while target in raw and target not in seen and not self._known(target):
+                seen.add(target)
+                target = raw[target]
+            if self._known(target) and name != target:
+                out[name] = target
+        return out
+
+    def _known(self, name: str) -> bool:
+        return name in self._groups or name in self._items
+
+    def _load_recipes(self, patches: dict) -> dict[str, list[Recipe]]:
+        raw = mcdata.load_recipes(self.version, self._items, set(patches.get("metadata_any", [])),
+                                  drop_metadata_specific=self.era == "legacy")
+        by_out: dict[str, dict[tuple, Recipe]] = {}
+
+        def add(r: Recipe) -> None:
+            if r.output in r.ingredients or r.output not in self._items:
+                return  # repair / re-colour recipes make nothing new
+            by_out.setdefault(r.output, {}).setdefault(r.key(), r)
+
+        for r in raw:
+            add(Recipe(r.output, r.count, dict(r.ingredients), not r.small))
+        replaced = [r for r in patches.get("replace_recipes", [])]
+        for r in replaced:
+            by_out.pop(r["output"], None)
+        for r in replaced + list(patches.get("add_recipes", [])):
+            add(Recipe(r["output"], int(r["count"]), dict(r["ingredients"]), bool(r["needs_table"])))
+        for src, dsts in (patches.get("copy_recipes") or {}).items():
+            for r in list(by_out.get(src, {}).values()):
+                for dst in dsts:
+                    add(Recipe(dst, r.count, dict(r.ingredients), r.needs_table))
+        return {out: generalize(list(rs.values()), self._group_of) for out, rs in by_out.items()}
+
+    def _load_mining(self) -> None:
+        natural = _data("natural_blocks.yaml")["blocks"]
+        self._blocks = mcdata.load_blocks(self.version, self._items)
+        self._mine: dict[str, list[MineSource]] = {}
+        for block, info in self._blocks.items():
+            if not info["diggable"] or not any(fnmatch(block, p) for p in natural):
+                continue
+            tools = tuple(sorted(info["tools"], key=_tool_rank)) if info["tools"] else None
+            low = tools[0] if tools else None
+            for item, n in info["drops"].items():
+                if item in self._items:
+                    self._mine.setdefault(item, []).append(
+                        MineSource(block, item, n, tools, low, tool_tier(low)))
+
+    def _load_mobs(self) -> None:
+        # 1.11.2 has no entity loot in minecraft-data: mcdata falls back to the nearest
+        # version that has it (1.14.4) and the names are mapped back to 1.11 names here.
+        self.loot_version, loot = mcdata.load_entity_loot(self.version)
+        renames = (_data("aliases.yaml").get("legacy_renames") or {}) if self.era == "legacy" else {}
+        entities = mcdata.load_entity_names(self.version)
+        extra = _data("mob_drops.yaml").get(self.era) or {}
+        self._mobs: dict[str, dict[str, int]] = {}
+        self._huntable = set(_data("mobs.yaml")["huntable"])
+        for mob in sorted(set(loot) | set(extra)):
+            if mob not in entities:
+                continue
+            drops = {}
+            for item, n in {**loot.get(mob, {}), **extra.get(mob, {})}.items():
+                item = renames.get(item, item)
+                if item in self._items:
+                    drops[item] = n
+            if drops:
+                self._mobs[mob] = drops
+
+    def _load_smelting(self) -> None:
+        d = _data("smelting.yaml")
+        here = mcdata.version_key(self.version)
+        self._smelt: list[SmeltRecipe] = []
+        for e in d["recipes"]:
+            if e.get("era") not in (None, self.era):
+                continue
+            if "since" in e and here < mcdata.version_key(str(e["since"])):
+                continue
+            if self._known(e["input"]) and e["output"] in self._items:
+                self._smelt.append(SmeltRecipe(e["input"], e["output"], int(e.get("count", 1))))
+        self._fuels = {k: float(v) for k, v in d["fuels"].items() if self._known(k)}
+
+    # ------------------------------------------------------------------ names
+    def canonical(self, name: str) -> str | None:
+        if not name:
+            return None
+        key = normalize(name)
+        cands = [key]
+        for suffix, repl in (("ies", "y"), ("es", ""), ("s", "")):
+            if key.endswith(suffix):
+                cands.append(key[: -len(suffix)] + repl)
+        for c in cands:
+            for table in (self._groups, self._items):
+                if c in table:
+                    return c
+            if c in self._aliases:
+                return self._aliases[c]
+            if c in self._display:
+                return self._display[c]
+        return None
+
+    def _name(self, name: str) -> str:
+        return self.canonical(name) or name
+
+    def variants(self, name: str) -> list[str]:
+        n = self._name(name)
+        if n in self._groups:
+            return list(self._groups[n])
+        return [n] if n in self._items else []
+
+    def is_generic(self, name: str) -> bool:
+        return self._name(name) in self._groups
+
+    def group_of(self, item: str) -> str | None:
+        return self._group_of.get(item)
+
+    def matches(self, required: str, held: str) -> bool:
+        """Does a held item (concrete name) satisfy a requirement (generic or concrete)?"""
+        return held in self.variants(required) or held == required
+
+    def count(self, inventory: dict[str, int], name: str) -> int:
+        vs = self.variants(name) or [name]
+        return sum(int(inventory.get(v, 0)) for v in vs)
+
+    def is_item(self, name: str) -> bool:
+        """A concrete item of this version (after aliases); generic names: `is_generic`."""
+        return self._name(name) in self._items
+
+    def item_names(self) -> list[str]:
+        return sorted(self._items)
+
+    def groups(self) -> dict[str, list[str]]:
+        return {g: list(ms) for g, ms in self._groups.items()}
+
+    def display_name(self, name: str) -> str:
+        it = self._items.get(self._name(name))
+        return it["displayName"] if it else name
+
+    # ------------------------------------------------------------------ recipes
+    def recipes(self, item: str) -> list[Recipe]:
+        n = self._name(item)
+        if n in self._groups:
+            rs = [r for m in self._groups[n] for r in self._recipes.get(m, [])]
+            return as_generic(rs, n, self._group_of)
+        return list(self._recipes.get(n, []))
+
+    def concrete_recipes(self, item: str) -> list[Recipe]:
+        """Recipes producing exactly this concrete item (no group expansion of the output)."""
+        return list(self._recipes.get(item, []))
+
+    def smelting(self, item: str) -> list[SmeltRecipe]:
+        vs = set(self.variants(item)) | {self._name(item)}
+        return [s for s in self._smelt if s.output in vs]
+
+    def smelting_input(self, item: str) -> list[SmeltRecipe]:
+        """Furnace recipes that take this concrete item."""
+        return [s for s in self._smelt if self.matches(s.input, item)]
+
+    def fuels(self) -> dict[str, float]:
+        return dict(self._fuels)
+
+    def fuel_value(self, item: str) -> float:
+        """Items smelted by one unit of a concrete item (0: not a fuel)."""
+        if item in self._fuels:
+            return self._fuels[item]
+        g = self._group_of.get(item)
+        return self._fuels.get(g, 0.0) if g else 0.0
+
+    # ------------------------------------------------------------------ gathering
+    def mine_sources(self, item: str) -> list[MineSource]:
+        n = self._name(item)
+        out = [s for v in (self.variants(n) or [n]) for s in self._mine.get(v, [])]
+        return sorted(out, key=lambda s: (s.block != s.item, s.tier, len(s.block), s.block))
+
+    def blocks(self) -> list[str]:
+        return sorted(self._blocks)
+
+    def block_drops(self, block: str) -> dict[str, int]:
+        info = self._blocks.get(block)
+        return dict(info["drops"]) if info else {}
+
+    def harvest_tools(self, block: str) -> list[str] | None:
+        b = block if block in self._blocks else self._name(block)
+        if b not in self._blocks:
+            srcs = self.mine_sources(b)
+            if not srcs:
+                raise KeyError(f"unknown block {block!r}")
+            b = srcs[0].block
+        tools = self._blocks[b]["tools"]
+        return sorted(tools, key=_tool_rank) if tools else None
+
+    def mobs(self) -> list[str]:
+        """The mobs an agent can hunt (data/mobs.yaml) that drop something."""
+        return sorted(m for m in self._mobs if m in self._huntable)
+
+    def is_mob(self, name: str) -> bool:
+        return normalize(name) in self._mobs
+
+    def mob_drops(self, mob: str) -> dict[str, int]:
+        return dict(self._mobs.get(normalize(mob), {}))
+
+    def mob_sources(self, item: str) -> list[str]:
+        """Huntable mobs (data/mobs.yaml) whose drops include item (or a variant of it)."""
+        vs = set(self.variants(item))
+        return [m for m, drops in self._mobs.items() if m in self._huntable and vs & set(drops)]
+
+    # ------------------------------------------------------------------ planning helpers
+    def unit_costs(self) -> dict[str, float]:
+        """Expected env steps to obtain one unit of each name (cheapest way, tools free)."""
+        if self._unit_costs is None:
+            from worlds.options import compute_unit_costs
+            self._unit_costs = compute_unit_costs(self)
+        return self._unit_costs
+
+    def closure(self, item: str, count: int = 1) -> dict[str, int]:
+        """Raw materials (mined or dropped by mobs, incl. smelting fuel) that `count` of
+        `item` needs along the cheapest route, batch sizes respected (6 planks -> 2 log).
+        Tools and platforms are not counted."""
+        from worlds.options import best_option
+
+        name = self._name(item)
+        order: list[str] = []
+        seen: set[str] = set()
+
+        def visit(n: str) -> None:
+            if n in seen:
+                return
+            seen.add(n)
+            opt = best_option(self, n)
+            if opt is None:
+                raise ValueError(f"{n} cannot be obtained in Minecraft {self.version}")
+            for i in opt.inputs:
+                visit(i)
+            if opt.fuel:
+                visit(opt.fuel)
+            order.append(n)
+
+        visit(name)
+        need = {name: count}
+        raw: dict[str, int] = {}
+        for n in reversed(order):  # every consumer before what it consumes
+            k = need.get(n, 0)
+            if k <= 0:
+                continue
+            opt = best_option(self, n)
+            units = math.ceil(k / opt.yield_)
+            if opt.kind in ("mine", "kill"):
+                raw[n] = raw.get(n, 0) + units * opt.yield_
+                continue
+            for i, m in opt.inputs.items():
+                need[i] = need.get(i, 0) + units * m
+            if opt.fuel:
+                need[opt.fuel] = need.get(opt.fuel, 0) + math.ceil(units / self.fuel_value_of(opt.fuel))
+        return raw
+
+    def fuel_value_of(self, name: str) -> float:
+        """Fuel value of a concrete or generic name."""
+        return self._fuels.get(name) or self.fuel_value(name)
+
+    def how_to_make(self, item: str) -> str:
+        from worlds.options import best_option, describe_option
+
+        name = self.canonical(item)
+        if name is None:
+            return f"unknown item '{item}'"
+        opt = best_option(self, name)
+        if opt is None:
+            return f"{name} cannot be obtained (no recipe, furnace recipe, block or mob gives it)"
+        return describe_option(self, opt)

@@ -1,0 +1,196 @@
+"""Raw game tables read from the `minecraft_data` package (PrismarineJS minecraft-data).
+
+Reads the JSON files the package ships, through its own `dataPaths.json` (the same
+lookup `minecraft_data(version)` does, without loading the protocol tables we do not
+need), and returns plain, name-keyed tables:
+
+  items     name -> {id, displayName, stackSize}
+  recipes   list of RawRecipe (output, count, ingredient counts, 2x2-or-not)
+  blocks    name -> {drops: {item: n}, tools: [item names] | None}
+  mobs      name -> {item: n}   (guaranteed drops of one kill)
+
+What the package provides, per version we support (checked on minecraft-data 3.20):
+  1.11.2  items/blocks/recipes/entities from pc/1.11; NO blockLoot, NO entityLoot.
+          Block drops come from blocks.json `drops` (non-silk-touch drops, correct here).
+          Entity loot falls back to the nearest version that has it (pc/1.14.4, the
+          oldest), its names mapped back to 1.11 names (aliases.yaml `legacy_renames`).
+  1.16.5  blocks/items/recipes pc/1.16.2, blockLoot and entityLoot pc/1.16.2.  Its
+          blocks.json `drops` are the SILK-TOUCH drops (stone -> stone, coal_ore ->
+          coal_ore), so the loot table's `noSilkTouch` drops override them.
+  1.19.2  blocks/items pc/1.19.2, recipes/blockLoot/entityLoot pc/1.19.
+Metadata variants (1.11 wool colours, planks wood types) are collapsed to the item id.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+import minecraft_data
+
+DATA_DIR = os.path.join(os.path.dirname(minecraft_data.__file__), "data", "data")
+# rare drops (a zombie's iron ingot, 0.8 %) are not "what the mob drops"
+MIN_DROP_CHANCE = 0.5
+
+
+@dataclass(frozen=True)
+class RawRecipe:
+    output: str
+    count: int
+    ingredients: tuple[tuple[str, int], ...]  # sorted (name, n)
+    small: bool  # fits the 2x2 inventory grid: no crafting table needed
+
+
+def version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split(".") if p.isdigit())
+
+
+@lru_cache(maxsize=None)
+def _paths() -> dict[str, dict[str, str]]:
+    with open(os.path.join(DATA_DIR, "dataPaths.json")) as f:
+        return json.load(f)["pc"]
+
+
+def _load(folder: str, category: str):
+    with open(os.path.join(DATA_DIR, folder, f"{category}.json")) as f:
+        return json.load(f)
+
+
+def has_version(version: str) -> bool:
+    return version in _paths()
+
+
+def nearest_with(version: str, category: str) -> str:
+    """The version closest to `version` whose data has `category` (e.g. entityLoot)."""
+    target = version_key(version)
+    have = [v for v, d in _paths().items() if category in d and all(p.isdigit() for p in v.split("."))]
+    if not have:
+        raise LookupError(f"minecraft-data has no {category} for any version")
+
+    def dist(v: str) -> tuple:
+        k = version_key(v)
+        return (abs(_as_number(k) - _as_number(target)), k)
+
+    return min(have, key=dist)
+
+
+def _as_number(k: tuple[int, ...]) -> float:
+    k = (k + (0, 0, 0))[:3]
+    return k[0] * 10000 + k[1] * 100 + k[2]
+
+
+def _entry(version: str, category: str) -> str | None:
+    return _paths()[version].get(category)
+
+
+def load_items(version: str) -> dict[str, dict]:
+    return {it["name"]: {"id": it["id"], "displayName": it.get("displayName", it["name"]),
+                         "stackSize": it.get("stackSize", 64)}
+            for it in _load(_entry(version, "items"), "items")}
+
+
+def _id_names(version: str, items: dict[str, dict]) -> dict[int, str]:
+    names = {b["id"]: b["name"] for b in _load(_entry(version, "blocks"), "blocks")}
+    names.update({v["id"]: k for k, v in items.items()})  # items win over blocks
+    return names
+
+
+def _ref(x, names: dict[int, str]) -> str | None:
+    if x is None:
+        return None
+    if isinstance(x, dict):
+        x = x.get("id")
+    if isinstance(x, list):  # some versions allow a list of alternatives: take the first
+        x = x[0] if x else None
+        return _ref(x, names)
+    return names.get(x)
+
+
+def _metadata_specific(cell, names: dict[int, str], metadata_any: set[str]) -> bool:
+    return (isinstance(cell, dict) and cell.get("metadata") not in (None, 0)
+            and names.get(cell.get("id")) not in metadata_any)
+
+
+def load_recipes(version: str, items: dict[str, dict], metadata_any: set[str] | None = None,
+                 drop_metadata_specific: bool = False) -> list[RawRecipe]:
+    """All crafting recipes.  With `drop_metadata_specific` (pre-1.13 data), recipes that
+    need one metadata variant of an ingredient (other than `metadata_any` items) are left
+    out: with metadata collapsed they would accept every variant."""
+    names = _id_names(version, items)
+    metadata_any = metadata_any or set()
+    out: list[RawRecipe] = []
+    for variants in _load(_entry(version, "recipes"), "recipes").values():
+        for r in variants:
+            res = r["result"]
+            output = _ref(res, names)
+            if output is None:
+                continue
+            count = res.get("count", 1) if isinstance(res, dict) else 1
+            if "inShape" in r:
+                rows = [row for row in r["inShape"] if any(c is not None for c in row)]
+                cells = [c for row in rows for c in row if c is not None]
+                width = max((len(row) for row in rows), default=0)
+                small = len(rows) <= 2 and width <= 2
+            else:
+                cells = list(r.get("ingredients", []))
+                small = len(cells) <= 4
+            if drop_metadata_specific and any(_metadata_specific(c, names, metadata_any) for c in cells):
+                continue
+            refs = [_ref(c, names) for c in cells]
+            if not refs or any(n is None for n in refs):
+                continue
+            out.append(RawRecipe(output, count, tuple(sorted(Counter(refs).items())), small))
+    return out
+
+
+def _tool_names(tools: dict | None, names: dict[int, str]) -> list[str] | None:
+    if not tools:
+        return None
+    return sorted(n for n in (names.get(int(i)) for i in tools) if n)
+
+
+def load_blocks(version: str, items: dict[str, dict]) -> dict[str, dict]:
+    names = _id_names(version, items)
+    loot_folder = _entry(version, "blockLoot")
+    loot = {}
+    if loot_folder:
+        loot = {e["block"]: e["drops"] for e in _load(loot_folder, "blockLoot")}
+    blocks: dict[str, dict] = {}
+    for b in _load(_entry(version, "blocks"), "blocks"):
+        drops: dict[str, int] = {}
+        no_silk = [d for d in loot.get(b["name"], []) if d.get("noSilkTouch")]
+        if no_silk:  # the loot table's non-silk-touch drops are right where blocks.json is not
+            for d in no_silk:
+                drops[d["item"]] = max(1, int((d.get("stackSizeRange") or [1])[0] or 1))
+        else:
+            for d in b.get("drops", []):
+                if isinstance(d, dict) and "drop" in d:  # 1.11 form {drop: id|{id,metadata}, minCount, maxCount}
+                    name = _ref(d["drop"], names)
+                    n = max(1, int(d.get("minCount") or 1))
+                else:
+                    name, n = _ref(d, names), 1
+                if name and name != "air":
+                    drops[name] = max(drops.get(name, 0), n)
+        blocks[b["name"]] = {"drops": drops, "tools": _tool_names(b.get("harvestTools"), names),
+                             "diggable": b.get("diggable", True)}
+    return blocks
+
+
+def load_entity_loot(version: str) -> tuple[str, dict[str, dict[str, int]]]:
+    """(the data version the loot came from, e.g. "1.14.4"; mob -> guaranteed drops)."""
+    source = version if _entry(version, "entityLoot") else nearest_with(version, "entityLoot")
+    folder = _entry(source, "entityLoot")
+    mobs: dict[str, dict[str, int]] = {}
+    for e in _load(folder, "entityLoot"):
+        drops = {}
+        for d in e["drops"]:
+            if d.get("dropChance", 1) >= MIN_DROP_CHANCE:
+                drops[d["item"]] = max(1, int((d.get("stackSizeRange") or [1])[0] or 1))
+        mobs[e["entity"]] = drops
+    return folder.split("/", 1)[-1], mobs
+
+
+def load_entity_names(version: str) -> set[str]:
+    return {e["name"] for e in _load(_entry(version, "entities"), "entities")}

@@ -1,0 +1,166 @@
+"""Ways to obtain an item and what they cost (used by the KB's closure/how_to_make and
+by the solver).
+
+An Option is one way to get a name: mine a block, kill a mob, craft a recipe, smelt a
+furnace recipe.  Its `unit_cost` is the env steps of one unit action (one block, one
+kill, one craft batch, one smelt) from worlds/costs.py; `yield_` is what one unit gives.
+`compute_unit_costs` finds, for every name, the cheapest expected steps per item by
+fixed-point iteration (recipes can form cycles: iron_block <-> iron_ingot).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from worlds.costs import SkillCosts, default_costs
+from worlds.recipes import a
+
+if TYPE_CHECKING:  # pragma: no cover
+    from worlds.knowledge import KnowledgeBase
+
+INF = math.inf
+
+
+@dataclass
+class Option:
+    kind: str                       # mine | kill | craft | smelt
+    name: str                       # what it produces (as asked)
+    yield_: int                     # items per unit action
+    unit_cost: int                  # env steps per unit action
+    inputs: dict[str, int] = field(default_factory=dict)  # consumed per unit
+    tool: str | None = None         # crafting_table, furnace, the pickaxe, or None
+    source: Any = None              # the Recipe / SmeltRecipe / MineSource / mob name
+    fuel: str | None = None         # smelting: the cheapest fuel (set by best_option)
+    success_rate: float = 1.0
+
+
+def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> list[Option]:
+    costs = costs or default_costs()
+    out: list[Option] = []
+    for s in kb.mine_sources(name):
+        r = costs.mine(s.block, needs_pickaxe=bool(s.min_tool and s.min_tool.endswith("pickaxe")))
+        out.append(Option("mine", name, s.count, r.cost, {}, s.min_tool, s, success_rate=r.success_rate))
+    vs = set(kb.variants(name))
+    for mob in kb.mob_sources(name):
+        n = sum(c for i, c in kb.mob_drops(mob).items() if i in vs)
+        r = costs.kill(mob)
+        out.append(Option("kill", name, n, r.cost, {}, None, mob, success_rate=r.success_rate))
+    for rec in kb.recipes(name):
+        r = costs.craft(rec.needs_table)
+        out.append(Option("craft", name, rec.count, r.cost, dict(rec.ingredients),
+                          "crafting_table" if rec.needs_table else None, rec, success_rate=r.success_rate))
+    for sm in kb.smelting(name):
+        r = costs.smelt()
+        out.append(Option("smelt", name, sm.count, r.cost, {sm.input: 1}, "furnace", sm,
+                          success_rate=r.success_rate))
+    return out
+
+
+def _names(kb: "KnowledgeBase") -> list[str]:
+    return list(kb.item_names()) + [g for g in kb.groups() if not kb.is_item(g)]
+
+
+def compute_unit_costs(kb: "KnowledgeBase", costs: SkillCosts | None = None) -> dict[str, float]:
+    costs = costs or default_costs()
+    names = _names(kb)
+    opts = {n: options(kb, n, costs) for n in names}
+    fuels = kb.fuels()
+    uc: dict[str, float] = {n: INF for n in names}
+    for _ in range(100):
+        fuel_cost = min((uc.get(f, INF) / v for f, v in fuels.items()), default=INF)
+        changed = False
+        for n in names:
+            best = uc[n]
+            for o in opts[n]:
+                c = o.unit_cost + sum(uc.get(i, INF) * k for i, k in o.inputs.items())
+                if o.kind == "smelt":
+                    c += fuel_cost
+                c /= max(o.yield_, 1)
+                if c < best - 1e-9:
+                    best = c
+            for v in kb.variants(n):  # a generic name costs what its cheapest member costs
+                if v != n and uc.get(v, INF) < best - 1e-9:
+                    best = uc[v]
+            if best < uc[n]:
+                uc[n], changed = best, True
+        if not changed:
+            break
+    return uc
+
+
+def option_cost(kb: "KnowledgeBase", o: Option, uc: dict[str, float] | None = None) -> float:
+    """Expected env steps per item via this option (inputs at their unit costs)."""
+    uc = uc if uc is not None else kb.unit_costs()
+    c = o.unit_cost + sum(uc.get(i, INF) * k for i, k in o.inputs.items())
+    if o.kind == "smelt":  # fuel per smelted item, as compute_unit_costs counts it
+        c += min((uc.get(f, INF) / v for f, v in kb.fuels().items()), default=INF)
+    return c / max(o.yield_, 1)
+
+
+def best_fuel(kb: "KnowledgeBase", uc: dict[str, float] | None = None, exclude: set[str] = frozenset(),
+              smelts: int = 1) -> str | None:
+    """The fuel that makes `smelts` smelts cheapest (whole fuel items: 9 coal for a coal
+    block is no bargain for one smelt)."""
+    uc = uc if uc is not None else kb.unit_costs()
+    cands = [(uc.get(f, INF) * math.ceil(smelts / v), f) for f, v in kb.fuels().items() if f not in exclude]
+    cands = [c for c in cands if c[0] < INF]
+    return min(cands)[1] if cands else None
+
+
+def best_option(kb: "KnowledgeBase", name: str) -> Option | None:
+    uc = kb.unit_costs()
+    scored = [(option_cost(kb, o, uc), i, o) for i, o in enumerate(options(kb, name))]
+    scored = [s for s in scored if s[0] < INF]
+    if not scored:
+        return None
+    o = min(scored, key=lambda s: (s[0], s[1]))[2]
+    if o.kind == "smelt":
+        o.fuel = best_fuel(kb, uc, exclude={name})
+    return o
+
+
+def default_fuel(kb: "KnowledgeBase", inventory: dict[str, int], exclude: str | None = None) -> str | None:
+    """The fuel a furnace burns when none is named: the held fuel of highest value (ties:
+    the order of smelting.yaml).  `exclude` (the item being smelted) counts only beyond
+    the one in the furnace.  The text world and the solver's simulation share this rule."""
+    order = list(kb.fuels())
+    best = None
+    for item, n in sorted(inventory.items()):
+        v = kb.fuel_value(item)
+        if v <= 0 or n <= (1 if item == exclude else 0):
+            continue
+        g = kb.group_of(item)
+        rank = (-v, order.index(item) if item in order else order.index(g) if g in order else len(order))
+        if best is None or rank < best[0]:
+            best = (rank, item)
+    return best[1] if best else None
+
+
+def route_items(kb: "KnowledgeBase", name: str) -> frozenset[str]:
+    """Every name the cheapest route to `name` passes through (name included)."""
+    cache = kb.cache.setdefault("route_items", {})
+    if name in cache:
+        return cache[name]
+    cache[name] = frozenset({name})  # guards against cycles while computing
+    o = best_option(kb, name)
+    out = {name}
+    if o is not None:
+        for i in list(o.inputs) + ([o.fuel] if o.fuel else []):
+            out |= route_items(kb, i)
+    cache[name] = frozenset(out)
+    return cache[name]
+
+
+def describe_option(kb: "KnowledgeBase", o: Option, units: int = 1) -> str:
+    if o.kind == "craft":
+        return o.source.describe(units)
+    if o.kind == "smelt":
+        fuel = f", fuel: {o.fuel}" if o.fuel else ""
+        return o.source.describe(units) + fuel
+    if o.kind == "mine":
+        s = o.source
+        tool = f" with {a(s.min_tool)}" + (" or better" if s.tools and len(s.tools) > 1 else "") if s.min_tool else " by hand"
+        what = f"{units * s.count} {s.item}"
+        return f"mine {units} {s.block}{tool} (drops {what})"
+    return f"kill {units} {o.source} (drops {units * o.yield_} {o.name})"

@@ -1,0 +1,99 @@
+"""Recipe types and the one transformation on them: generic ingredients.
+
+minecraft-data lists a recipe that accepts an item tag (any planks) once per member
+(stick from oak planks, stick from spruce planks, ...).  `generalize` folds such a family
+back into one recipe whose ingredient is the generic name (stick <- 2 planks), keeping an
+ingredient concrete when the family never varies it (white_bed <- 3 white_wool + 3 planks).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+
+def a(name: str) -> str:
+    """'a stone_pickaxe', 'an iron_pickaxe', 'shears'."""
+    if name.endswith("shears"):
+        return name
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+
+
+@dataclass(frozen=True)
+class Recipe:
+    output: str
+    count: int
+    ingredients: dict[str, int] = field(hash=False)
+    needs_table: bool = False
+
+    def key(self) -> tuple:
+        return (self.output, self.count, tuple(sorted(self.ingredients.items())), self.needs_table)
+
+    def describe(self, batches: int = 1) -> str:
+        mats = " + ".join(f"{n * batches} {k}" for k, n in self.ingredients.items())
+        where = " on a crafting_table" if self.needs_table else ""
+        return f"craft {self.count * batches} {self.output} from {mats}{where}"
+
+
+@dataclass(frozen=True)
+class SmeltRecipe:
+    input: str
+    output: str
+    count: int = 1
+
+    def describe(self, n: int = 1) -> str:
+        return f"smelt {n} {self.input} into {n * self.count} {self.output} in a furnace"
+
+
+@dataclass(frozen=True)
+class MineSource:
+    block: str
+    item: str
+    count: int                     # items one block yields (the guaranteed minimum)
+    tools: tuple[str, ...] | None  # tools that harvest the block; None: any tool or the hand
+    min_tool: str | None           # the lowest-tier tool of `tools` ("stone_pickaxe")
+    tier: int                      # its tier: -1 hand, 0 wooden/golden, 1 stone, 2 iron, 3 diamond, 4 netherite
+
+
+def _signature(ingredients: dict[str, int], group_of: dict[str, str]) -> tuple:
+    sig: dict[str, int] = defaultdict(int)
+    for name, n in ingredients.items():
+        sig[group_of.get(name, name)] += n
+    return tuple(sorted(sig.items()))
+
+
+def generalize(recipes: list[Recipe], group_of: dict[str, str]) -> list[Recipe]:
+    """Merge the recipes of ONE output that differ only in which member of a group they use."""
+    buckets: dict[tuple, list[Recipe]] = defaultdict(list)
+    for r in recipes:
+        buckets[(r.count, r.needs_table, _signature(r.ingredients, group_of))].append(r)
+    out: list[Recipe] = []
+    for (count, table, sig), family in buckets.items():
+        if len(family) == 1:
+            out.append(family[0])
+            continue
+        used: dict[str, set[str]] = defaultdict(set)  # generic key -> concrete names used
+        for r in family:
+            for name in r.ingredients:
+                used[group_of.get(name, name)].add(name)
+        ingredients: dict[str, int] = {}
+        for g, n in sig:
+            name = g if len(used[g]) > 1 else next(iter(used[g]))
+            ingredients[name] = ingredients.get(name, 0) + n
+        out.append(Recipe(family[0].output, count, ingredients, table))
+    return out
+
+
+def as_generic(recipes: list[Recipe], group: str, group_of: dict[str, str]) -> list[Recipe]:
+    """The recipes of a group's members, stated for the group: bed <- 3 wool + 3 planks.
+    Which member is made follows the members used (the world resolves that)."""
+    seen: dict[tuple, Recipe] = {}
+    for r in recipes:
+        ingredients: dict[str, int] = {}
+        for name, n in r.ingredients.items():
+            g = group_of.get(name, name)
+            ingredients[g] = ingredients.get(g, 0) + n
+        if group in ingredients:  # re-colouring a bed with dye is not a way to get one
+            continue
+        g = Recipe(group, r.count, ingredients, r.needs_table)
+        seen.setdefault(g.key(), g)
+    return list(seen.values())

@@ -1,0 +1,355 @@
+"""The oracle planner's search: a Plan4MC-style backward search with quantities.
+
+`solve(kb, target, inventory)` returns the goals (agent.types.Goal) that turn the
+inventory into one holding the target, in an order whose every step's preconditions hold
+when it is reached.  It expands each needed item into the cheapest way to get it
+(expected env steps, worlds/options.py: mine / kill / craft / smelt), recursively:
+quantities are rounded to whole batches (6 planks need 2 logs), what the inventory holds
+is used first, tools and platforms (pickaxe, crafting_table, furnace) are made once and
+kept, and smelting gets its fuel.  It simulates the text world's rules as it goes
+(including which fuel a furnace burns and which wood variant a generic craft makes), and
+backtracks to the next option when one turns out impossible.  `Unreachable` says why no
+plan exists.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from typing import TYPE_CHECKING
+
+from agent.types import ACTIONS, Goal
+from worlds.costs import SkillCosts, default_costs
+from worlds.recipes import a
+from worlds.options import INF, Option, default_fuel, option_cost, options, route_items
+
+if TYPE_CHECKING:  # pragma: no cover
+    from worlds.knowledge import KnowledgeBase
+
+MAX_EXPANSIONS = 5000
+MAX_DEPTH = 40
+
+
+class Unreachable(Exception):
+    """No plan reaches the target; the message says which item failed and why."""
+
+
+class _Planner:
+    def __init__(self, kb: "KnowledgeBase", inventory: dict[str, int], allowed: set[str], costs: SkillCosts,
+                 prefetch: dict[tuple[str, str], int] | None = None):
+        self.kb, self.allowed, self.costs = kb, allowed, costs
+        # second pass: the first time (action, item) is done, do it for the whole amount the
+        # first pass needed in total (mine 3 logs at once rather than 1 + 1 + 1)
+        self.prefetch = dict(prefetch or {})
+        self.inv: dict[str, int] = {}
+        for name, n in inventory.items():
+            self._add(self._concrete(name), int(n))
+        self.res: dict[str, int] = {}  # reserved concrete items (gathered for a pending step)
+        self.credit = 0.0              # furnace fuel credit, as the world keeps it
+        self.goals: list[Goal] = []
+        self.stack: list[str] = []
+        self.expansions = 0
+        self.uc = kb.unit_costs()
+
+    # ------------------------------------------------------------------ inventory
+    def _concrete(self, name: str) -> str:
+        canon = self.kb.canonical(name)
+        if canon is None:
+            raise Unreachable(f"unknown item '{name}' in the inventory")
+        vs = self.kb.variants(canon)
+        return canon if canon in vs or not vs else vs[0]
+
+    def _add(self, item: str, n: int) -> None:
+        self.inv[item] = self.inv.get(item, 0) + n
+
+    def _take(self, name: str, n: int) -> None:
+        vs = sorted(self.kb.variants(name) or [name], key=lambda v: -self.inv.get(v, 0))
+        for v in vs:
+            k = min(n, self.inv.get(v, 0))
+            self.inv[v] = self.inv.get(v, 0) - k
+            n -= k
+        assert n == 0, f"simulated inventory lacks {n} {name}"
+
+    def held(self, name: str) -> int:
+        return self.kb.count(self.inv, name)
+
+    def avail(self, name: str) -> int:
+        return sum(max(0, self.inv.get(v, 0) - self.res.get(v, 0)) for v in (self.kb.variants(name) or [name]))
+
+    def reserve(self, name: str, n: int) -> list[tuple[str, int]]:
+        vs = sorted(self.kb.variants(name) or [name], key=lambda v: -(self.inv.get(v, 0) - self.res.get(v, 0)))
+        taken = []
+        for v in vs:
+            k = min(n, self.inv.get(v, 0) - self.res.get(v, 0))
+            if k > 0:
+                self.res[v] = self.res.get(v, 0) + k
+                taken.append((v, k))
+                n -= k
+        return taken
+
+    def release(self, taken: list[tuple[str, int]]) -> None:
+        for v, k in taken:
+            self.res[v] -= k
+
+    def snapshot(self) -> tuple:
+        return (dict(self.inv), dict(self.res), self.credit, len(self.goals), dict(self.prefetch))
+
+    def restore(self, snap: tuple) -> None:
+        self.inv, self.res, self.credit = dict(snap[0]), dict(snap[1]), snap[2]
+        del self.goals[snap[3]:]
+        self.prefetch = dict(snap[4])
+
+    # ------------------------------------------------------------------ search
+    def obtain(self, name: str, n: int) -> None:
+        """Make at least n of name available (not reserved)."""
+        short = n - self.avail(name)
+        if short <= 0:
+            return
+        if name in self.stack:
+            raise Unreachable(f"{name} is needed to make itself")
+        if len(self.stack) >= MAX_DEPTH:
+            raise Unreachable(f"recipe chain deeper than {MAX_DEPTH} at {name}")
+        self.expansions += 1
+        if self.expansions > MAX_EXPANSIONS:
+            raise Unreachable(f"search budget exhausted ({MAX_EXPANSIONS} expansions) at {name}")
+        opts = self.ranked(name, short)
+        if not opts:
+            raise Unreachable(self.why_none(name))
+        reasons = []
+        self.stack.append(name)
+        try:
+            for o in opts:
+                snap = self.snapshot()
+                try:
+                    self.execute(o, name, short)
+                    self.repair()
+                    if self.avail(name) >= n:
+                        return
+                    raise Unreachable(f"{o.kind} left {name} short")
+                except Unreachable as e:
+                    self.restore(snap)
+                    reasons.append(f"{o.kind}: {e}")
+        finally:
+            self.stack.pop()
+        raise Unreachable(f"cannot obtain {short} {name} ({reasons[0]})")
+
+    def why_none(self, name: str) -> str:
+        every = options(self.kb, name, self.costs)
+        if not every:
+            return f"nothing gives {name} in Minecraft {self.kb.version} (no recipe, furnace recipe, block or mob)"
+        kinds = sorted({o.kind for o in every})
+        return (f"{name} needs skill {' or '.join(repr(k) for k in kinds)}, not allowed here "
+                f"(allowed: {', '.join(sorted(self.allowed))})")
+
+    def ranked(self, name: str, short: int) -> list[Option]:
+        scored = []
+        for i, o in enumerate(options(self.kb, name, self.costs)):
+            if o.kind not in self.allowed or any(name in route_items(self.kb, x) for x in o.inputs):
+                continue  # not allowed, or circular (diamond from a diamond block)
+            per = option_cost(self.kb, o, self.uc)
+            per = per if per < INF else 1e12  # unknown cost: try last, may still work from the inventory
+            extra = 0.0
+            tools = o.source.tools if o.kind == "mine" else ((o.tool,) if o.tool else None)
+            if tools and not any(self.held(t) for t in tools):
+                extra = self.uc.get(tools[0], 1e12)
+            scored.append((per * short + extra, i, o))
+        return [o for _, _, o in sorted(scored, key=lambda s: (s[0], s[1]))]
+
+    def need_tool(self, tools: tuple[str, ...]) -> list[tuple[str, int]]:
+        """Have one of `tools` (the first is the one to make); keep it from being used up
+        while in use.  Tools are shared: one held (even set aside by an outer step) serves."""
+        for t in tools:
+            if self.held(t) >= 1:
+                return self.reserve(t, 1) if self.avail(t) >= 1 else []
+        self.obtain(tools[0], 1)
+        return self.reserve(tools[0], 1)
+
+    def execute(self, o: Option, name: str, short: int) -> None:
+        short = max(short, self.prefetch.pop((o.kind, name), 0))
+        units = math.ceil(short / max(1, o.yield_))
+        if o.kind == "mine":
+            s = o.source
+            held = self.need_tool(s.tools) if s.tools else []
+            self.release(held)
+            for d, k in self.kb.block_drops(s.block).items():
+                self._add(d, k * units)
+            how = f" with {a(s.min_tool)}" if s.min_tool else ""
+            src = f" from {s.block}" if s.block != s.item else ""
+            self.goals.append(Goal("mine", {name: units * o.yield_}, {}, s.min_tool,
+                                   f"mine {units * o.yield_} {name}{src}{how}"))
+        elif o.kind == "kill":
+            for d, k in self.kb.mob_drops(o.source).items():
+                self._add(d, k * units)
+            self.goals.append(Goal("kill", {o.source: units}, {}, None,
+                                   f"kill {units} {o.source} for {units * o.yield_} {name}"))
+        elif o.kind == "craft":
+            self.craft(o, name, units)
+        else:
+            self.smelt(o, name, units)
+
+    def gather(self, needs: dict[str, int], tool: str | None) -> list[tuple[str, int]]:
+        held = self.need_tool((tool,)) if tool else []
+        for i, k in needs.items():
+            self.obtain(i, k)
+            held += self.reserve(i, k)
+        return held
+
+    def craft(self, o: Option, name: str, units: int) -> None:
+        r = o.source
+        needs = {i: k * units for i, k in r.ingredients.items()}
+        self.release(self.gather(needs, o.tool))
+        # the world crafts with the first recipe (of a concrete member, for a generic
+        # name) that what is held satisfies: simulate exactly that
+        concrete = ([c for v in self.kb.variants(name) for c in self.kb.concrete_recipes(v)]
+                    if self.kb.is_generic(name) else self.kb.recipes(name))
+        made: dict[str, int] = {}
+        for _ in range(units):  # batch by batch, as the world does
+            c = next((c for c in concrete if all(self.held(i) >= k for i, k in c.ingredients.items())), None)
+            if c is None:
+                raise Unreachable(f"no variant of {name} can be crafted from what is held")
+            for i, k in c.ingredients.items():
+                self._take(i, k)
+            self._add(c.output, c.count)
+            made[c.output] = made.get(c.output, 0) + c.count
+        self.goals.append(Goal("craft", {name: units * r.count}, needs, o.tool, r.describe(units)))
+
+    def smelt(self, o: Option, name: str, units: int) -> None:
+        s = o.source
+        held = self.gather({s.input: units}, "furnace")
+        burn = max(0, math.ceil(units - self.credit - 1e-9))
+        fuel, fuel_n = None, 0
+        if burn:
+            fuel = self.choose_fuel(burn, exclude=s.input)
+            fuel_n = math.ceil(burn / self.kb.fuel_value_of(fuel))
+            self.obtain(fuel, fuel_n)
+            held += self.reserve(fuel, fuel_n)
+        self.release(held)
+        burnt: dict[str, int] = {}
+        for _ in range(units):  # the world's furnace, item by item
+            cur = next((r for r in self.kb.smelting(name) if self.held(r.input) >= 1), None)
+            if cur is None:
+                raise Unreachable(f"lost the {s.input} to smelt")
+            src = next(v for v in (self.kb.variants(cur.input) or [cur.input]) if self.inv.get(v))
+            if self.credit < 1 - 1e-9:
+                f = self.world_fuel(exclude=src)
+                if f is None:
+                    raise Unreachable("no fuel left for the furnace")
+                self._take(f, 1)
+                burnt[f] = burnt.get(f, 0) + 1
+                self.credit += self.kb.fuel_value(f)
+            self._take(src, 1)
+            self.credit -= 1
+            self._add(cur.output, cur.count)
+        mats = {s.input: units, **({fuel: fuel_n} if fuel else {})}
+        text = s.describe(units) + (f", burning {fuel_n} {fuel}" if fuel else "")
+        self.goals.append(Goal("smelt", {name: units * s.count}, mats, "furnace", text))
+
+    def choose_fuel(self, burn: int, exclude: str) -> str:
+        best = None
+        for f, v in self.kb.fuels().items():
+            if f == exclude or exclude in self.kb.variants(f) or f in self.kb.variants(exclude):
+                continue  # do not burn what is being smelted
+            k = math.ceil(burn / v)
+            have = self.avail(f)
+            cost = max(0, k - have) * self.uc.get(f, INF)
+            if cost < INF and (best is None or (cost, -v) < best[0]):
+                best = ((cost, -v), f)
+        if best is None:
+            raise Unreachable("no fuel can be had for the furnace")
+        return best[1]
+
+    def world_fuel(self, exclude: str) -> str | None:
+        """The fuel the text world burns when none is named."""
+        return default_fuel(self.kb, self.inv, exclude)
+
+    def repair(self) -> None:
+        """A furnace may have burnt something set aside for a pending step: replace it."""
+        for v, k in list(self.res.items()):
+            if self.inv.get(v, 0) < k:
+                lack = k - self.inv.get(v, 0)
+                self.res[v] -= lack
+                self.obtain(v, lack)
+                self.res[v] += lack
+
+
+def _merge(goals: list[Goal]) -> list[Goal]:
+    """Fold consecutive goals of the same action on the same item (mine 1 log, mine 2 log)."""
+    out: list[Goal] = []
+    for g in goals:
+        p = out[-1] if out else None
+        if p and p.action == g.action and p.tool == g.tool and list(p.obj) == list(g.obj) and g.action != "equip":
+            for k, n in g.obj.items():
+                p.obj[k] += n
+            for k, n in g.materials.items():
+                p.materials[k] = p.materials.get(k, 0) + n
+            p.text = _retext(p)
+        else:
+            out.append(copy.deepcopy(g))
+    return out
+
+
+def _retext(g: Goal) -> str:
+    obj = " + ".join(f"{n} {k}" for k, n in g.obj.items())
+    mats = " + ".join(f"{n} {k}" for k, n in g.materials.items())
+    tool = f" with {a(g.tool)}" if g.tool and g.action == "mine" else (f" on {a(g.tool)}" if g.tool else "")
+    if g.action in ("craft", "smelt"):
+        return f"{g.action} {obj} from {mats}{tool}"
+    return f"{g.action} {obj}{tool}"
+
+
+def solve(kb: "KnowledgeBase", target: dict[str, int], inventory: dict[str, int] | None = None, *,
+          allowed_skills=None, costs: SkillCosts | None = None) -> list[Goal]:
+    """Goals that obtain `target` ({item: count}) from `inventory`; raises Unreachable."""
+    allowed = set(allowed_skills) if allowed_skills else set(ACTIONS)
+    costs = costs or default_costs()
+    wanted = {}
+    for name, n in target.items():
+        canon = kb.canonical(name)
+        if canon is None:
+            raise Unreachable(f"unknown item '{name}' in the target (Minecraft {kb.version})")
+        wanted[canon] = wanted.get(canon, 0) + int(n)
+
+    def run(prefetch=None) -> list[Goal]:
+        p = _Planner(kb, dict(inventory or {}), allowed, costs, prefetch)
+        for name, n in wanted.items():
+            p.obtain(name, n)
+            p.reserve(name, n)  # later targets must not eat this one
+        return _merge(p.goals)
+
+    first = run()
+    totals: dict[tuple[str, str], int] = {}
+    for g in first:
+        if g.action in ("mine", "craft", "smelt"):
+            for k, n in g.obj.items():
+                totals[(g.action, k)] = totals.get((g.action, k), 0) + n
+    try:
+        batched = run(totals)
+    except Unreachable:
+        return first
+    return batched if steps_estimate(kb, batched, costs) <= steps_estimate(kb, first, costs) else first
+
+
+def steps_estimate(kb: "KnowledgeBase", goals: list[Goal], costs: SkillCosts | None = None) -> int:
+    """Env steps the goals take in the deterministic text world."""
+    costs = costs or default_costs()
+    total = 0
+    for g in goals:
+        for item, n in g.obj.items():
+            if g.action == "mine":
+                srcs = kb.mine_sources(item)
+                if not srcs:
+                    continue
+                s = srcs[0]
+                rate = costs.mine(s.block, needs_pickaxe=bool(s.min_tool and s.min_tool.endswith("pickaxe")))
+                total += math.ceil(n / s.count) * rate.cost
+            elif g.action == "kill":
+                total += n * costs.kill(item).cost
+            elif g.action == "craft":
+                rs = kb.recipes(item)
+                r = next((r for r in rs if r.ingredients.keys() == g.materials.keys()), rs[0] if rs else None)
+                if r:
+                    total += math.ceil(n / r.count) * costs.craft(r.needs_table).cost
+            elif g.action == "smelt":
+                total += n * costs.smelt().cost
+            else:
+                total += costs.equip().cost
+    return total

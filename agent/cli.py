@@ -73,6 +73,8 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-tokens", type=int, default=200_000, help="token budget of one episode (default: 200000)")
     g.add_argument("--stochastic", action="store_true",
                    help="text world: skills succeed with DEPS Table 18's rates instead of always")
+    g.add_argument("--no-recipe-hints", dest="recipe_hints", action="store_false",
+                   help="describe failures as the paper does, without the recipe book's line for the missing item")
     g.add_argument("--trace-dir", default=None, metavar="DIR", help="write the episode's trace and checkpoints here")
 
 
@@ -81,6 +83,7 @@ def _settings(a: argparse.Namespace) -> RunSettings:
         world=a.world, mc_version=a.mc_version, planner=a.planner, selector=a.selector,
         controller=a.controller, llm=a.llm, inventory=_inventory(a.inventory), skills=_skills(a.skills),
         seed=a.seed, max_rounds=a.max_rounds, max_tokens=a.max_tokens, stochastic=a.stochastic,
+        recipe_hints=a.recipe_hints,
         trace_dir=a.trace_dir,
     ).validate()
 

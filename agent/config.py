@@ -37,6 +37,7 @@ class RunSettings:
     max_rounds: int = 12
     max_tokens: int = 200_000        # token budget (in + out) for one episode
     stochastic: bool = False         # text world: per-skill success rates of DEPS Table 18
+    recipe_hints: bool = True        # descriptions add the recipe book's line for a missing item
     trace_dir: str | None = None
 
     def validate(self) -> "RunSettings":

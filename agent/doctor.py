@@ -57,7 +57,7 @@ def _local_llm(load: bool) -> Callable[[], str]:
     def check() -> str:
         from agent import local_server
 
-        path = local_server.model_path("smollm2")
+        path = local_server.find_model("smollm2")
         if importlib.util.find_spec("llama_cpp") is None:
             raise ImportError("llama-cpp-python is not installed (pip install 'deps-agent[local]')")
         if not load:

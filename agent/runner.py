@@ -41,7 +41,8 @@ def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = 
         settings=settings, task=task, kb=kb, world=make_world(settings, kb, task),
         planner=planner, parser=GoalParser(kb), selector=make_selector(settings),
         controller=make_controller(settings, kb), explainer=make_explainer(settings, llm, planner),
-        llm=llm, max_rounds=settings.max_rounds if getattr(planner, "replans", True) else 0,
+        llm=llm, max_rounds=(settings.max_rounds * getattr(planner, "rounds_per_budget", 1)
+                             if getattr(planner, "replans", True) else 0),
     )
 
 

@@ -38,5 +38,20 @@ def describe_outcomes(state: AgentState) -> str:
     return text + f" My inventory now has {inventory_text(state.get('inventory', {}))}."
 
 
+def recipe_hints(missing: dict, kb) -> str:
+    """What the game's recipe book says about the missing items (tools included)."""
+    from worlds.textworld import how_to_get
+
+    names = [v if k == "tool" else k for k, v in (missing or {}).items()]
+    hints = []
+    for name in names:
+        if isinstance(name, str) and kb.canonical(name):
+            hints.append(f"{name} is obtained by {how_to_get(kb, kb.canonical(name))}")
+    return (" Recipe book: " + "; ".join(hints) + ".") if hints else ""
+
+
 def describe(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    return {"descriptions": [describe_outcomes(state)]}
+    text = describe_outcomes(state)
+    if runtime.context.settings.recipe_hints:
+        text += recipe_hints(state["outcomes"][-1].get("missing"), runtime.context.kb)
+    return {"descriptions": [text]}

@@ -19,7 +19,8 @@ from agent.state import AgentState
 from agent.types import ACTIONS, Goal
 
 _CALL = re.compile(r"\b(" + "|".join(ACTIONS) + r")\s*\(")
-_SKIP = re.compile(r"^\s*(def |return\b|```|#|ok\.?$|the (code|plan)\b|planner:|$)", re.I)
+_SKIP = re.compile(r"^\s*(def |return\b|```|#|ok\.?$|the (code|plan)\b|planner:|thinking:|from actions|$)", re.I)
+_PROG = re.compile(r"\b(" + "|".join(ACTIONS) + r")_(\w+)\s*\(\s*(?:num\s*=\s*)?(\d+)?\s*\)")
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
@@ -63,6 +64,13 @@ def parse_call(text: str) -> Goal:
         raise ValueError(f"bad materials or tool in {text!r}")
     counts = {str(k): int(v) for k, v in obj.items()}
     return Goal(action, counts, {str(k): int(v) for k, v in materials.items()}, tool)
+
+
+_VERBS = {"mine": "mine", "craft": "craft", "smelt": "smelt", "kill": "kill", "equip": "equip",
+          "cook": "smelt", "chop": "mine", "collect": "mine", "gather": "mine", "dig": "mine",
+          "hunt": "kill", "slay": "kill", "wear": "equip", "make": "craft", "build": "craft"}
+_FREE = re.compile(r"^(" + "|".join(_VERBS) + r")\s+(?:(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|"
+                   r"eleven|twelve)\s+)?([a-z_ ]+?)(?:\s+(?:from|with|without|on|using|in|by|for|at)\b.*)?[.,;]?$", re.I)
 
 
 def _count(text: str) -> int:
@@ -120,6 +128,13 @@ class GoalParser:
             if _SKIP.match(line):
                 continue
             comment = line.split("#", 1)[1].strip() if "#" in line else ""
+            prog = _PROG.search(line)
+            if prog:  # ProgPrompt's action functions: craft_planks(num=4)
+                action, item, n = prog.groups()
+                goal = self._ground(Goal(action, {item: int(n or 1)}, text=comment or line), notes)
+                if goal is not None:
+                    goals.append(goal)
+                continue
             m = _CALL.search(line)
             if m:
                 call = _call_text(line, m.start())
@@ -135,6 +150,16 @@ class GoalParser:
                         goals.append(grounded)
                 continue
             free = re.sub(r"^(step\s*\d+\s*[:.)-]|\d+\s*[.):-]|[-*])\s*", "", line, flags=re.I)
+            simple = _FREE.match(free)
+            if simple:  # "craft 4 stick from 2 planks": verb, count, item
+                verb, n, name = simple.groups()
+                item = self.kb.canonical(name.strip().replace(" ", "_")) or self.kb.canonical(name.strip())
+                action = _VERBS[verb.lower()]
+                if action == "kill" and name.strip().rstrip("s") in self.kb.mobs():
+                    item = name.strip().rstrip("s")
+                if item is not None:
+                    goals.append(Goal(action, {item: _count(n or "1")}, text=free))
+                    continue
             skill, score = self._lib().nearest_skill(free)
             if skill is not None and score >= self.threshold:
                 goals.append(Goal(skill.action, {skill.item: _count(free)}, text=free))

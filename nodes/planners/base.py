@@ -19,6 +19,7 @@ class PlanRequest:
     plans: list[str]                 # earlier plans, oldest first
     descriptions: list[str]          # what happened to each earlier plan
     explanations: list[str]          # why it failed, per the explainer
+    outcomes: list[dict] = field(default_factory=list)  # every executed goal so far, with its result
     kb: Any = None                   # worlds.knowledge.KnowledgeBase
     allowed_skills: tuple[str, ...] | None = None
 

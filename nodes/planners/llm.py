@@ -38,6 +38,23 @@ PLAN_SCHEMA = {
     },
     "required": ["goals"],
 }
+_TOOLISH = ("pickaxe", "_axe", "shovel", "sword", "shears", "crafting_table", "furnace", "bucket", "flint_and_steel")
+
+
+def plan_schema(kb: Any) -> dict:
+    """PLAN_SCHEMA with item and tool names constrained to the knowledge base's names, so a
+    grammar-constrained model cannot invent items (it can still pick the wrong ones)."""
+    if kb is None:
+        return PLAN_SCHEMA
+    names = sorted(set(kb.item_names()) | set(kb.mobs()) | set(kb.groups()))
+    tools = ["none"] + [n for n in names if n.endswith(_TOOLISH)]
+    schema = json.loads(json.dumps(PLAN_SCHEMA))
+    props = schema["properties"]["goals"]["items"]["properties"]
+    props["item"] = {"type": "string", "enum": names}
+    props["tool"] = {"type": "string", "enum": tools}
+    return schema
+
+
 _ROLES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
 
 
@@ -73,10 +90,12 @@ class DialoguePlanner:
     replans = True
 
     def __init__(self, llm: Any, *, name: str = "deps", prompt: str = "deps_planner",
-                 structured: bool | None = None, history_rounds: int = 3):
+                 structured: bool | None = None, history_rounds: int = 3,
+                 replan_temperature: float | None = 0.7):
         self.llm, self.name, self.prompt = llm, name, prompt
         self.structured = llm.supports_json_schema if structured is None else structured
         self.history_rounds = history_rounds
+        self.replan_temperature = replan_temperature
 
     def _as_plan(self, text: str) -> str:
         """Earlier plans as the model should see them: JSON in structured mode, else code."""
@@ -108,7 +127,9 @@ class DialoguePlanner:
         from agent.llm import usage_of
 
         msgs = self.messages(req)
-        runnable = self.llm.json_mode(PLAN_SCHEMA) if self.structured else self.llm.model
+        runnable = self.llm.json_mode(plan_schema(req.kb)) if self.structured else self.llm.model
+        if req.plans and self.replan_temperature is not None:
+            runnable = runnable.bind(temperature=self.replan_temperature)  # vary re-plans, not repeat them
         reply = runnable.invoke(msgs)
         tin, tout = usage_of(reply)
         text = reply.content if isinstance(reply.content, str) else str(reply.content)

@@ -1,0 +1,108 @@
+"""The baseline planners DEPS compares with (its section 4 and appendix G), each an LLM
+prompt in prompts/ plus how it uses feedback:
+
+| planner          | plan form                        | feedback                               |
+| zero-shot        | step list (Huang et al.)         | none: plans once                       |
+| progprompt       | program of action functions      | none: plans once                       |
+| cot              | step list with inventory thinking| none: plans once                       |
+| code-as-policies | loops with assertions            | re-plans with the game's message       |
+| inner-monologue  | one goal at a time               | scene and success after every goal     |
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+import prompts
+from nodes.describe import inventory_text
+from nodes.planners.base import PlanRequest, PlanResult
+from nodes.planners.llm import target_text
+
+_ROLES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+_CAP_LOOP = re.compile(r"while not inventory\.has\(\{\s*['\"](\w+)['\"]\s*:\s*(\d+)\s*\}\)")
+_CAP_CALL = re.compile(r"\b(mine|craft|smelt|kill|equip)\s*\(\s*obj\s*=\s*['\"](\w+)['\"](?:\s*,\s*tool\s*=\s*['\"]?(\w+)['\"]?)?")
+
+
+def _call(llm: Any, msgs: list) -> tuple[str, dict]:
+    from agent.llm import usage_of
+
+    reply = llm.model.invoke(msgs)
+    tin, tout = usage_of(reply)
+    text = reply.content if isinstance(reply.content, str) else str(reply.content)
+    return text, {"calls": 1, "tokens_in": tin, "tokens_out": tout}
+
+
+def cap_to_code(text: str) -> str:
+    """Code as Policies: each `while not inventory.has({X: N}): action(obj=X, tool=T)` is a goal."""
+    lines, pending = [], None
+    for line in text.splitlines():
+        loop = _CAP_LOOP.search(line)
+        if loop:
+            pending = (loop.group(1), int(loop.group(2)))
+            continue
+        call = _CAP_CALL.search(line)
+        if call:
+            action, obj, tool = call.groups()
+            item, n = pending if pending and pending[0] == obj else (obj, 1)
+            tool_text = f"'{tool}'" if tool and tool not in ("null", "None") else "null"
+            args = f"{{'{item}':{n}}}, {{}}, {tool_text}" if action in ("craft", "smelt") else f"{{'{item}':{n}}}, {tool_text}"
+            lines.append(f"{action}({args})")
+            pending = None
+    return "\n".join(lines) if lines else text
+
+
+class PromptPlanner:
+    """Plans from a task question with a baseline prompt; optionally re-plans on feedback."""
+
+    explainer = "game"
+
+    def __init__(self, llm: Any, *, name: str, prompt: str, replans: bool, postprocess=None):
+        self.llm, self.name, self.prompt, self.replans = llm, name, prompt, replans
+        self.postprocess = postprocess
+
+    def plan(self, req: PlanRequest) -> PlanResult:
+        msgs = [_ROLES[r](c) for r, c in prompts.messages(self.prompt)]
+        msgs.append(HumanMessage(f"How to obtain {target_text(req.task.target)}?"))
+        for r, text in enumerate(req.plans):
+            msgs.append(AIMessage(text))
+            msgs.append(HumanMessage(f"{req.descriptions[r]} Plan the task again from my current inventory."))
+        text, used = _call(self.llm, msgs)
+        return PlanResult(self.postprocess(text) if self.postprocess else text, used)
+
+
+class InnerMonologuePlanner:
+    """One goal at a time from the scene and the success of the last goal (Huang et al. 2022)."""
+
+    name = "inner-monologue"
+    replans = True
+    explainer = "game"
+    rounds_per_budget = 10   # it re-plans after every goal: 10 goals per --max-rounds round
+
+    def __init__(self, llm: Any):
+        self.llm = llm
+
+    def plan(self, req: PlanRequest) -> PlanResult:
+        msgs = [_ROLES[r](c) for r, c in prompts.messages("inner_monologue")]
+        start = inventory_text(req.task.inventory)
+        msgs.append(HumanMessage(f"Task: obtain {target_text(req.task.target)}.\nScene: my inventory has {start}."))
+        executed = [o for o in req.outcomes if o.get("goal")]
+        for goal_line, outcome in zip(req.plans[-8:], executed[-8:]):
+            msgs.append(AIMessage(goal_line))
+            why = "" if outcome["ok"] else f" ({outcome['error']})"
+            msgs.append(HumanMessage(f"Successful action: {outcome['ok']}{why}. "
+                                     f"Scene: my inventory has {inventory_text(req.inventory)}."))
+        text, used = _call(self.llm, msgs)
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        return PlanResult(first.strip(), used)
+
+
+BASELINES = {
+    "zero-shot": lambda llm, s: PromptPlanner(llm, name="zero-shot", prompt="zero_shot", replans=False),
+    "progprompt": lambda llm, s: PromptPlanner(llm, name="progprompt", prompt="progprompt", replans=False),
+    "cot": lambda llm, s: PromptPlanner(llm, name="cot", prompt="cot", replans=False),
+    "code-as-policies": lambda llm, s: PromptPlanner(llm, name="code-as-policies", prompt="code_as_policies",
+                                                     replans=True, postprocess=cap_to_code),
+    "inner-monologue": lambda llm, s: InnerMonologuePlanner(llm),
+}

@@ -20,6 +20,7 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         outcomes=state.get("outcomes", []),
         kb=ctx.kb,
         allowed_skills=ctx.settings.skills,
+        recipe_hints=ctx.settings.recipe_hints,
     )
     result = ctx.planner.plan(request)
     return {"plans": [result.text], "plan_usage": result.usage or {}}

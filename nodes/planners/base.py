@@ -22,6 +22,7 @@ class PlanRequest:
     outcomes: list[dict] = field(default_factory=list)  # every executed goal so far, with its result
     kb: Any = None                   # worlds.knowledge.KnowledgeBase
     allowed_skills: tuple[str, ...] | None = None
+    recipe_hints: bool = False       # may the planner quote the recipe book for the target?
 
     @property
     def round(self) -> int:

@@ -113,8 +113,10 @@ class DialoguePlanner:
         first = len(req.plans) - min(len(req.plans), self.history_rounds)
         start_inv = "My inventory is empty." if not req.task.inventory else \
             f"My inventory has {inventory_text(req.task.inventory)}."
-        msgs.append(HumanMessage(prompts.render("deps_question", target=target_text(req.task.target),
-                                                inventory=start_inv).strip()))
+        question = prompts.render("deps_question", target=target_text(req.task.target), inventory=start_inv).strip()
+        if req.recipe_hints and req.kb is not None:
+            question += " Recipe book: " + "; ".join(req.kb.how_to_make(item) for item in req.task.target) + "."
+        msgs.append(HumanMessage(question))
         for r in range(first, len(req.plans)):
             msgs.append(AIMessage(self._as_plan(req.plans[r])))
             msgs.append(HumanMessage(prompts.render(

@@ -38,15 +38,26 @@ def describe_outcomes(state: AgentState) -> str:
     return text + f" My inventory now has {inventory_text(state.get('inventory', {}))}."
 
 
-def recipe_hints(missing: dict, kb) -> str:
-    """What the game's recipe book says about the missing items (tools included)."""
-    from worlds.textworld import how_to_get
+def recipe_hints(missing: dict, kb, depth: int = 3) -> str:
+    """What the game's recipe book says about the missing items (tools included), and
+    about what those are made of, down to `depth` levels."""
+    from worlds.options import best_option, describe_option
 
-    names = [v if k == "tool" else k for k, v in (missing or {}).items()]
-    hints = []
-    for name in names:
-        if isinstance(name, str) and kb.canonical(name):
-            hints.append(f"{name} is obtained by {how_to_get(kb, kb.canonical(name))}")
+    todo = [v if k == "tool" else k for k, v in (missing or {}).items()]
+    hints, seen = [], set()
+    for _ in range(depth):
+        nxt = []
+        for name in todo:
+            canon = kb.canonical(name) if isinstance(name, str) else None
+            if canon is None or canon in seen:
+                continue
+            seen.add(canon)
+            opt = best_option(kb, canon)
+            if opt is None:
+                continue
+            hints.append(describe_option(kb, opt))
+            nxt += list(opt.inputs) + ([opt.tool] if opt.tool else [])
+        todo = nxt
     return (" Recipe book: " + "; ".join(hints) + ".") if hints else ""
 
 

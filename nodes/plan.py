@@ -21,6 +21,7 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         kb=ctx.kb,
         allowed_skills=ctx.settings.skills,
         recipe_hints=ctx.settings.recipe_hints,
+        seed=ctx.settings.seed,
     )
     result = ctx.planner.plan(request)
     return {"plans": [result.text], "plan_usage": result.usage or {}}

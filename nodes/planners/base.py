@@ -23,6 +23,7 @@ class PlanRequest:
     kb: Any = None                   # worlds.knowledge.KnowledgeBase
     allowed_skills: tuple[str, ...] | None = None
     recipe_hints: bool = False       # may the planner quote the recipe book for the target?
+    seed: int = 0                    # the episode's seed (sampling seeds derive from it)
 
     @property
     def round(self) -> int:

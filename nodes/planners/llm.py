@@ -29,7 +29,11 @@ PLAN_SCHEMA = {
                     "action": {"type": "string", "enum": list(ACTIONS)},
                     "item": {"type": "string"},
                     "count": {"type": "integer", "minimum": 1, "maximum": 64},
-                    "materials": {"type": "object", "additionalProperties": {"type": "integer"}},
+                    "materials": {"type": "array", "maxItems": 6, "items": {
+                        "type": "object",
+                        "properties": {"item": {"type": "string"},
+                                       "count": {"type": "integer", "minimum": 1, "maximum": 64}},
+                        "required": ["item", "count"]}},
                     "tool": {"type": "string"},
                 },
                 "required": ["action", "item", "count", "materials", "tool"],
@@ -52,6 +56,7 @@ def plan_schema(kb: Any) -> dict:
     props = schema["properties"]["goals"]["items"]["properties"]
     props["item"] = {"type": "string", "enum": names}
     props["tool"] = {"type": "string", "enum": tools}
+    props["materials"]["items"]["properties"]["item"] = {"type": "string", "enum": names}
     return schema
 
 
@@ -65,7 +70,8 @@ def target_text(target: dict[str, int]) -> str:
 def goals_to_json(goals: list[Goal]) -> str:
     return json.dumps({"goals": [
         {"action": g.action, "item": next(iter(g.obj)), "count": next(iter(g.obj.values())),
-         "materials": g.materials, "tool": g.tool or "none"} for g in goals]})
+         "materials": [{"item": k, "count": v} for k, v in g.materials.items()],
+         "tool": g.tool or "none"} for g in goals]})
 
 
 def json_to_goals(text: str) -> list[Goal]:
@@ -74,8 +80,11 @@ def json_to_goals(text: str) -> list[Goal]:
     for g in data.get("goals", []):
         tool = g.get("tool")
         tool = None if not tool or str(tool).lower() in ("none", "null", "hand") else str(tool)
+        mats = g.get("materials") or []
+        if isinstance(mats, dict):
+            mats = [{"item": k, "count": v} for k, v in mats.items()]
         goals.append(Goal(g["action"], {str(g["item"]): int(g.get("count", 1))},
-                          {str(k): int(v) for k, v in (g.get("materials") or {}).items()}, tool))
+                          {str(m["item"]): int(m.get("count", 1)) for m in mats}, tool))
     return goals
 
 
@@ -90,11 +99,11 @@ class DialoguePlanner:
     replans = True
 
     def __init__(self, llm: Any, *, name: str = "deps", prompt: str = "deps_planner",
-                 structured: bool | None = None, history_rounds: int = 3,
+                 structured: bool | None = None, history_chars: int = 8000,
                  replan_temperature: float | None = 0.7):
         self.llm, self.name, self.prompt = llm, name, prompt
         self.structured = llm.supports_json_schema if structured is None else structured
-        self.history_rounds = history_rounds
+        self.history_chars = history_chars  # the dialogue's earlier rounds kept, newest first, within this size
         self.replan_temperature = replan_temperature
 
     def _as_plan(self, text: str) -> str:
@@ -109,8 +118,14 @@ class DialoguePlanner:
             msgs.append(_ROLES[role](content))
         if self.structured:
             msgs[0] = SystemMessage(msgs[0].content + "\nWrite the plan as JSON: {\"goals\": [{\"action\", "
-                                    "\"item\", \"count\", \"materials\", \"tool\"}, ...]}.")
-        first = len(req.plans) - min(len(req.plans), self.history_rounds)
+                                    "\"item\", \"count\", \"materials\": [{\"item\", \"count\"}], \"tool\"}, ...]}.")
+        first, size = len(req.plans), 0
+        while first > 0:
+            r = first - 1
+            size += len(req.plans[r]) + len(req.descriptions[r]) + len(req.explanations[r] if r < len(req.explanations) else "")
+            if size > self.history_chars and first < len(req.plans):
+                break
+            first = r
         start_inv = "My inventory is empty." if not req.task.inventory else \
             f"My inventory has {inventory_text(req.task.inventory)}."
         question = prompts.render("deps_question", target=target_text(req.task.target), inventory=start_inv).strip()
@@ -131,7 +146,9 @@ class DialoguePlanner:
         msgs = self.messages(req)
         runnable = self.llm.json_mode(plan_schema(req.kb)) if self.structured else self.llm.model
         if req.plans and self.replan_temperature is not None:
-            runnable = runnable.bind(temperature=self.replan_temperature)  # vary re-plans, not repeat them
+            # sample re-plans (a new seed each round, reproducible from the episode's seed) rather
+            # than repeat the same greedy plan: small models otherwise loop on one mistake
+            runnable = runnable.bind(temperature=self.replan_temperature, seed=req.seed * 1000 + req.round)
         reply = runnable.invoke(msgs)
         tin, tout = usage_of(reply)
         text = reply.content if isinstance(reply.content, str) else str(reply.content)

@@ -160,7 +160,12 @@ class GoalParser:
                 if item is not None:
                     goals.append(Goal(action, {item: _count(n or "1")}, text=free))
                     continue
-            skill, score = self._lib().nearest_skill(free)
+            words = free.split(None, 1)
+            if words and words[0].lower() in _VERBS:  # the library's own verbs: chop -> mine
+                free_norm = " ".join([_VERBS[words[0].lower()], *words[1:]])
+            else:
+                free_norm = free
+            skill, score = self._lib().nearest_skill(free_norm)
             if skill is not None and score >= self.threshold:
                 goals.append(Goal(skill.action, {skill.item: _count(free)}, text=free))
                 if score < 0.8:

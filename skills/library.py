@@ -17,10 +17,13 @@ _EQUIPPABLE = ("helmet", "chestplate", "leggings", "boots", "shield", "sword", "
 class Skill:
     action: str
     item: str
+    display: str = ""   # the game's display name, when it says more than the id ("Wood" for log)
 
     @property
     def text(self) -> str:
-        return f"{self.action} {self.item.replace('_', ' ')}"
+        words = self.item.replace("_", " ")
+        extra = f" ({self.display.lower()})" if self.display and self.display.lower() != words else ""
+        return f"{self.action} {words}{extra}"
 
 
 class SkillLibrary:
@@ -28,14 +31,15 @@ class SkillLibrary:
         self.kb = kb
         skills: list[Skill] = []
         for item in kb.item_names():
+            shown = kb.display_name(item)
             if kb.mine_sources(item):
-                skills.append(Skill("mine", item))
+                skills.append(Skill("mine", item, shown))
             if kb.recipes(item):
-                skills.append(Skill("craft", item))
+                skills.append(Skill("craft", item, shown))
             if kb.smelting(item):
-                skills.append(Skill("smelt", item))
+                skills.append(Skill("smelt", item, shown))
             if item.endswith(_EQUIPPABLE):
-                skills.append(Skill("equip", item))
+                skills.append(Skill("equip", item, shown))
         skills += [Skill("kill", mob) for mob in kb.mobs()]
         self.skills = skills
         self._skill_vecs = None
@@ -67,7 +71,7 @@ class SkillLibrary:
         else:
             names = list(self.kb.item_names())
             if self._name_vecs is None:
-                self._name_vecs = embed([n.replace("_", " ") for n in names])
+                self._name_vecs = embed([Skill("", n, self.kb.display_name(n)).text.strip() for n in names])
             vecs = self._name_vecs
         scores = vecs @ embed([name.replace("_", " ").lower()])[0]
         best = int(scores.argmax())

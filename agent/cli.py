@@ -90,8 +90,7 @@ def _settings(a: argparse.Namespace) -> RunSettings:
 
 def resolve_task(spec: str, kb: Any):
     """A task id or an instruction -> Task, with its target in the knowledge base's names."""
-    from dataclasses import replace
-
+    from agent.runner import localize
     from evaluation.tasks import SuiteError, find_task, task_from_instruction
 
     task = find_task(spec)
@@ -101,14 +100,7 @@ def resolve_task(spec: str, kb: Any):
         except SuiteError:
             raise UserError(f"unknown task {spec!r}; accepted: a task id from 'deps tasks' (e.g. "
                             "CraftWoodenPickaxe) or an instruction naming an item (e.g. \"obtain a wooden pickaxe\")")
-    target = {}
-    for item, n in task.target.items():
-        canon = kb.canonical(item)
-        if canon is None:
-            raise UserError(f"task {task.id}: item {item!r} does not exist in Minecraft {kb.version}")
-        target[canon] = n
-    inventory = {kb.canonical(k) or k: v for k, v in task.inventory.items()}
-    return replace(task, target=target, inventory=inventory)
+    return localize(task, kb)
 
 
 def _progress(node: str, update: dict) -> None:

@@ -19,6 +19,23 @@ from nodes.parse import GoalParser
 RECURSION_LIMIT = 100_000
 
 
+def localize(task: Task, kb: Any) -> Task:
+    """The task with its target and inventory in this knowledge base's names (suites use
+    MineDojo's 1.11.2 names: wooden_door is oak_door in 1.19.2)."""
+    from dataclasses import replace
+
+    if not task.target:
+        raise SettingsError(f"task {task.id} has no item target (a 'find' task, like MP5's context-dependent ones); "
+                            "the text world cannot judge it; accepted: tasks whose target is {item: count}")
+    target = {}
+    for item, n in task.target.items():
+        canon = kb.canonical(item)
+        if canon is None:
+            raise SettingsError(f"task {task.id}: item {item!r} does not exist in Minecraft {kb.version}")
+        target[canon] = n
+    return replace(task, target=target, inventory={kb.canonical(k) or k: v for k, v in task.inventory.items()})
+
+
 def make_world(settings: RunSettings, kb: Any, task: Task) -> Any:
     if settings.world != "textworld":
         raise SettingsError(f"world {settings.world!r} is not available in this build; available: textworld")
@@ -36,6 +53,7 @@ def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = 
     from worlds.knowledge import load_kb
 
     kb = kb or load_kb(settings.mc_version)
+    task = localize(task, kb)
     planner = make_planner(settings, llm)
     return AgentContext(
         settings=settings, task=task, kb=kb, world=make_world(settings, kb, task),
@@ -72,6 +90,7 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
 
             llm = stack.enter_context(open_chat_model(settings.llm, seed=settings.seed))
         ctx = build_context(task, settings, llm, kb)
+        task = ctx.task
         tracer = Tracer(settings.trace_dir) if settings.trace_dir else None
         checkpointer = tracer.checkpointer() if tracer else None
         graph = build_graph(checkpointer=checkpointer)

@@ -32,7 +32,7 @@ class SkillLibrary:
         skills: list[Skill] = []
         for item in kb.item_names():
             shown = kb.display_name(item)
-            if kb.mine_sources(item):
+            if kb.mine_sources(item) or kb.interactions(item):
                 skills.append(Skill("mine", item, shown))
             if kb.recipes(item):
                 skills.append(Skill("craft", item, shown))

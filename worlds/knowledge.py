@@ -1,6 +1,8 @@
 """The Minecraft knowledge base: items, crafting, smelting, mining and mob drops of one
 game version, from the `minecraft_data` package (see worlds/mcdata.py for what it holds
-per version) plus the hand-written tables in worlds/data/ (each names its source).
+per version) plus the hand-written tables in worlds/data/ (each names its source),
+among them the items got by using a held item on a mob or a block (interactions.yaml:
+a bucket on a cow gives a milk bucket; done with the `mine` skill, the bucket consumed).
 
 Names.  Concrete names are the version's item ids ("oak_planks" in 1.19.2, "planks" in
 1.11.2).  Generic names (groups.yaml) stand for several: "planks" in 1.19.2 is every wood
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from fnmatch import fnmatch
 from functools import lru_cache
 from pathlib import Path
@@ -19,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from worlds import mcdata
-from worlds.recipes import MineSource, Recipe, SmeltRecipe, as_generic, generalize
+from worlds.recipes import MineSource, Recipe, SmeltRecipe, a, as_generic, generalize
 
 VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
 DATA = Path(__file__).resolve().parent / "data"
@@ -28,7 +31,30 @@ TOOL_KINDS = ("pickaxe", "axe", "shovel", "shears", "sword", "hoe")
 TIER_NAMES = {-1: "hand", 0: "wooden", 1: "stone", 2: "iron", 3: "diamond", 4: "netherite"}
 
 __all__ = ["KnowledgeBase", "load_kb", "VERSIONS", "Recipe", "SmeltRecipe", "MineSource",
-           "tool_tier", "normalize"]
+           "Interaction", "tool_tier", "normalize"]
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """Using a held item on a mob or a block gives an item (data/interactions.yaml): the
+    held item is consumed (a bucket becomes a milk bucket), the mob or block stays."""
+    item: str     # what one use gives
+    count: int
+    source: str   # the mob or block it is used on
+    on: str       # "mob" | "block"
+    uses: str     # the held item, consumed, one per use
+    skill: str    # the agent skill that does it: "mine"
+
+    def describe(self, units: int = 1) -> str:
+        """'mine 1 milk_bucket with a bucket (use it on a cow; the bucket is used up)'."""
+        held = a(self.uses) if units == 1 else f"{units} {self.uses}"
+        each = "it" if units == 1 else "each"
+        return (f"{self.skill} {units * self.count} {self.item} with {held} "
+                f"(use {each} on {self.where()}; the {self.uses} is used up)")
+
+    def where(self) -> str:
+        """'a cow', 'water'."""
+        return a(self.source) if self.on == "mob" else self.source
 
 
 @lru_cache(maxsize=None)
@@ -88,6 +114,7 @@ class KnowledgeBase:
         self._load_mining()
         self._load_mobs()
         self._load_smelting()
+        self._load_interactions()
         self._unit_costs: dict[str, float] | None = None
         self.cache: dict = {}  # derived planning tables (worlds/options.py)
 
@@ -192,6 +219,26 @@ class KnowledgeBase:
                 self._smelt.append(SmeltRecipe(e["input"], e["output"], int(e.get("count", 1))))
         self._fuels = {k: float(v) for k, v in d["fuels"].items() if self._known(k)}
 
+    def _load_interactions(self) -> None:
+        here = mcdata.version_key(self.version)
+        self._interactions: dict[str, list[Interaction]] = {}
+        for e in _data("interactions.yaml")["interactions"]:
+            if e.get("era") not in (None, self.era):
+                continue
+            if "since" in e and here < mcdata.version_key(str(e["since"])):
+                continue
+            skill = str(e.get("skill", "mine"))
+            if skill != "mine":  # the text world and the solver do interactions as `mine`
+                raise ValueError(f"interactions.yaml: skill {skill!r} for {e['item']}; only 'mine' is supported")
+            if ("mob" in e) == ("block" in e):
+                raise ValueError(f"interactions.yaml: {e['item']} needs one of mob: or block:")
+            on = "mob" if "mob" in e else "block"
+            source = str(e[on])
+            present = source in self.mobs() if on == "mob" else source in self._blocks
+            if present and e["item"] in self._items and e["uses"] in self._items:
+                self._interactions.setdefault(e["item"], []).append(
+                    Interaction(e["item"], int(e.get("count", 1)), source, on, e["uses"], skill))
+
     # ------------------------------------------------------------------ names
     def canonical(self, name: str) -> str | None:
         if not name:
@@ -284,6 +331,12 @@ class KnowledgeBase:
         out = [s for v in (self.variants(n) or [n]) for s in self._mine.get(v, [])]
         return sorted(out, key=lambda s: (s.block != s.item, s.tier, len(s.block), s.block))
 
+    def interactions(self, item: str) -> list[Interaction]:
+        """Ways to get item by using a held item on a mob or a block (interactions.yaml),
+        in the data file's order: milk_bucket <- a bucket on a cow, or on a mooshroom."""
+        n = self._name(item)
+        return [i for v in (self.variants(n) or [n]) for i in self._interactions.get(v, [])]
+
     def blocks(self) -> list[str]:
         return sorted(self._blocks)
 
@@ -327,7 +380,8 @@ class KnowledgeBase:
     def closure(self, item: str, count: int = 1) -> dict[str, int]:
         """Raw materials (mined or dropped by mobs, incl. smelting fuel) that `count` of
         `item` needs along the cheapest route, batch sizes respected (6 planks -> 2 log).
-        Tools and platforms are not counted."""
+        Tools and platforms are not counted; an item filled from a mob or a block (a milk
+        bucket) counts as what its container (the bucket) is made of."""
         from worlds.options import best_option
 
         name = self._name(item)
@@ -356,7 +410,7 @@ class KnowledgeBase:
                 continue
             opt = best_option(self, n)
             units = math.ceil(k / opt.yield_)
-            if opt.kind in ("mine", "kill"):
+            if opt.kind in ("mine", "kill") and not opt.inputs:  # inputs: a bucket used on a cow
                 raw[n] = raw.get(n, 0) + units * opt.yield_
                 continue
             for i, m in opt.inputs.items():
@@ -377,5 +431,5 @@ class KnowledgeBase:
             return f"unknown item '{item}'"
         opt = best_option(self, name)
         if opt is None:
-            return f"{name} cannot be obtained (no recipe, furnace recipe, block or mob gives it)"
+            return f"{name} cannot be obtained (no recipe, furnace recipe, block, mob or interaction gives it)"
         return describe_option(self, opt)

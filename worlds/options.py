@@ -2,8 +2,10 @@
 by the solver).
 
 An Option is one way to get a name: mine a block, kill a mob, craft a recipe, smelt a
-furnace recipe.  Its `unit_cost` is the env steps of one unit action (one block, one
-kill, one craft batch, one smelt) from worlds/costs.py; `yield_` is what one unit gives.
+furnace recipe, or use a held item on a mob or a block (a bucket on a cow: kind "mine",
+source an Interaction, the bucket an input since it is consumed).  Its `unit_cost` is the
+env steps of one unit action (one block, one kill, one craft batch, one smelt, one use)
+from worlds/costs.py; `yield_` is what one unit gives.
 `compute_unit_costs` finds, for every name, the cheapest expected steps per item by
 fixed-point iteration (recipes can form cycles: iron_block <-> iron_ingot).
 """
@@ -11,13 +13,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from typing import TYPE_CHECKING, Any
 
-from worlds.costs import SkillCosts, default_costs
-from worlds.recipes import a
+from worlds.costs import Rate, SkillCosts, default_costs
+from worlds.recipes import MineSource, a
 
 if TYPE_CHECKING:  # pragma: no cover
-    from worlds.knowledge import KnowledgeBase
+    from worlds.knowledge import Interaction, KnowledgeBase
 
 INF = math.inf
 
@@ -30,9 +33,23 @@ class Option:
     unit_cost: int                  # env steps per unit action
     inputs: dict[str, int] = field(default_factory=dict)  # consumed per unit
     tool: str | None = None         # crafting_table, furnace, the pickaxe, or None
-    source: Any = None              # the Recipe / SmeltRecipe / MineSource / mob name
+    source: Any = None              # the Recipe / SmeltRecipe / MineSource / mob name / Interaction
     fuel: str | None = None         # smelting: the cheapest fuel (set by best_option)
     success_rate: float = 1.0
+
+
+def use_rate(costs: SkillCosts, it: "Interaction") -> Rate:
+    """Cost and success rate of one use of a held item on a mob or a block: the `use:` row
+    of skill_costs.yaml naming the source, else what reaching it costs (its kill / mine row)."""
+    for row in costs.table.get("use", []):
+        if any(fnmatch(it.source, pat) for pat in row.get("sources", [])):
+            return costs.rate(row)
+    return costs.kill(it.source) if it.on == "mob" else costs.mine(it.source)
+
+
+def is_use(o: Option) -> bool:
+    """Is this option the use of a held item on a mob or a block (a bucket on a cow)?"""
+    return o.kind == "mine" and not isinstance(o.source, MineSource)
 
 
 def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> list[Option]:
@@ -41,6 +58,9 @@ def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> 
     for s in kb.mine_sources(name):
         r = costs.mine(s.block, needs_pickaxe=bool(s.min_tool and s.min_tool.endswith("pickaxe")))
         out.append(Option("mine", name, s.count, r.cost, {}, s.min_tool, s, success_rate=r.success_rate))
+    for it in kb.interactions(name):  # the held item is consumed: an input, not a tool
+        r = use_rate(costs, it)
+        out.append(Option(it.skill, name, it.count, r.cost, {it.uses: 1}, None, it, success_rate=r.success_rate))
     vs = set(kb.variants(name))
     for mob in kb.mob_sources(name):
         n = sum(c for i, c in kb.mob_drops(mob).items() if i in vs)
@@ -158,6 +178,8 @@ def describe_option(kb: "KnowledgeBase", o: Option, units: int = 1) -> str:
     if o.kind == "smelt":
         fuel = f", fuel: {o.fuel}" if o.fuel else ""
         return o.source.describe(units) + fuel
+    if is_use(o):
+        return o.source.describe(units)
     if o.kind == "mine":
         s = o.source
         tool = f" with {a(s.min_tool)}" + (" or better" if s.tools and len(s.tools) > 1 else "") if s.min_tool else " by hand"

@@ -3,10 +3,11 @@
 `solve(kb, target, inventory)` returns the goals (agent.types.Goal) that turn the
 inventory into one holding the target, in an order whose every step's preconditions hold
 when it is reached.  It expands each needed item into the cheapest way to get it
-(expected env steps, worlds/options.py: mine / kill / craft / smelt), recursively:
-quantities are rounded to whole batches (6 planks need 2 logs), what the inventory holds
-is used first, tools and platforms (pickaxe, crafting_table, furnace) are made once and
-kept, and smelting gets its fuel.  It simulates the text world's rules as it goes
+(expected env steps, worlds/options.py: mine / kill / craft / smelt; `mine` also fills a
+held container from a mob or a block, consuming it: the bucket is made before the cow is
+milked), recursively: quantities are rounded to whole batches (6 planks need 2 logs),
+what the inventory holds is used first, tools and platforms (pickaxe, crafting_table,
+furnace) are made once and kept, and smelting gets its fuel.  It simulates the text world's rules as it goes
 (including which fuel a furnace burns and which wood variant a generic craft makes), and
 backtracks to the next option when one turns out impossible.  `Unreachable` says why no
 plan exists.
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 from agent.types import ACTIONS, Goal
 from worlds.costs import SkillCosts, default_costs
 from worlds.recipes import a
-from worlds.options import INF, Option, default_fuel, option_cost, options, route_items
+from worlds.options import INF, Option, default_fuel, is_use, option_cost, options, route_items, use_rate
 
 if TYPE_CHECKING:  # pragma: no cover
     from worlds.knowledge import KnowledgeBase
@@ -148,7 +149,10 @@ class _Planner:
             per = option_cost(self.kb, o, self.uc)
             per = per if per < INF else 1e12  # unknown cost: try last, may still work from the inventory
             extra = 0.0
-            tools = o.source.tools if o.kind == "mine" else ((o.tool,) if o.tool else None)
+            if is_use(o):  # the container is an input (consumed), priced in `per`
+                tools = None
+            else:
+                tools = o.source.tools if o.kind == "mine" else ((o.tool,) if o.tool else None)
             if tools and not any(self.held(t) for t in tools):
                 extra = self.uc.get(tools[0], 1e12)
             scored.append((per * short + extra, i, o))
@@ -166,7 +170,9 @@ class _Planner:
     def execute(self, o: Option, name: str, short: int) -> None:
         short = max(short, self.prefetch.pop((o.kind, name), 0))
         units = math.ceil(short / max(1, o.yield_))
-        if o.kind == "mine":
+        if is_use(o):
+            self.use(o, name, units)
+        elif o.kind == "mine":
             s = o.source
             held = self.need_tool(s.tools) if s.tools else []
             self.release(held)
@@ -185,6 +191,15 @@ class _Planner:
             self.craft(o, name, units)
         else:
             self.smelt(o, name, units)
+
+    def use(self, o: Option, name: str, units: int) -> None:
+        """Use a held container on a mob or a block `units` times (a bucket on a cow): the
+        containers are made first, each is consumed and the filled item given."""
+        it = o.source
+        self.release(self.gather({it.uses: units}, None))
+        self._take(it.uses, units)
+        self._add(it.item, it.count * units)
+        self.goals.append(Goal(it.skill, {name: units * it.count}, {it.uses: units}, it.uses, it.describe(units)))
 
     def gather(self, needs: dict[str, int], tool: str | None) -> list[tuple[str, int]]:
         held = self.need_tool((tool,)) if tool else []
@@ -336,6 +351,10 @@ def steps_estimate(kb: "KnowledgeBase", goals: list[Goal], costs: SkillCosts | N
         for item, n in g.obj.items():
             if g.action == "mine":
                 srcs = kb.mine_sources(item)
+                if not srcs and kb.interactions(item):  # what the text world uses: the cheapest
+                    it = min(kb.interactions(item), key=lambda i: use_rate(costs, i).cost)
+                    total += math.ceil(n / it.count) * use_rate(costs, it).cost
+                    continue
                 if not srcs:
                     continue
                 s = srcs[0]

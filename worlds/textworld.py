@@ -4,14 +4,16 @@ State: inventory (concrete item -> count), equipment (slot -> item), biome, step
 furnace fuel credit.  Actions are dicts, one unit each:
 
     {"action": "mine",  "item": "cobblestone"}   # the world picks a block that drops it
+    {"action": "mine",  "item": "milk_bucket"}   # or uses a held bucket on a cow (interactions.yaml)
     {"action": "craft", "item": "wooden_pickaxe"} # one batch of a recipe
     {"action": "smelt", "item": "iron_ingot", "fuel": "coal"}   # one item; fuel optional
     {"action": "kill",  "item": "cow"}            # a mob, or an item a mob drops ("beef")
     {"action": "equip", "item": "iron_helmet"}
 
 Rules: materials are consumed; tools and platforms (pickaxe, crafting_table, furnace) are
-required and kept.  Smelting burns fuel fractionally (one coal smelts 8 items; the credit
-carries over).  Each unit costs env steps (worlds/data/skill_costs.yaml, from DEPS Table
+required and kept; a container used on a mob or a block (a bucket on a cow) is consumed
+and the filled one given (the cow stays).  Smelting burns fuel fractionally (one coal
+smelts 8 items; the credit carries over).  Each unit costs env steps (worlds/data/skill_costs.yaml, from DEPS Table
 18); with `stochastic=True` a unit whose preconditions hold still fails with the skill's
 Table 18 failure rate (seeded), costing its steps and changing nothing.
 
@@ -34,7 +36,7 @@ import yaml
 from agent.types import ACTIONS
 from worlds.costs import SkillCosts, default_costs
 from worlds.knowledge import KnowledgeBase
-from worlds.options import best_option, default_fuel, route_items
+from worlds.options import best_option, default_fuel, is_use, route_items, use_rate
 from worlds.recipes import a
 
 DEFAULT_MAX_STEPS = 12000
@@ -75,6 +77,8 @@ def how_to_get(kb: KnowledgeBase, item: str) -> str:
     o = best_option(kb, item)
     if o is None:
         return "nothing in this world gives it"
+    if is_use(o):
+        return f"using {a(o.source.uses)} on {o.source.where()} (mine {o.name})"
     if o.kind == "mine":
         s = o.source
         tool = f" with {a(s.min_tool)}" + (" or better" if len(s.tools) > 1 else "") if s.min_tool else ""
@@ -233,6 +237,8 @@ class TextWorld:
         if not sources and item in kb.blocks() and kb.block_drops(item):
             # "mine stone": break the named block, get what it drops (cobblestone)
             sources = [s for d in kb.block_drops(item) for s in kb.mine_sources(d) if s.block == item]
+        if not sources and kb.interactions(item):
+            return self._use(item)
         if not sources:
             return _fail(f"{item} cannot be mined (no natural block drops it); obtain it by {how_to_get(kb, item)}")
         if kb.is_generic(item):  # a log from this biome's trees
@@ -248,6 +254,23 @@ class TextWorld:
         rate = self.costs.mine(s.block, needs_pickaxe=bool(s.min_tool and s.min_tool.endswith("pickaxe")))
         out = self._roll(Outcome(True, None, rate.cost, kb.block_drops(s.block)), rate.success_rate, "mine")
         if out.ok:
+            self._add(out.gained)
+        return out
+
+    def _use(self, item: str) -> Outcome:
+        """Use a held item on a mob or a block ("mine milk_bucket": a bucket on a cow): the
+        held item is consumed, the filled one given.  Without it nothing is tried."""
+        kb = self.kb
+        ways = sorted(kb.interactions(item), key=lambda i: use_rate(self.costs, i).cost)  # stable: data order
+        usable = [i for i in ways if kb.count(self._inv, i.uses) >= 1]
+        if not usable:
+            i = ways[0]
+            return _fail(f"needs {a(i.uses)} to get {item} from {i.where()}", {i.uses: 1})
+        i = usable[0]
+        rate = use_rate(self.costs, i)
+        out = self._roll(Outcome(True, None, rate.cost, {i.item: i.count}), rate.success_rate, "mine")
+        if out.ok:
+            self._take(i.uses, 1)
             self._add(out.gained)
         return out
 

@@ -159,6 +159,19 @@ class ChatModelHandle:
     response_format_style: str  # "llama.cpp" | "openai" | "json_object"
     server: LocalServer | None = field(default=None, repr=False)
 
+    @property
+    def supports_grammar(self) -> bool:
+        """llama.cpp servers take a GBNF grammar that constrains the whole reply."""
+        return self.response_format_style == "llama.cpp"
+
+    def grammar_mode(self, gbnf: str):
+        """The model bound to a GBNF grammar (llama.cpp only; sent through extra_body)."""
+        if not self.supports_grammar:
+            raise LLMError(f"{self.name} does not take a grammar; accepted: a llama.cpp server (--llm local or its URL)")
+        extra = dict(getattr(self.model, "extra_body", None) or {})
+        extra["grammar"] = gbnf
+        return self.model.bind(extra_body=extra)
+
     def json_mode(self, schema: dict | None = None, *, name: str = "response"):
         """The model bound to answer with JSON (constrained to `schema` where the back-end can).
 

@@ -1,0 +1,43 @@
+"""A GBNF grammar for plans in the DEPS code form, with item, mob and tool names limited
+to the knowledge base's. With llama.cpp it constrains a small model to write lines the
+parser reads exactly, in the form the few-shot demonstrations show, while leaving which
+goals to write entirely to the model."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+_TOOLISH = ("pickaxe", "_axe", "shovel", "sword", "shears", "crafting_table", "furnace", "bucket",
+            "flint_and_steel")
+
+
+def _alts(names: list[str]) -> str:
+    return " | ".join(f'"{n}"' for n in names)
+
+
+@lru_cache(maxsize=8)
+def _grammar(version: str, items: tuple[str, ...], mobs: tuple[str, ...], max_steps: int) -> str:
+    tools = [n for n in items if n.endswith(_TOOLISH)]
+    return "\n".join([
+        f"root ::= line{{1,{max_steps}}}",
+        'line ::= call "  # step " [1-9] [0-9]? ": " comment "\\n"',
+        "call ::= mine | craft | smelt | kill | equip",
+        'mine ::= "mine({" obj "}, " tool ")"',
+        'craft ::= "craft({" obj "}, " mats ", " tool ")"',
+        'smelt ::= "smelt({" obj "}, " mats ", \'furnace\')"',
+        'kill ::= "kill({" "\'" mob "\':" num "}, " tool ")"',
+        'equip ::= "equip({" obj "}, null)"',
+        'obj ::= "\'" item "\':" num',
+        'mats ::= "null" | "{" obj (", " obj){0,4} "}"',
+        'tool ::= "null" | "\'" toolname "\'"',
+        "num ::= [1-9] [0-9]?",
+        "comment ::= [^\\n]{0,60}",
+        f"item ::= {_alts(list(items))}",
+        f"mob ::= {_alts(list(mobs))}",
+        f"toolname ::= {_alts(tools)}",
+    ])
+
+
+def code_form_grammar(kb: Any, max_steps: int = 16) -> str:
+    items = tuple(sorted(set(kb.item_names()) | set(kb.groups())))
+    return _grammar(kb.version, items, tuple(sorted(kb.mobs())), max_steps)

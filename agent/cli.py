@@ -156,6 +156,38 @@ def cmd_tasks(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_kb(a: argparse.Namespace) -> int:
+    from worlds.knowledge import load_kb
+    from worlds.solver import Unreachable, solve, steps_estimate
+
+    kb = load_kb(a.mc_version)
+    item = kb.canonical(a.item)
+    if item is None:
+        raise UserError(f"unknown item {a.item!r} in Minecraft {kb.version}; accepted: an item id or display name "
+                        "(wooden_pickaxe, \"Wooden Pickaxe\", planks, log)")
+    try:
+        plan = solve(kb, {item: a.count}, {})
+        plan_text = [g.code() for g in plan]
+        steps = steps_estimate(kb, plan)
+    except Unreachable as e:
+        plan_text, steps = [], None
+        _err(f"no plan: {e}")
+    info = {"item": item, "version": kb.version, "how_to_make": kb.how_to_make(item),
+            "variants": kb.variants(item), "raw_materials": kb.closure(item, a.count),
+            "oracle_plan": plan_text, "oracle_steps": steps}
+    if a.json:
+        _emit_json(info)
+    else:
+        print(f"{item} ({kb.version}): {info['how_to_make']}")
+        if len(info["variants"]) > 1:
+            print(f"  variants: {', '.join(info['variants'])}")
+        print("  raw materials: " + ", ".join(f"{n} {k}" for k, n in info["raw_materials"].items()))
+        print(f"  oracle plan ({steps} steps):")
+        for line in plan_text:
+            print(f"    {line}")
+    return 0
+
+
 def cmd_graph(a: argparse.Namespace) -> int:
     from agent.graph import mermaid
 
@@ -241,6 +273,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--out", default=None, help="write the table to FILE.md (or DIR/compare.md) with a PNG plot")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_compare)
+
+    k = sub.add_parser("kb", help="ask the knowledge base how an item is made",
+                       description="How an item is made, its raw materials, and the oracle's plan from nothing.")
+    k.add_argument("item", help="an item id or display name, e.g. wooden_pickaxe or \"Iron Ingot\"")
+    k.add_argument("--count", type=int, default=1)
+    k.add_argument("--mc-version", default="1.11.2", choices=MC_VERSIONS)
+    k.add_argument("--json", action="store_true")
+    k.set_defaults(fn=cmd_kb)
 
     g = sub.add_parser("graph", help="print the agent graph as Mermaid text")
     g.set_defaults(fn=cmd_graph)

@@ -82,3 +82,19 @@ def test_doctor_quick(capsys):
     names = {c["name"] for c in report["checks"]}
     assert {"minecraft data 1.11.2", "task suites", "local LLM"} <= names
     assert all(c["ok"] for c in report["checks"] if c["required"]), report
+
+
+def test_bench_reports_side_by_side_ratios(capsys):
+    assert main(["bench", "--repeat", "1", "--json"]) == 0
+    metrics = _last_json(capsys.readouterr().out)["metrics"]
+    for key in ("graph_overhead_ratio", "parse_embedding_vs_exact_ratio", "solve_diamond_vs_wooden_pickaxe_ratio"):
+        assert isinstance(metrics[key], float) and metrics[key] > 0
+
+
+def test_kb_query(capsys):
+    assert main(["kb", "Wooden Pickaxe", "--json"]) == 0
+    info = _last_json(capsys.readouterr().out)
+    assert info["item"] == "wooden_pickaxe"
+    assert info["how_to_make"] == "craft 1 wooden_pickaxe from 3 planks + 2 stick on a crafting_table"
+    assert info["oracle_plan"][0].startswith("mine({'log'")
+    assert main(["kb", "unobtainium"]) == 2

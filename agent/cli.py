@@ -319,6 +319,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _err(f"deps {a.command}: interrupted")
         return 130
+    except Exception as e:  # the LLM server went away mid-run, and the like: one line, not a traceback
+        import openai
+
+        if isinstance(e, openai.OpenAIError):
+            _err(f"deps {a.command}: error: the LLM back-end failed ({type(e).__name__}: "
+                 f"{' '.join(str(e).split())[:200]}); check --llm and that its server is running")
+            return 1
+        raise
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ __all__ = [
     "parse_llm_spec",
     "open_chat_model",
     "usage_of",
+    "ask",
 ]
 
 ACCEPTED = (
@@ -349,6 +350,15 @@ def _int(v: Any) -> int:
         return int(v or 0)
     except (TypeError, ValueError):
         return 0
+
+
+def ask(runnable: Any, messages: list) -> tuple[str, dict[str, int]]:
+    """Invoke a chat model (or a bound one) once: the reply's text, and its usage as
+    {calls, tokens_in, tokens_out} for the state's counters."""
+    reply = runnable.invoke(messages)
+    tin, tout = usage_of(reply)
+    text = reply.content if isinstance(reply.content, str) else str(reply.content)
+    return text, {"calls": 1, "tokens_in": tin, "tokens_out": tout}
 
 
 def usage_of(message: Any) -> tuple[int, int]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 import prompts
@@ -15,7 +14,6 @@ from agent.state import AgentState
 from agent.types import Goal
 from nodes.describe import inventory_text
 
-_ROLES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
 
 
 class GameMessageExplainer:
@@ -34,14 +32,11 @@ class LLMExplainer:
         self.llm, self.prompt = llm, prompt
 
     def explain(self, failed: str, error: str, inventory: dict[str, int]) -> tuple[str, dict]:
-        from agent.llm import usage_of
+        from agent.llm import ask
 
-        msgs = [_ROLES[r](c) for r, c in prompts.messages(
-            self.prompt, goal=failed, error=error, inventory=inventory_text(inventory))]
-        reply = self.llm.model.invoke(msgs)
-        tin, tout = usage_of(reply)
-        text = reply.content if isinstance(reply.content, str) else str(reply.content)
-        return text.strip().split("\n\n")[0], {"calls": 1, "tokens_in": tin, "tokens_out": tout}
+        msgs = prompts.chat(self.prompt, goal=failed, error=error, inventory=inventory_text(inventory))
+        text, used = ask(self.llm.model, msgs)
+        return text.strip().split("\n\n")[0], used
 
 
 def explain(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

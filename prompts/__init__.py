@@ -26,6 +26,14 @@ def render(name: str, **values: object) -> str:
     return Template(load(name)).safe_substitute({k: str(v) for k, v in values.items()})
 
 
+def chat(name: str, **values: object) -> list:
+    """The template as LangChain chat messages."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    roles = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+    return [roles[role](content) for role, content in messages(name, **values)]
+
+
 def messages(name: str, **values: object) -> list[tuple[str, str]]:
     """Split a rendered template into (role, content) chat messages."""
     out: list[tuple[str, str]] = []

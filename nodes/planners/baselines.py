@@ -13,25 +13,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 import prompts
 from nodes.describe import inventory_text
 from nodes.planners.base import PlanRequest, PlanResult
 from nodes.planners.llm import target_text
 
-_ROLES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
 _CAP_LOOP = re.compile(r"while not inventory\.has\(\{\s*['\"](\w+)['\"]\s*:\s*(\d+)\s*\}\)")
 _CAP_CALL = re.compile(r"\b(mine|craft|smelt|kill|equip)\s*\(\s*obj\s*=\s*['\"](\w+)['\"](?:\s*,\s*tool\s*=\s*['\"]?(\w+)['\"]?)?")
 
 
 def _call(llm: Any, msgs: list) -> tuple[str, dict]:
-    from agent.llm import usage_of
+    from agent.llm import ask
 
-    reply = llm.model.invoke(msgs)
-    tin, tout = usage_of(reply)
-    text = reply.content if isinstance(reply.content, str) else str(reply.content)
-    return text, {"calls": 1, "tokens_in": tin, "tokens_out": tout}
+    return ask(llm.model, msgs)
 
 
 def cap_to_code(text: str) -> str:
@@ -63,7 +59,7 @@ class PromptPlanner:
         self.postprocess = postprocess
 
     def plan(self, req: PlanRequest) -> PlanResult:
-        msgs = [_ROLES[r](c) for r, c in prompts.messages(self.prompt)]
+        msgs = prompts.chat(self.prompt)
         msgs.append(HumanMessage(f"How to obtain {target_text(req.task.target)}?"))
         for r, text in enumerate(req.plans):
             msgs.append(AIMessage(text))
@@ -84,7 +80,7 @@ class InnerMonologuePlanner:
         self.llm = llm
 
     def plan(self, req: PlanRequest) -> PlanResult:
-        msgs = [_ROLES[r](c) for r, c in prompts.messages("inner_monologue")]
+        msgs = prompts.chat("inner_monologue")
         start = inventory_text(req.task.inventory)
         msgs.append(HumanMessage(f"Task: obtain {target_text(req.task.target)}.\nScene: my inventory has {start}."))
         executed = [o for o in req.outcomes if o.get("goal")]

@@ -15,9 +15,14 @@ def _alts(names: list[str]) -> str:
     return " | ".join(f'"{n}"' for n in names)
 
 
+def plan_vocabulary(kb: Any) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The names a plan may use: items (generic groups included), mobs, and tools or platforms."""
+    items = tuple(sorted(set(kb.item_names()) | set(kb.groups())))
+    return items, tuple(sorted(kb.mobs())), tuple(n for n in items if n.endswith(_TOOLISH))
+
+
 @lru_cache(maxsize=8)
-def _grammar(version: str, items: tuple[str, ...], mobs: tuple[str, ...], max_steps: int) -> str:
-    tools = [n for n in items if n.endswith(_TOOLISH)]
+def _grammar(items: tuple[str, ...], mobs: tuple[str, ...], tools: tuple[str, ...], max_steps: int) -> str:
     return "\n".join([
         f"root ::= line{{1,{max_steps}}}",
         'line ::= call "  # step " [1-9] [0-9]? ": " comment "\\n"',
@@ -34,10 +39,9 @@ def _grammar(version: str, items: tuple[str, ...], mobs: tuple[str, ...], max_st
         "comment ::= [^\\n]{0,60}",
         f"item ::= {_alts(list(items))}",
         f"mob ::= {_alts(list(mobs))}",
-        f"toolname ::= {_alts(tools)}",
+        f"toolname ::= {_alts(list(tools))}",
     ])
 
 
 def code_form_grammar(kb: Any, max_steps: int = 16) -> str:
-    items = tuple(sorted(set(kb.item_names()) | set(kb.groups())))
-    return _grammar(kb.version, items, tuple(sorted(kb.mobs())), max_steps)
+    return _grammar(*plan_vocabulary(kb), max_steps)

@@ -42,25 +42,22 @@ PLAN_SCHEMA = {
     },
     "required": ["goals"],
 }
-_TOOLISH = ("pickaxe", "_axe", "shovel", "sword", "shears", "crafting_table", "furnace", "bucket", "flint_and_steel")
-
-
 def plan_schema(kb: Any) -> dict:
     """PLAN_SCHEMA with item and tool names constrained to the knowledge base's names, so a
     grammar-constrained model cannot invent items (it can still pick the wrong ones)."""
     if kb is None:
         return PLAN_SCHEMA
-    names = sorted(set(kb.item_names()) | set(kb.mobs()) | set(kb.groups()))
-    tools = ["none"] + [n for n in names if n.endswith(_TOOLISH)]
+    from nodes.planners.grammar import plan_vocabulary
+
+    items, mobs, tools = plan_vocabulary(kb)
+    names = sorted(set(items) | set(mobs))
+    tools = ["none", *tools]
     schema = json.loads(json.dumps(PLAN_SCHEMA))
     props = schema["properties"]["goals"]["items"]["properties"]
     props["item"] = {"type": "string", "enum": names}
     props["tool"] = {"type": "string", "enum": tools}
     props["materials"]["items"]["properties"]["item"] = {"type": "string", "enum": names}
     return schema
-
-
-_ROLES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
 
 
 def target_text(target: dict[str, int]) -> str:
@@ -121,11 +118,9 @@ class DialoguePlanner:
         return _code_lines_to_json(text) if self.structured else text
 
     def messages(self, req: PlanRequest) -> list:
-        msgs = []
-        for role, content in prompts.messages(self.prompt):
-            if role == "assistant" and self.structured and "(" in content:
-                content = _code_lines_to_json(content)
-            msgs.append(_ROLES[role](content))
+        msgs = [AIMessage(_code_lines_to_json(m.content))
+                if self.structured and isinstance(m, AIMessage) and "(" in m.content else m
+                for m in prompts.chat(self.prompt)]
         if self.structured:
             msgs[0] = SystemMessage(msgs[0].content + "\nWrite the plan as JSON: {\"goals\": [{\"action\", "
                                     "\"item\", \"count\", \"materials\": [{\"item\", \"count\"}], \"tool\"}, ...]}.")
@@ -151,7 +146,7 @@ class DialoguePlanner:
         return msgs
 
     def plan(self, req: PlanRequest) -> PlanResult:
-        from agent.llm import usage_of
+        from agent.llm import ask
 
         msgs = self.messages(req)
         if self.output == "grammar" and req.kb is not None:
@@ -166,13 +161,11 @@ class DialoguePlanner:
             # sample re-plans (a new seed each round, reproducible from the episode's seed) rather
             # than repeat the same greedy plan: small models otherwise loop on one mistake
             runnable = runnable.bind(temperature=self.replan_temperature, seed=req.seed * 1000 + req.round)
-        reply = runnable.invoke(msgs)
-        tin, tout = usage_of(reply)
-        text = reply.content if isinstance(reply.content, str) else str(reply.content)
+        text, used = ask(runnable, msgs)
         if self.structured:
             try:
                 text = goals_to_text(json_to_goals(text))
             except (ValueError, KeyError, TypeError):
                 pass  # left as written; the parser reports what it cannot read
-        return PlanResult(text, {"calls": 1, "tokens_in": tin, "tokens_out": tout})
+        return PlanResult(text, used)
 

@@ -1,0 +1,202 @@
+"""The grid world's frozen interface: vocabulary, observation layout, actions, batched API.
+
+Code against this module; it only grows (new names are appended, nothing is renamed or
+re-numbered).  `SPEC_VERSION` changes if anything here ever has to change meaning, and a
+`Vocab` carries a `version` string that a checkpoint should store and check.
+
+The world
+---------
+A seeded voxel map of `size = (X, Z)` columns (default 48 x 48) and `HEIGHT` levels
+(y = 0 is bedrock, sea level 62).  Surface biome, trees, plants and animals on top; dirt or
+sand, then stone with ores at their real depth ranges below (worlds/data/gridworld.yaml
+holds every game fact, with sources).  Axes: x grows east, z grows south, y grows up.
+One environment step is one primitive action (0.25 s of game time; a smelt takes 40).
+
+Vocabulary (`make_vocab(kb)`, deterministic for a knowledge-base version)
+------------------------------------------------------------------------
+- `vocab.cells`: cell kinds in id order.  0 = "air", 1 = "void" (outside the map), then
+  the data file's `cells:` list.  `vocab.cell_id[name]`.  Ids do not depend on the game
+  version; `vocab.block_of[id]` is the version's block name (for the knowledge base).
+- `vocab.mobs`: mob kinds in id order, 0 = "none", then the data file's `mobs:` list.
+- `vocab.items`: every concrete item of the version, sorted (kb.item_names()); an item's
+  index is its slot in the inventory vector.  `vocab.item_id[name]`.
+- `vocab.biomes`: biome names in id order (the data file's `biomes:` keys).
+- `vocab.version`: "grid-1/<mc version>/<hash of the four lists>"; equal strings mean
+  equal encodings.
+
+Observation (one world: the arrays below; the batch: the same with a leading [n] axis)
+--------------------------------------------------------------------------------------
+- "blocks":    uint8 [L, V, V]  cell id around the agent; L = len(VIEW_LEVELS) levels
+               (index i is dy = VIEW_LEVELS[i] relative to the agent's feet level),
+               V = 2 * VIEW_RADIUS + 1; [i, R + dz, R + dx].  Outside the map: void (1).
+- "mobs":      uint8 [L, V, V]  mob id per cell in the same layout (0: none).
+- "inventory": int32 [len(vocab.items)]  counts (equipped items are not counted here).
+- "equipment": int32 [len(EQUIP_SLOTS)] item index + 1 of what each slot holds (0: empty).
+- "position":  int32 [3]  x, y, z (absolute; y is the feet level).
+- "facing":    int32 []   index into FACINGS.
+- "biome":     int32 []   index into vocab.biomes (the column the agent stands in).
+- "time":      float32 [2] (fraction of the day in [0, 1), 1.0 at night else 0.0).
+- "health":    float32 [] 0..20.
+- "mining":    float32 [] progress in [0, 1) on the block being broken (0 when none).
+
+Actions
+-------
+PRIMITIVES (index = position in the tuple):
+  noop; move_north / move_south / move_east / move_west: face that way and step one cell
+  (stepping up one level onto a block when there is head room, falling down any drop);
+  face_up / face_down: face the cell above / below; attack: hit the faced cell: breaks a
+  block after its break time in steps (the best suitable tool in the inventory is used;
+  without the harvest tool the knowledge base requires, the block breaks and drops
+  nothing, as in the game) or hits a mob there (drops its loot when its health is gone);
+  use: place the item argument (a crafting table, furnace, or building block) in the faced
+  cell, or use a held item on the faced cell (a bucket on water, lava or a cow);
+  jump_place: jump and place the item argument (a building block) under yourself (pillar
+  up one level); craft / smelt / equip: the functional actions, item argument = what to
+  make / smelt into / wear.  Crafting a recipe that needs a table needs a crafting table
+  placed within REACH cells; smelting needs a placed furnace within REACH.  Their
+  inventory rules are the text world's (worlds/inventory.py is shared by both).
+One world: `step({"action": "move_north"})`, `step({"action": "craft", "item": "stick"})`
+(`"fuel"` optional for smelt), or `step((primitive_index, item_index))`.
+Batch: `step(actions)` with int64 [n, 2]: (primitive index, item index or -1).
+
+Batched API (worlds/gridworld/batch.py)
+---------------------------------------
+    env = BatchGridWorld(n, kb=None, mc_version="1.11.2", size=(48, 48), biome=None)
+    obs = env.reset(seeds, options=None)      # seeds: int sequence [n]; obs: dict of arrays [n, ...]
+    obs, reward, terminated, truncated, info = env.step(actions)   # float32/bool [n]; info["ok"] bool [n]
+    env.reset_some(mask, seeds)               # reset only where mask is true (for rollouts)
+    env.world(i)                              # a GridWorld view of env i (experts, goal_distance)
+reward is 1.0 on the step the target (options "target") is first held.
+
+One world (worlds/gridworld/world.py: `GridWorld(kb, size=...)`, the `World` protocol)
+--------------------------------------------------------------------------------------
+reset(seed=, options=) with options: inventory, biome, max_steps, target,
+time_of_day (fraction of the day at the start, default 0.0 = sunrise), layout (below).
+Seeds: 0 <= seed < 2**31; an unknown biome or a seed out of range raises GridWorldError
+(a ValueError) with one line.  Also: inventory, has(name, n), steps, max_steps,
+observation_space, action_space, goal_distance(goal) -> int (path steps, digging
+included, to the nearest source of the goal's item; -1 when none is reachable),
+context_state() -> {biome, time_of_day, nearby_mobs, nearby_blocks, standing_on, y},
+place(x, y, z, cell) and spawn(mob, x, y, z) to set up scenarios, render() -> str.
+
+Layouts: options["layout"] builds a flat test map instead of a generated one:
+    {"ground": 64, "fill": "stone", "surface": "grass_block",
+     "blocks": [[x, y, z, "oak_log"], ...], "mobs": [[x, y, z, "cow"], ...],
+     "agent": [x, y, z]}
+(ground: the top solid level; below it `fill` down to bedrock at y 0.)
+
+Goals for a learned policy: `goal_code(goal, vocab) -> (skill index in worlds.types.ACTIONS,
+target index)`, the target index an item index, or len(vocab.items) + mob id for `kill`
+of a mob.  The scripted experts (skills/experts.py) give (observation, expert action)
+pairs for a goal on the batched world: see their module docstring.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from worlds.types import ACTIONS
+
+SPEC_VERSION = "grid-1"
+DATA = Path(__file__).resolve().parent.parent / "data" / "gridworld.yaml"
+
+VIEW_RADIUS = 4
+VIEW = 2 * VIEW_RADIUS + 1
+VIEW_LEVELS = (-2, -1, 0, 1, 2)
+HEIGHT = 80
+DEFAULT_SIZE = (48, 48)
+MAX_SEED = 2**31 - 1
+
+AIR, VOID = 0, 1
+NO_MOB = 0
+
+FACINGS = ("north", "south", "east", "west", "up", "down")
+# (dx, dy, dz) of each facing
+FACING_VECTORS = ((0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0))
+
+PRIMITIVES = ("noop", "move_north", "move_south", "move_east", "move_west",
+              "face_up", "face_down", "attack", "use", "jump_place",
+              "craft", "smelt", "equip")
+PRIMITIVE_ID = {p: i for i, p in enumerate(PRIMITIVES)}
+MOVES = ("move_north", "move_south", "move_east", "move_west")   # facing index = move index
+FUNCTIONAL = ("craft", "smelt", "equip")
+NEEDS_ITEM = ("use", "jump_place", "craft", "smelt", "equip")
+
+EQUIP_SLOTS = ("mainhand", "offhand", "head", "chest", "legs", "feet")
+OBS_KEYS = ("blocks", "mobs", "inventory", "equipment", "position", "facing", "biome",
+            "time", "health", "mining")
+
+
+class GridWorldError(ValueError):
+    """Bad input to the grid world (unknown biome, seed out of range, bad layout): one line."""
+
+
+@lru_cache(maxsize=1)
+def game_data() -> dict:
+    """worlds/data/gridworld.yaml, parsed (cached)."""
+    with open(DATA) as f:
+        return yaml.safe_load(f)
+
+
+@dataclass(frozen=True)
+class Vocab:
+    mc_version: str
+    cells: tuple[str, ...]
+    block_of: tuple[str | None, ...]   # the version's block name of each cell (None: air/void)
+    mobs: tuple[str, ...]
+    items: tuple[str, ...]
+    biomes: tuple[str, ...]
+    version: str
+    cell_id: dict[str, int] = field(hash=False, compare=False)
+    mob_id: dict[str, int] = field(hash=False, compare=False)
+    item_id: dict[str, int] = field(hash=False, compare=False)
+    biome_id: dict[str, int] = field(hash=False, compare=False)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    def obs_shapes(self) -> dict[str, tuple[int, ...]]:
+        """The shape of each observation array of one world (the batch adds [n])."""
+        L = len(VIEW_LEVELS)
+        return {"blocks": (L, VIEW, VIEW), "mobs": (L, VIEW, VIEW), "inventory": (self.n_items,),
+                "equipment": (len(EQUIP_SLOTS),), "position": (3,), "facing": (), "biome": (),
+                "time": (2,), "health": (), "mining": ()}
+
+
+def make_vocab(kb: Any) -> Vocab:
+    """The encoding for the knowledge base's game version (cached per version)."""
+    return _vocab(kb.version, tuple(kb.item_names()), kb.era)
+
+
+@lru_cache(maxsize=None)
+def _vocab(mc_version: str, items: tuple[str, ...], era: str) -> Vocab:
+    d = game_data()
+    cells = ["air", "void"] + [c["name"] for c in d["cells"]]
+    blocks: list[str | None] = [None, None] + [c.get(era, c["name"]) for c in d["cells"]]
+    mobs = ["none"] + [m["name"] for m in d["mobs"]]
+    biomes = list(d["biomes"])
+    h = hashlib.sha1(repr((cells, blocks, mobs, items, biomes)).encode()).hexdigest()[:10]
+    return Vocab(mc_version, tuple(cells), tuple(blocks), tuple(mobs), items, tuple(biomes),
+                 f"{SPEC_VERSION}/{mc_version}/{h}",
+                 {c: i for i, c in enumerate(cells)}, {m: i for i, m in enumerate(mobs)},
+                 {it: i for i, it in enumerate(items)}, {b: i for i, b in enumerate(biomes)})
+
+
+def goal_code(goal: Any, vocab: Vocab, kb: Any = None) -> tuple[int, int]:
+    """(skill index in ACTIONS, target index): an item index, or n_items + mob id for a mob.
+    Generic item names (log, planks) map to their first concrete variant when `kb` is given."""
+    (name, _), = list(goal.obj.items())[:1]
+    if goal.action == "kill" and name in vocab.mob_id:
+        return ACTIONS.index("kill"), vocab.n_items + vocab.mob_id[name]
+    if name not in vocab.item_id and kb is not None:
+        vs = kb.variants(name)
+        name = vs[0] if vs else name
+    if name not in vocab.item_id:
+        raise GridWorldError(f"unknown item {name!r} for a goal")
+    return ACTIONS.index(goal.action), vocab.item_id[name]

@@ -43,7 +43,7 @@ Actions
 -------
 PRIMITIVES (index = position in the tuple):
   noop; move_north / move_south / move_east / move_west: face that way and step one cell
-  (stepping up one level onto a block when there is head room, falling down any drop);
+  if it is free (falling down any drop); into a solid block it only turns to face it;
   face_up / face_down: face the cell above / below; attack: hit the faced cell: breaks a
   block after its break time in steps (the best suitable tool in the inventory is used;
   without the harvest tool the knowledge base requires, the block breaks and drops
@@ -51,7 +51,8 @@ PRIMITIVES (index = position in the tuple):
   use: place the item argument (a crafting table, furnace, or building block) in the faced
   cell, or use a held item on the faced cell (a bucket on water, lava or a cow);
   jump_place: jump and place the item argument (a building block) under yourself (pillar
-  up one level); craft / smelt / equip: the functional actions, item argument = what to
+  up one level); jump: jump forward onto the faced block (needs head room above you and
+  above it); craft / smelt / equip: the functional actions, item argument = what to
   make / smelt into / wear.  Crafting a recipe that needs a table needs a crafting table
   placed within REACH cells; smelting needs a placed furnace within REACH.  Their
   inventory rules are the text world's (worlds/inventory.py is shared by both).
@@ -121,7 +122,7 @@ FACING_VECTORS = ((0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -
 
 PRIMITIVES = ("noop", "move_north", "move_south", "move_east", "move_west",
               "face_up", "face_down", "attack", "use", "jump_place",
-              "craft", "smelt", "equip")
+              "craft", "smelt", "equip", "jump")
 PRIMITIVE_ID = {p: i for i, p in enumerate(PRIMITIVES)}
 MOVES = ("move_north", "move_south", "move_east", "move_west")   # facing index = move index
 FUNCTIONAL = ("craft", "smelt", "equip")

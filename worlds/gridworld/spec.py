@@ -52,7 +52,8 @@ PRIMITIVES (index = position in the tuple):
   cell, or use a held item on the faced cell (a bucket on water, lava or a cow);
   jump_place: jump and place the item argument (a building block) under yourself (pillar
   up one level); jump: jump forward onto the faced block (needs head room above you and
-  above it); craft / smelt / equip: the functional actions, item argument = what to
+  above it); face_north / face_south / face_east / face_west: turn without moving (to hit
+  a plant or a mob in a free cell); craft / smelt / equip: the functional actions, item argument = what to
   make / smelt into / wear.  Crafting a recipe that needs a table needs a crafting table
   placed within REACH cells; smelting needs a placed furnace within REACH.  Their
   inventory rules are the text world's (worlds/inventory.py is shared by both).
@@ -122,7 +123,8 @@ FACING_VECTORS = ((0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -
 
 PRIMITIVES = ("noop", "move_north", "move_south", "move_east", "move_west",
               "face_up", "face_down", "attack", "use", "jump_place",
-              "craft", "smelt", "equip", "jump")
+              "craft", "smelt", "equip", "jump",
+              "face_north", "face_south", "face_east", "face_west")
 PRIMITIVE_ID = {p: i for i, p in enumerate(PRIMITIVES)}
 MOVES = ("move_north", "move_south", "move_east", "move_west")   # facing index = move index
 FUNCTIONAL = ("craft", "smelt", "equip")

@@ -11,23 +11,23 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from agent.config import RunSettings, SettingsError
-from agent.types import Task
-from evaluation.runner import (
-    BACKENDS, EvalError, run_eval, run_sweep, sweep_param, sweep_value,
-)
+from evaluation.identity import EvalError
+from evaluation.runner import check_request, run_eval
+from evaluation.sweep import run_sweep, sweep_param, sweep_value
+from nodes.settings import RunSettings
+from worlds.types import Task
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _fail(msg: str, stderr: TextIO, code: int = EXIT_USAGE) -> int:
-    print(f"deps eval: {' '.join(str(msg).split())}", file=stderr)
+    print(f"deps eval: error: {' '.join(str(msg).split())}", file=stderr)
     return code
 
 
 def _load_tasks(suite: str, loader: Callable[[str], list[Task]] | None) -> list[Task]:
     if loader is None:
-        from evaluation.tasks import load_suite as loader  # noqa: N813
+        from worlds.tasks import load_suite as loader  # noqa: N813
     return list(loader(suite))
 
 
@@ -112,23 +112,14 @@ def eval_command(
     suite: a suite name or file; tasks: "--tasks" (ids or groups, comma-separated);
     sweep: "max-rounds=0,1,3,5" (or (param, values)) runs one eval per value in
     OUT/<param>=<value>/ with a combined report in OUT. `loader` replaces
-    evaluation.tasks.load_suite, `episode_fn` agent.runner.arun_episode (tests).
+    worlds.tasks.load_suite, `episode_fn` agent.runner.arun_episode (tests).
     """
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
         if not out:
             raise EvalError("--out DIR is required: the folder for summary.json, report.md, episodes.jsonl")
-        if backend not in BACKENDS:
-            raise EvalError(f"unknown --backend {backend!r}; accepted: {', '.join(BACKENDS)}")
-        if not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 1:
-            raise EvalError(f"--episodes must be a whole number of 1 or more, got {episodes!r}")
-        if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-            raise EvalError(f"--workers must be a whole number of 1 or more, got {workers!r}")
-        try:
-            settings.validate()
-        except SettingsError as exc:
-            raise EvalError(str(exc)) from None
+        check_request(settings, episodes=episodes, workers=workers, backend=backend)
         sw = parse_sweep(sweep)
         try:
             all_tasks = _load_tasks(suite, loader)
@@ -160,7 +151,7 @@ def eval_command(
     except Exception as exc:  # noqa: BLE001 - never a traceback (DEPS_DEBUG=1 shows it)
         if os.environ.get("DEPS_DEBUG"):
             raise
-        return _fail(f"failed: {type(exc).__name__}: {exc}", stderr, EXIT_ERROR)
+        return _fail(f"{type(exc).__name__}: {exc}", stderr, EXIT_ERROR)
     if json_out:
         print(json.dumps(result, default=str), file=stdout)
     else:
@@ -203,12 +194,12 @@ def compare_command(dirs: Sequence[str], out: str | None = None, *, json_out: bo
             md_path.write_text(md, encoding="utf-8")
         data = compare_data(list(dirs))
     except (ReportError, OSError) as exc:
-        print(f"deps compare: {' '.join(str(exc).split())}", file=stderr)
+        print(f"deps compare: error: {' '.join(str(exc).split())}", file=stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001
         if os.environ.get("DEPS_DEBUG"):
             raise
-        print(f"deps compare: failed: {type(exc).__name__}: {' '.join(str(exc).split())}", file=stderr)
+        print(f"deps compare: error: {type(exc).__name__}: {' '.join(str(exc).split())}", file=stderr)
         return EXIT_ERROR
     if json_out:
         if md_path is not None:
@@ -217,3 +208,50 @@ def compare_command(dirs: Sequence[str], out: str | None = None, *, json_out: bo
     else:
         print(md, file=stdout)
     return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------
+# the `deps` sub-commands this package adds (entry points `deps.commands` in pyproject.toml)
+# ---------------------------------------------------------------------------------------------
+def register(sub: Any, cli: Any) -> None:
+    """Add `deps eval`, `deps compare` and `deps bench` to the CLI's sub-parsers; `cli` is the
+    agent.cli module (its run flags and settings builder)."""
+    e = sub.add_parser("eval", help="run a task suite, many episodes, resumable")
+    e.add_argument("--suite", default="deps71", help="a suite name or the path of a suite file (JSON or YAML)")
+    e.add_argument("--out", required=True, help="output folder (summary.json, report.md, episodes.jsonl)")
+    e.add_argument("--episodes", type=int, default=1, help="episodes per task (default: 1)")
+    e.add_argument("--tasks", default=None, help="comma-separated task ids or group names (MT1)")
+    e.add_argument("--workers", type=int, default=1, help="episodes run at once (default: 1)")
+    e.add_argument("--backend", default="local", choices=("local", "ray"), help="where episodes run (default: local)")
+    e.add_argument("--resume", action="store_true", help="skip the episodes already stored in --out")
+    e.add_argument("--sweep", default=None, metavar="PARAM=V1,V2",
+                   help="ablation sweep, one run per value: max-rounds=0,1,3,5 (DEPS Table 4), "
+                        "llm=local,openai:gpt-4o-mini, selector=fixed,random,oracle, planner=...")
+    e.add_argument("--ray-address", default=None, help="Ray cluster address for --backend ray (default: local)")
+    e.add_argument("--json", action="store_true", help="print the summary as JSON on the last line")
+    cli._add_run_flags(e)
+    e.set_defaults(fn=lambda a: eval_command(
+        a.suite, a.out, cli._settings(a), episodes=a.episodes, tasks=a.tasks, workers=a.workers,
+        backend=a.backend, resume=a.resume, json_out=a.json, sweep=a.sweep, ray_address=a.ray_address))
+
+    c = sub.add_parser("compare", help="one comparison table of several eval output folders")
+    c.add_argument("dirs", nargs="+", help="eval output folders (each with summary.json)")
+    c.add_argument("--out", default=None, help="write the table to FILE.md (or DIR/compare.md) with a PNG plot")
+    c.add_argument("--json", action="store_true", help="print the comparison as JSON on the last line")
+    c.set_defaults(fn=lambda a: compare_command(a.dirs, a.out, json_out=a.json))
+
+    b = sub.add_parser("bench", help="run the performance benchmarks side by side")
+    b.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (default: 3)")
+    b.add_argument("--json", action="store_true", help="print {metrics: {...}} as JSON on the last line")
+    b.set_defaults(fn=lambda a: bench_command(a, cli))
+
+
+def bench_command(a: Any, cli: Any) -> int:
+    from evaluation.bench import run_benchmarks
+
+    metrics = run_benchmarks(repeat=a.repeat, progress=cli._err)
+    for k, v in metrics.items():
+        cli._err(f"{k:<40} {v}")
+    if a.json:
+        cli._emit_json({"metrics": metrics})
+    return 0

@@ -18,14 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import RunSettings
-from agent.types import Task
 from evaluation import report as report_mod
 from evaluation.cli_eval import compare_command, eval_command, parse_sweep, select_tasks
-from evaluation.runner import (
-    EvalError, episode_seed, run_eval, run_sweep, stable_hash, summarize,
-)
+from evaluation.identity import EvalError, episode_seed, stable_hash
+from evaluation.metrics import summarize
+from evaluation.runner import run_eval
 from evaluation.store import ResultStore
+from evaluation.sweep import run_sweep
+from nodes.settings import RunSettings
+from worlds.types import Task
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_KEYS = {"suite", "planner", "world", "episodes", "groups", "success_rate", "tokens_in", "tokens_out",
@@ -109,7 +110,7 @@ def run(tasks, out, settings=None, **kw):
 # ----------------------------------------------------------------------------- seeds
 def test_seeds_are_stable_across_processes():
     here = [episode_seed(7, "CraftWoodenPickaxe", e) for e in range(3)]
-    code = ("from evaluation.runner import episode_seed;"
+    code = ("from evaluation.identity import episode_seed;"
             "print([episode_seed(7, 'CraftWoodenPickaxe', e) for e in range(3)])")
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED="123")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
@@ -229,8 +230,8 @@ def test_store_is_safe_under_concurrent_writers(tmp_path):
 # ----------------------------------------------------------------------------- SIGKILL
 KILL_SCRIPT = textwrap.dedent("""
     import asyncio, sys
-    from agent.config import RunSettings
-    from agent.types import Task
+    from nodes.settings import RunSettings
+    from worlds.types import Task
     from evaluation.runner import run_eval
 
     async def slow(task, settings, *, llm=None):

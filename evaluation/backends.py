@@ -1,0 +1,171 @@
+"""Where episodes run: concurrently on one asyncio loop sharing one LLM handle (`local`),
+or as Ray tasks (`ray`). Both call the episode function, report each result or error to
+the caller's callbacks as it comes, and stop early when told to."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import os
+from collections import deque
+from typing import Any, Awaitable, Callable
+
+from evaluation.identity import EvalError
+from nodes.settings import RunSettings
+from worlds.types import Task
+
+BACKENDS = ("local", "ray")
+
+EpisodeFn = Callable[..., "Awaitable[dict[str, Any]] | dict[str, Any]"]
+
+
+def episode_settings(settings: RunSettings, task: Task, episode: int, seed: int) -> RunSettings:
+    changes: dict[str, Any] = {"seed": seed}
+    if settings.trace_dir:
+        changes["trace_dir"] = os.path.join(settings.trace_dir, f"{task.id}-e{episode}")
+    return dataclasses.replace(settings, **changes)
+
+
+def one_line(exc: BaseException) -> str:
+    msg = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+
+
+async def _call_episode(fn: EpisodeFn, task: Task, settings: RunSettings, llm: Any) -> dict[str, Any]:
+    if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__):
+        res = await fn(task, settings, llm=llm)
+    else:  # a plain function: keep the loop free, run it in a thread
+        res = await asyncio.to_thread(fn, task, settings, llm=llm)
+        if inspect.isawaitable(res):
+            res = await res
+    if not isinstance(res, dict):
+        raise TypeError(f"the episode function returned {type(res).__name__}, not a dict")
+    return res
+
+
+async def run_local(pending, settings, episode_fn, llm, workers, on_result, on_error, stop) -> None:
+    queue = deque(pending)
+
+    async def worker() -> None:
+        while queue and not stop():
+            task, ep, seed = queue.popleft()
+            s = episode_settings(settings, task, ep, seed)
+            try:
+                res = await _call_episode(episode_fn, task, s, llm)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - reported, not stored, retried on --resume
+                on_error(task, ep, exc)
+                continue
+            on_result(task, ep, seed, res)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(queue))))))
+
+
+def _ray_episode(fn: EpisodeFn, task: Task, settings: RunSettings) -> dict[str, Any]:
+    """Body of one Ray task: run the episode function in the worker process."""
+    res = fn(task, settings, llm=None)
+    if inspect.isawaitable(res):
+        async def _await() -> Any:
+            return await res
+        res = asyncio.run(_await())
+    return res
+
+
+def import_ray():
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise EvalError(
+            "--backend ray needs Ray, which is not installed: pip install ray "
+            "(or pip install 'deps-agent[ray]'), or use --backend local"
+        ) from None
+    return ray
+
+
+def run_ray(pending, settings, episode_fn, workers, ray_address, on_result, on_error, stop) -> None:
+    ray = import_ray()
+    address = ray_address or os.environ.get("RAY_ADDRESS") or None
+    started = False
+    if not ray.is_initialized():
+        import logging
+
+        try:
+            ray.init(address=address, ignore_reinit_error=True, include_dashboard=False,
+                     logging_level=logging.WARNING, log_to_driver=True)
+        except Exception as exc:  # noqa: BLE001
+            raise EvalError(f"could not start or reach Ray ({'address ' + address if address else 'local'}): "
+                            f"{one_line(exc)}") from None
+        started = True
+    try:
+        remote = ray.remote(max_retries=0)(_ray_episode)
+        fn_ref = ray.put(episode_fn)
+        queue = deque(pending)
+        in_flight: dict[Any, tuple] = {}
+
+        def submit() -> None:
+            if queue and not stop():
+                task, ep, seed = queue.popleft()
+                s = episode_settings(settings, task, ep, seed)
+                in_flight[remote.remote(fn_ref, task, s)] = (task, ep, seed)
+
+        for _ in range(max(1, workers)):
+            submit()
+        while in_flight:
+            done, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in done:
+                task, ep, seed = in_flight.pop(ref)
+                try:
+                    res = ray.get(ref)
+                    if not isinstance(res, dict):
+                        raise TypeError(f"the episode function returned {type(res).__name__}, not a dict")
+                except Exception as exc:  # noqa: BLE001
+                    cause = getattr(exc, "cause", None) or exc
+                    on_error(task, ep, cause)
+                else:
+                    on_result(task, ep, seed, res)
+                submit()
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def default_episode_fn() -> EpisodeFn:
+    try:
+        from agent.runner import arun_episode
+    except ImportError as exc:
+        raise EvalError(f"the episode runner (agent.runner.arun_episode) is not available: {one_line(exc)}") from None
+    return arun_episode
+
+
+def needs_llm(settings: RunSettings) -> bool:
+    try:
+        from agent.components import needs_llm
+    except ImportError:
+        return settings.planner != "oracle"
+    return bool(needs_llm(settings))
+
+
+class OpenLLM:
+    """Opens the shared LLM handle (agent.llm.open_chat_model) for the default episode runner."""
+
+    def __init__(self, spec: str):
+        self.spec, self._cm = spec, None
+
+    def __enter__(self) -> Any:
+        try:
+            from agent.llm import open_chat_model
+        except ImportError as exc:
+            raise EvalError(f"the LLM back-ends (agent.llm) are not available: {one_line(exc)}") from None
+        try:
+            self._cm = open_chat_model(self.spec)
+            return self._cm.__enter__()
+        except EvalError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - LLMError and friends: one line
+            self._cm = None
+            raise EvalError(" ".join(str(exc).split()) or one_line(exc)) from None
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._cm is not None:
+            self._cm.__exit__(*exc)

@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 export TOKENIZERS_PARALLELISM = false
 
-.PHONY: install run test bench doctor clean
+.PHONY: install run test lint bench doctor clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,11 @@ install: $(STAMP)
 run: install
 	$(BIN)/deps run "obtain a wooden pickaxe"
 
-test: install
+lint: install
+	$(BIN)/ruff check agent nodes skills worlds evaluation prompts tests
+	$(BIN)/mypy
+
+test: install lint
 	$(BIN)/python -m pytest -q
 
 bench: install

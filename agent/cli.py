@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from agent.config import MC_VERSIONS, SKILL_TYPES, WORLDS, PLANNERS, SELECTORS, CONTROLLERS, RunSettings
+from nodes.settings import CONTROLLERS, MC_VERSIONS, PLANNERS, SELECTORS, SKILL_TYPES, WORLDS, RunSettings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -21,6 +21,15 @@ class UserError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, not a usage dump
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("deps-agent")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown (not installed)"
 
 
 def _err(msg: str) -> None:
@@ -39,7 +48,7 @@ def _inventory(text: str | None) -> dict[str, int]:
         inv = json.loads(text)
     except json.JSONDecodeError as e:
         raise UserError(f"--inventory is not valid JSON ({e.msg}); accepted: a JSON object such as "
-                        "'{\"stone_pickaxe\": 1}'")
+                        "'{\"stone_pickaxe\": 1}'") from None
     if not isinstance(inv, dict):
         raise UserError("--inventory must be a JSON object of item name to count, e.g. '{\"stone_pickaxe\": 1}'")
     return inv
@@ -76,6 +85,15 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-recipe-hints", dest="recipe_hints", action="store_false",
                    help="describe failures as the paper does, without the recipe book's line for the missing item")
     g.add_argument("--trace-dir", default=None, metavar="DIR", help="write the episode's trace and checkpoints here")
+    g.add_argument("--random-drop", action="store_true",
+                   help="MP5's Random Drop: each new sub-objective first loses one finished one's items")
+    g.add_argument("--memory", default=None, metavar="DIR",
+                   help="mp5: the knowledge and performer memory folder, kept across runs "
+                        "(default: ~/.cache/deps-agent/mp5)")
+    g.add_argument("--percipient", default=None, metavar="package.module:factory",
+                   help="mp5: who answers the patroller's questions (default: the observation's symbols)")
+    g.add_argument("--ablate", default=None, metavar="LIST",
+                   help="mp5: modules to switch off, comma-separated: performer-memory,patroller")
 
 
 def _settings(a: argparse.Namespace) -> RunSettings:
@@ -84,14 +102,14 @@ def _settings(a: argparse.Namespace) -> RunSettings:
         controller=a.controller, llm=a.llm, inventory=_inventory(a.inventory), skills=_skills(a.skills),
         seed=a.seed, max_rounds=a.max_rounds, max_tokens=a.max_tokens, stochastic=a.stochastic,
         recipe_hints=a.recipe_hints,
+        random_drop=a.random_drop, memory=a.memory, percipient=a.percipient, ablate=_skills(a.ablate),
         trace_dir=a.trace_dir,
     ).validate()
 
 
 def resolve_task(spec: str, kb: Any):
     """A task id or an instruction -> Task, with its target in the knowledge base's names."""
-    from agent.runner import localize
-    from evaluation.tasks import SuiteError, find_task, task_from_instruction
+    from worlds.tasks import SuiteError, find_task, localize, task_from_instruction
 
     task = find_task(spec)
     if task is None:
@@ -99,7 +117,7 @@ def resolve_task(spec: str, kb: Any):
             task = task_from_instruction(spec, kb.canonical)
         except SuiteError:
             raise UserError(f"unknown task {spec!r}; accepted: a task id from 'deps tasks' (e.g. "
-                            "CraftWoodenPickaxe) or an instruction naming an item (e.g. \"obtain a wooden pickaxe\")")
+                            "CraftWoodenPickaxe) or an instruction naming an item (e.g. \"obtain a wooden pickaxe\")") from None
     return localize(task, kb)
 
 
@@ -142,14 +160,14 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def cmd_tasks(a: argparse.Namespace) -> int:
-    from evaluation.tasks import load_suite
+    from worlds.tasks import load_suite
 
     tasks = load_suite(a.suite)
     rows = [{"id": t.id, "group": t.group, "instruction": t.instruction, "target": t.target,
              "max_steps": t.max_steps, **({"inventory": t.inventory} if t.inventory else {}),
              **({"biome": t.biome} if t.biome else {})} for t in tasks]
     if a.json:
-        _emit_json(rows)
+        _emit_json({"suite": a.suite, "tasks": rows})
     else:
         for r in rows:
             print(f"{r['id']:<28} {r['group']:<8} {r['max_steps']:>6}  {r['instruction']}")
@@ -158,6 +176,7 @@ def cmd_tasks(a: argparse.Namespace) -> int:
 
 def cmd_kb(a: argparse.Namespace) -> int:
     from worlds.knowledge import load_kb
+    from worlds.options import closure, how_to_make
     from worlds.solver import Unreachable, solve, steps_estimate
 
     kb = load_kb(a.mc_version)
@@ -172,8 +191,8 @@ def cmd_kb(a: argparse.Namespace) -> int:
     except Unreachable as e:
         plan_text, steps = [], None
         _err(f"no plan: {e}")
-    info = {"item": item, "version": kb.version, "how_to_make": kb.how_to_make(item),
-            "variants": kb.variants(item), "raw_materials": kb.closure(item, a.count),
+    info = {"item": item, "version": kb.version, "how_to_make": how_to_make(kb, item),
+            "variants": kb.variants(item), "raw_materials": closure(kb, item, a.count),
             "oracle_plan": plan_text, "oracle_steps": steps}
     if a.json:
         _emit_json(info)
@@ -208,36 +227,10 @@ def cmd_doctor(a: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-def cmd_bench(a: argparse.Namespace) -> int:
-    from evaluation.bench import run_benchmarks
-
-    metrics = run_benchmarks(repeat=a.repeat, progress=_err)
-    for k, v in metrics.items():
-        _err(f"{k:<40} {v}")
-    if a.json:
-        _emit_json({"metrics": metrics})
-    return 0
-
-
-def cmd_eval(a: argparse.Namespace) -> int:
-    try:
-        from evaluation.cli_eval import eval_command
-    except ImportError as e:
-        raise UserError(f"deps eval is not available in this build ({e})")
-    return eval_command(a.suite, a.out, _settings(a), episodes=a.episodes, tasks=a.tasks, workers=a.workers,
-                        backend=a.backend, resume=a.resume, json_out=a.json, sweep=a.sweep,
-                        ray_address=a.ray_address)
-
-
-def cmd_compare(a: argparse.Namespace) -> int:
-    from evaluation.cli_eval import compare_command
-
-    return compare_command(a.dirs, a.out, json_out=a.json)
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="deps", description="DEPS (Describe, Explain, Plan and Select) for Minecraft, "
                 "as a LangGraph state machine. Runs offline with an embedded local LLM.")
+    p.add_argument("--version", action="version", version=f"deps {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     r = sub.add_parser("run", help="run one episode", description="Run one episode of a task and print what happened.")
@@ -251,28 +244,6 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--suite", default="deps71", help="deps71, plan4mc, mp5, mp5-context or a suite file (default: deps71)")
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_tasks)
-
-    e = sub.add_parser("eval", help="run a task suite, many episodes, resumable")
-    e.add_argument("--suite", default="deps71", help="a suite name or the path of a suite file (JSON or YAML)")
-    e.add_argument("--out", required=True, help="output folder (summary.json, report.md, episodes.jsonl)")
-    e.add_argument("--episodes", type=int, default=1, help="episodes per task (default: 1)")
-    e.add_argument("--tasks", default=None, help="comma-separated task ids or group names (MT1)")
-    e.add_argument("--workers", type=int, default=1, help="episodes run at once (default: 1)")
-    e.add_argument("--backend", default="local", choices=("local", "ray"))
-    e.add_argument("--resume", action="store_true", help="skip the episodes already stored in --out")
-    e.add_argument("--sweep", default=None, metavar="PARAM=V1,V2",
-                   help="ablation sweep, one run per value: max-rounds=0,1,3,5 (DEPS Table 4), "
-                        "llm=local,openai:gpt-4o-mini, selector=fixed,random,oracle, planner=...")
-    e.add_argument("--ray-address", default=None, help="Ray cluster address for --backend ray (default: local)")
-    e.add_argument("--json", action="store_true")
-    _add_run_flags(e)
-    e.set_defaults(fn=cmd_eval)
-
-    c = sub.add_parser("compare", help="one comparison table of several eval output folders")
-    c.add_argument("dirs", nargs="+", help="eval output folders (each with summary.json)")
-    c.add_argument("--out", default=None, help="write the table to FILE.md (or DIR/compare.md) with a PNG plot")
-    c.add_argument("--json", action="store_true")
-    c.set_defaults(fn=cmd_compare)
 
     k = sub.add_parser("kb", help="ask the knowledge base how an item is made",
                        description="How an item is made, its raw materials, and the oracle's plan from nothing.")
@@ -290,11 +261,28 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--quick", action="store_true", help="do not load the models, only find them")
     d.set_defaults(fn=cmd_doctor)
 
-    b = sub.add_parser("bench", help="run the performance benchmarks side by side")
-    b.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (default: 3)")
-    b.add_argument("--json", action="store_true")
-    b.set_defaults(fn=cmd_bench)
+    tr = sub.add_parser("train", help="train a learned part (deps train controller|selector ...)",
+                        description="Train a learned part; each target has its own flags (deps train TARGET --help).")
+    tr_sub = tr.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser, required=True)
+    from agent.train_cli import add_train_parsers  # controller, selector (skills/learned/); others add theirs
+
+    add_train_parsers(tr_sub)
+    _add_plugin_commands(sub)
     return p
+
+
+PLUGIN_GROUP = "deps.commands"
+
+
+def _add_plugin_commands(sub: Any) -> None:
+    """Commands that other packages add to `deps` through the `deps.commands` entry points:
+    `register(subparsers, cli)` adds its sub-parser(s) with `fn` set. The eval harness adds
+    `eval`, `compare` and `bench` this way (pyproject.toml), so the agent layer never imports it;
+    a user's package can add its own commands the same way."""
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        ep.load()(sub, sys.modules[__name__])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -303,13 +291,13 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(a, "fn", None):
         parser.print_help(sys.stderr)
         return 2
-    from agent.config import SettingsError
+    from nodes.settings import SettingsError
 
     try:
         from agent.llm import LLMError
     except ImportError:  # pragma: no cover
         LLMError = RuntimeError  # type: ignore
-    from evaluation.tasks import SuiteError
+    from worlds.tasks import SuiteError
 
     try:
         return a.fn(a)

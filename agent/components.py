@@ -5,10 +5,13 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from agent.config import RunSettings, SettingsError
 from nodes.explain import GameMessageExplainer, LLMExplainer
 from nodes.planners.base import FunctionPlanner
+from nodes.planners.baselines import BASELINES
+from nodes.planners.llm import DialoguePlanner
+from nodes.planners.oracle import OraclePlanner
 from nodes.selectors import SELECTORS, default_selector
+from nodes.settings import RunSettings, SettingsError
 from skills.controller import CONTROLLERS, default_controller
 
 LLM_FREE_PLANNERS = {"oracle"}
@@ -21,24 +24,16 @@ def load_object(spec: str) -> Any:
         module = importlib.import_module(module_name)
         return getattr(module, attr)
     except (ImportError, AttributeError) as e:
-        raise SettingsError(f"cannot load {spec!r} ({e}); accepted: package.module:factory on the Python path")
+        raise SettingsError(f"cannot load {spec!r} ({e}); accepted: package.module:factory on the Python path") from None
 
 
 def _planner_registry() -> dict[str, Callable[[Any, RunSettings], Any]]:
-    from nodes.planners.llm import DialoguePlanner
-    from nodes.planners.oracle import OraclePlanner
-
-    registry: dict[str, Callable[[Any, RunSettings], Any]] = {
+    return {
         "oracle": lambda llm, s: OraclePlanner(),
         "deps": lambda llm, s: DialoguePlanner(llm, name="deps"),
         "dep": lambda llm, s: DialoguePlanner(llm, name="dep"),
+        **BASELINES,   # zero-shot, progprompt, cot, code-as-policies, inner-monologue
     }
-    try:  # the baseline planners (zero-shot, cot, ...) live in their own module
-        from nodes.planners.baselines import BASELINES
-        registry.update(BASELINES)
-    except ImportError:
-        pass
-    return registry
 
 
 def needs_llm(settings: RunSettings) -> bool:
@@ -67,7 +62,7 @@ def _takes_kwargs(fn: Callable) -> bool:
 
 
 def make_selector(settings: RunSettings) -> Any:
-    name = settings.selector or ("fixed" if settings.planner == "dep" else default_selector())
+    name = settings.selector or ("fixed" if settings.planner == "dep" else default_selector(settings.world))
     if ":" in name:
         return load_object(name)()
     if name not in SELECTORS:
@@ -76,10 +71,15 @@ def make_selector(settings: RunSettings) -> Any:
 
 
 def make_controller(settings: RunSettings, kb: Any) -> Any:
-    name = settings.controller or default_controller()
+    name = settings.controller or default_controller(settings.world)
     if name not in CONTROLLERS:
         raise SettingsError(f"controller {name!r} is not available yet; available: {', '.join(sorted(CONTROLLERS))}")
-    return CONTROLLERS[name](kb, settings)
+    from skills.learned.paths import LearnedError
+
+    try:
+        return CONTROLLERS[name](kb, settings)
+    except LearnedError as e:   # wrong world, missing or mismatched checkpoint: one line
+        raise SettingsError(str(e)) from None
 
 
 def make_explainer(settings: RunSettings, llm: Any, planner: Any) -> Any:

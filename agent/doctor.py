@@ -25,15 +25,16 @@ def _python() -> str:
 def _kb(version: str) -> Callable[[], str]:
     def check() -> str:
         from worlds.knowledge import load_kb
+        from worlds.options import how_to_make
 
         kb = load_kb(version)
         n_items = len(list(kb.item_names()))
-        return f"{n_items} items; wooden_pickaxe: {kb.how_to_make('wooden_pickaxe')}"
+        return f"{n_items} items; wooden_pickaxe: {how_to_make(kb, 'wooden_pickaxe')}"
     return check
 
 
 def _suites() -> str:
-    from evaluation.tasks import SUITES, load_suite
+    from worlds.tasks import SUITES, load_suite
 
     return ", ".join(f"{s} {len(load_suite(s))} tasks" for s in SUITES)
 

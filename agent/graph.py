@@ -5,7 +5,7 @@
                                   '------(goal failed)--> describe -> explain -> plan
 
 Each node lives in its own module under `nodes/`; what they use (planner, selector,
-controller, world, LLM) comes from the runtime context (agent/context.py).
+controller, world, LLM) comes from the runtime context (nodes/context.py).
 """
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from agent.context import AgentContext
-from agent.state import AgentState
+from nodes.context import AgentContext
 from nodes.describe import describe
 from nodes.execute import execute
 from nodes.explain import explain
 from nodes.parse import parse
 from nodes.plan import plan
 from nodes.select import select
+from nodes.state import AgentState
 
 
 def after_execute(state: AgentState) -> Literal["select", "describe", "__end__"]:

@@ -11,8 +11,7 @@ Accepted specs (see ACCEPTED):
                             first model; a key, if it needs one, in DEPS_LLM_API_KEY
 
     with open_chat_model("local", seed=0) as h:
-        msg = h.json_mode(schema).invoke([("user", "...")])
-        tokens_in, tokens_out = usage_of(msg)
+        text, used = nodes.ask.ask(h.model, [("user", "...")])   # used: {calls, tokens_in, tokens_out}
 """
 from __future__ import annotations
 
@@ -41,8 +40,6 @@ __all__ = [
     "ChatModelHandle",
     "parse_llm_spec",
     "open_chat_model",
-    "usage_of",
-    "ask",
 ]
 
 ACCEPTED = (
@@ -337,44 +334,3 @@ def open_chat_model(
     finally:
         if own is not None:
             own.stop()
-
-
-def _get(obj: Any, key: str) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(key)
-    return getattr(obj, key, None)
-
-
-def _int(v: Any) -> int:
-    try:
-        return int(v or 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-def ask(runnable: Any, messages: list) -> tuple[str, dict[str, int]]:
-    """Invoke a chat model (or a bound one) once: the reply's text, and its usage as
-    {calls, tokens_in, tokens_out} for the state's counters."""
-    reply = runnable.invoke(messages)
-    tin, tout = usage_of(reply)
-    text = reply.content if isinstance(reply.content, str) else str(reply.content)
-    return text, {"calls": 1, "tokens_in": tin, "tokens_out": tout}
-
-
-def usage_of(message: Any) -> tuple[int, int]:
-    """(tokens_in, tokens_out) of an AIMessage: usage_metadata, else response_metadata's token_usage
-    (or usage); (0, 0) when the back-end reported none."""
-    um = _get(message, "usage_metadata")
-    if um:
-        tin, tout = _int(_get(um, "input_tokens")), _int(_get(um, "output_tokens"))
-        if tin or tout:
-            return tin, tout
-    rm = _get(message, "response_metadata") or {}
-    for key in ("token_usage", "usage"):
-        tu = _get(rm, key)
-        if tu:
-            tin = _int(_get(tu, "prompt_tokens") or _get(tu, "input_tokens"))
-            tout = _int(_get(tu, "completion_tokens") or _get(tu, "output_tokens"))
-            if tin or tout:
-                return tin, tout
-    return 0, 0

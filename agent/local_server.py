@@ -44,7 +44,6 @@ __all__ = [
     "LocalServerError",
     "LocalServer",
     "available_models",
-    "doctor_checks",
     "find_model",
     "free_port",
     "model_key",
@@ -435,33 +434,3 @@ def shared_server(model: str = DEFAULT_LOCAL_MODEL, **kwargs) -> Iterator[LocalS
             if _SHARED.get(key) is srv:
                 del _SHARED[key]
         srv.stop()
-
-
-# --------------------------------------------------------------------------- doctor
-def doctor_checks(start: bool = False) -> list[dict]:
-    """`deps doctor` rows {name, ok, detail} for the embedded LLM; start=True also starts the default
-    server once (about a second) to prove it answers."""
-    rows: list[dict] = []
-    has_llama = _installed("llama_cpp")
-    rows.append({"name": "llama-cpp-python", "ok": has_llama,
-                 "detail": "installed" if has_llama else "missing: pip install 'llama-cpp-python[server]'"})
-    for key, (pkg, _imp, desc) in LOCAL_MODELS.items():
-        optional = key != DEFAULT_LOCAL_MODEL
-        try:
-            if not optional:
-                ok, detail = True, f"{desc}: {find_model(key)}"
-            elif available_models()[key]:  # not assembled here: that may write 250 MB
-                ok, detail = True, f"{desc}: installed (optional)"
-            else:
-                ok, detail = True, f"optional, not installed (pip install {pkg})"
-        except LocalServerError as exc:
-            ok, detail = optional, str(exc)
-        rows.append({"name": f"local model {key}", "ok": ok, "detail": detail})
-    if start and has_llama and rows[1]["ok"]:
-        try:
-            with LocalServer(DEFAULT_LOCAL_MODEL) as srv:
-                detail = f"answered on {srv.base_url} after {srv.startup_s:.1f} s"
-            rows.append({"name": "local LLM server", "ok": True, "detail": detail})
-        except LocalServerError as exc:
-            rows.append({"name": "local LLM server", "ok": False, "detail": " | ".join(str(exc).splitlines()[:3])})
-    return rows

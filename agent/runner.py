@@ -8,32 +8,18 @@ import time
 from typing import Any
 
 from agent.components import make_controller, make_explainer, make_planner, make_selector, needs_llm
-from agent.config import RunSettings, SettingsError
-from agent.context import AgentContext
 from agent.graph import build_graph
-from agent.state import rounds, usage
 from agent.trace import Tracer
-from agent.types import Task
+from nodes.context import AgentContext
 from nodes.parse import GoalParser
+from nodes.settings import RunSettings, SettingsError
+from nodes.state import rounds, usage
+from worlds.context_tasks import check_judgeable
+from worlds.random_drop import RandomDrop
+from worlds.tasks import localize
+from worlds.types import Task
 
 RECURSION_LIMIT = 100_000
-
-
-def localize(task: Task, kb: Any) -> Task:
-    """The task with its target and inventory in this knowledge base's names (suites use
-    MineDojo's 1.11.2 names: wooden_door is oak_door in 1.19.2)."""
-    from dataclasses import replace
-
-    if not task.target:
-        raise SettingsError(f"task {task.id} has no item target (a 'find' task, like MP5's context-dependent ones); "
-                            "the text world cannot judge it; accepted: tasks whose target is {item: count}")
-    target = {}
-    for item, n in task.target.items():
-        canon = kb.canonical(item)
-        if canon is None:
-            raise SettingsError(f"task {task.id}: item {item!r} does not exist in Minecraft {kb.version}")
-        target[canon] = n
-    return replace(task, target=target, inventory={kb.canonical(k) or k: v for k, v in task.inventory.items()})
 
 
 def make_world(settings: RunSettings, kb: Any, task: Task) -> Any:
@@ -54,9 +40,13 @@ def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = 
 
     kb = kb or load_kb(settings.mc_version)
     task = localize(task, kb)
+    world = make_world(settings, kb, task)
+    check_judgeable(task, world, settings.world)  # a find task this world cannot judge: one line, up front
+    if settings.random_drop:
+        world = RandomDrop(world, seed=settings.seed)
     planner = make_planner(settings, llm)
     return AgentContext(
-        settings=settings, task=task, kb=kb, world=make_world(settings, kb, task),
+        settings=settings, task=task, kb=kb, world=world,
         planner=planner, parser=GoalParser(kb), selector=make_selector(settings),
         controller=make_controller(settings, kb), explainer=make_explainer(settings, llm, planner),
         llm=llm, max_rounds=(settings.max_rounds * getattr(planner, "rounds_per_budget", 1)
@@ -110,6 +100,9 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
                     tracer.write("update", node=node, update=update)
                 if on_update:
                     on_update(node, update)
+        finish = getattr(ctx.planner, "finish", None)
+        if callable(finish):
+            finish(state)   # a planner that learns from the episode (mp5: its performer memory)
         result = _record(task, state, time.monotonic() - t0, settings)
         if tracer:
             tracer.write("end", result=result)

@@ -25,14 +25,14 @@ def _side_by_side(a: Callable, b: Callable, repeat: int) -> tuple[float, float]:
 
 
 def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: None) -> dict[str, float]:
-    from agent.config import RunSettings
     from agent.runner import make_world, run_episode
-    from evaluation.tasks import find_task
     from nodes.parse import GoalParser
     from nodes.planners.base import goals_to_text
+    from nodes.settings import RunSettings
     from skills.controller import ScriptedController
     from worlds.knowledge import load_kb
     from worlds.solver import solve
+    from worlds.tasks import find_task
 
     kb = load_kb("1.11.2")
     tasks = [find_task(t) for t in BENCH_TASKS]

@@ -23,10 +23,10 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
 
     from agent.llm import open_chat_model
-    from evaluation.tasks import load_suite
     from nodes.planners.base import PlanRequest
     from nodes.planners.llm import DialoguePlanner
     from worlds.knowledge import load_kb
+    from worlds.tasks import load_suite
 
     kb = load_kb("1.11.2")
     tasks = [t for t in load_suite("deps71") if t.group in ("MT1", "MT2")][: a.tasks]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from agent.context import AgentContext
-from agent.state import AgentState
-from agent.types import Goal
+from nodes.context import AgentContext
+from nodes.state import AgentState
+from worlds.types import Goal
 
 
 def inventory_text(inventory: dict[str, int]) -> str:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from agent.context import AgentContext
-from agent.state import AgentState, rounds, usage
-from agent.types import Goal
+from nodes.context import AgentContext
+from nodes.state import AgentState, rounds, usage
+from worlds.context_tasks import task_done
+from worlds.types import Goal
 
 
 def _target_text(target: dict[str, int]) -> str:
@@ -31,7 +32,11 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         goal_dict = None
     else:
         goal = Goal.from_dict(state["goals"][i])
+        if hasattr(world, "begin_goal"):        # --random-drop (worlds/random_drop.py)
+            world.begin_goal(goal)
         outcome = ctx.controller.run(goal, world)
+        if hasattr(world, "end_goal"):
+            world.end_goal(goal, outcome)
         goal_dict = goal.to_dict()
     record = {"plan": plan_no, "step": i, "goal": goal_dict, **outcome}
     update: dict = {"outcomes": [record], "inventory": world.inventory, "env_steps": world.steps,
@@ -39,7 +44,7 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
     spent = usage(state)
     tokens = spent.get("tokens_in", 0) + spent.get("tokens_out", 0)
-    if all(world.has(item, n) for item, n in task.target.items()):
+    if task_done(world, task):         # the items held, or a find task's conditions true
         update["status"] = "success"
     elif world.steps >= world.max_steps:
         update.update(status="failed",

@@ -9,11 +9,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 import prompts
-from agent.context import AgentContext
-from agent.state import AgentState
-from agent.types import Goal
+from nodes.context import AgentContext
 from nodes.describe import inventory_text
-
+from nodes.state import AgentState
+from worlds.types import Goal
 
 
 class GameMessageExplainer:
@@ -32,7 +31,7 @@ class LLMExplainer:
         self.llm, self.prompt = llm, prompt
 
     def explain(self, failed: str, error: str, inventory: dict[str, int]) -> tuple[str, dict]:
-        from agent.llm import ask
+        from nodes.ask import ask
 
         msgs = prompts.chat(self.prompt, goal=failed, error=error, inventory=inventory_text(inventory))
         text, used = ask(self.llm.model, msgs)

@@ -14,9 +14,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agent.context import AgentContext
-from agent.state import AgentState
-from agent.types import ACTIONS, Goal
+from nodes.context import AgentContext
+from nodes.state import AgentState
+from worlds.types import ACTIONS, Goal
 
 _CALL = re.compile(r"\b(" + "|".join(ACTIONS) + r")\s*\(")
 _SKIP = re.compile(r"^\s*(def |return\b|```|#|ok\.?$|the (code|plan)\b|planner:|thinking:|from actions|$)", re.I)

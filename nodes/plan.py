@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from agent.context import AgentContext
-from agent.state import AgentState
-from agent.types import Task
+from nodes.context import AgentContext
 from nodes.planners.base import PlanRequest
+from nodes.state import AgentState
+from worlds.context_tasks import world_state
+from worlds.types import Task
 
 
 def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -22,6 +23,7 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         allowed_skills=ctx.settings.skills,
         recipe_hints=ctx.settings.recipe_hints,
         seed=ctx.settings.seed,
+        observation=world_state(ctx.world),
     )
     result = ctx.planner.plan(request)
     return {"plans": [result.text], "plan_usage": result.usage or {}}

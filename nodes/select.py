@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from agent.context import AgentContext
-from agent.state import AgentState
-from agent.types import Goal
+from nodes.context import AgentContext
 from nodes.selectors import preconditions_hold
+from nodes.state import AgentState
+from worlds.types import Goal
 
 
 def finished_goals(state: AgentState) -> set[int]:

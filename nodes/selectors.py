@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Protocol
 
-from agent.types import Goal
+from nodes.horizon import horizon_available, make_horizon_selector
+from worlds.types import Goal
 
 
 class Selector(Protocol):
@@ -68,9 +69,11 @@ SELECTORS: dict[str, Callable[..., Selector]] = {
     "fixed": lambda settings: FixedSelector(),
     "random": lambda settings: RandomSelector(settings.seed),
     "oracle": lambda settings: OracleSelector(),
+    "horizon": lambda settings: make_horizon_selector(settings),   # DEPS's learned selector (nodes/horizon.py)
 }
 
 
-def default_selector() -> str:
-    """`horizon` where a trained predictor exists (a later part of the project), else `fixed`."""
-    return "horizon" if "horizon" in SELECTORS else "fixed"
+def default_selector(world: str = "textworld") -> str:
+    """`horizon` where a trained predictor exists for the world (the grid world), else `fixed`
+    (the text world has no distances: every skill is one dictionary update)."""
+    return "horizon" if horizon_available(world) else "fixed"

@@ -7,9 +7,18 @@ detector watches the inventory in the same way.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from agent.types import Goal
+from worlds.base import World
+from worlds.types import Goal
+
+
+class Controller(Protocol):
+    name: str
+
+    def run(self, goal: Goal, world: World) -> dict:
+        """Drive `goal` in `world`: {ok, error, steps, gained, missing}."""
+        ...
 
 
 def _outcome(ok: bool, error: str | None, steps: int, gained: dict[str, int], missing=None) -> dict:
@@ -48,9 +57,17 @@ class ScriptedController:
         return _outcome(True, None, steps, gained)
 
 
-CONTROLLERS = {"scripted": lambda kb, settings: ScriptedController(kb)}
+def _learned(kb: Any, settings: Any) -> Controller:
+    from skills.learned.controller import make_learned_controller  # torch only when asked for
+
+    return make_learned_controller(kb, settings)
 
 
-def default_controller() -> str:
-    """`learned` where a trained policy exists (a later part of the project), else `scripted`."""
-    return "learned" if "learned" in CONTROLLERS else "scripted"
+CONTROLLERS = {"scripted": lambda kb, settings: ScriptedController(kb), "learned": _learned}
+
+
+def default_controller(world: str = "textworld") -> str:
+    """`learned` where a trained policy exists for the world (the grid world), else `scripted`."""
+    from skills.learned.paths import available
+
+    return "learned" if world == "gridworld" and available("controller") else "scripted"

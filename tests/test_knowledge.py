@@ -5,6 +5,7 @@ import pytest
 
 from worlds.costs import SkillCosts
 from worlds.knowledge import VERSIONS, load_kb, tool_tier
+from worlds.options import closure, how_to_make
 
 ALL = list(VERSIONS)
 
@@ -44,7 +45,7 @@ def test_wooden_pickaxe_is_3_planks_2_sticks_on_a_table(kb):
     (r,) = kb.recipes("wooden_pickaxe")
     assert r.ingredients == {"planks": 3, "stick": 2}
     assert r.count == 1 and r.needs_table
-    assert kb.how_to_make("Wooden Pickaxe") == \
+    assert how_to_make(kb, "Wooden Pickaxe") == \
         "craft 1 wooden_pickaxe from 3 planks + 2 stick on a crafting_table"
 
 
@@ -98,7 +99,7 @@ def test_iron_ingot_is_smelted_in_a_furnace(kb11, kb19):
     assert ("raw_iron", "iron_ingot") in [(s.input, s.output) for s in kb19.smelting("iron_ingot")]
     assert kb19.block_drops("iron_ore") == {"raw_iron": 1}
     assert kb11.recipes("iron_ingot")  # from a block / nuggets: circular, never the way to start
-    assert kb11.how_to_make("iron_ingot").startswith("smelt 1 iron_ore into 1 iron_ingot in a furnace")
+    assert how_to_make(kb11, "iron_ingot").startswith("smelt 1 iron_ore into 1 iron_ingot in a furnace")
 
 
 def test_fuels(kb):
@@ -177,20 +178,20 @@ def test_1_11_entity_loot_falls_back_to_the_nearest_version(kb11, kb19):
 
 
 def test_closure(kb):
-    assert kb.closure("wooden_pickaxe") == {"log": 2}
-    assert kb.closure("planks", 6) == {"log": 2}
-    assert kb.closure("stick") == {"log": 1}
-    c = kb.closure("diamond")
+    assert closure(kb, "wooden_pickaxe") == {"log": 2}
+    assert closure(kb, "planks", 6) == {"log": 2}
+    assert closure(kb, "stick") == {"log": 1}
+    c = closure(kb, "diamond")
     assert c == {"diamond": 1}
-    c = kb.closure("iron_pickaxe")
+    c = closure(kb, "iron_pickaxe")
     ore = "iron_ore" if kb.version != "1.19.2" else "raw_iron"
     assert c[ore] == 3 and "log" in c
 
 
 def test_how_to_make(kb):
-    assert kb.how_to_make("diamond") == "mine 1 diamond_ore with an iron_pickaxe or better (drops 1 diamond)"
-    assert kb.how_to_make("foo") == "unknown item 'foo'"
-    assert kb.how_to_make("leather").startswith("kill 1 ")
+    assert how_to_make(kb, "diamond") == "mine 1 diamond_ore with an iron_pickaxe or better (drops 1 diamond)"
+    assert how_to_make(kb, "foo") == "unknown item 'foo'"
+    assert how_to_make(kb, "leather").startswith("kill 1 ")
 
 
 def test_skill_costs_follow_table_18():

@@ -10,7 +10,8 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from agent import local_server
-from agent.llm import LLMError, LLMSpec, open_chat_model, parse_llm_spec, response_format_for, usage_of
+from agent.llm import LLMError, LLMSpec, open_chat_model, parse_llm_spec, response_format_for
+from nodes.ask import usage_of
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -95,12 +96,10 @@ def test_missing_openai_key(monkeypatch):
 
 def test_unreachable_url():
     url = f"http://127.0.0.1:{_dead_port()}/v1"
-    t0 = time.monotonic()
     with pytest.raises(LLMError, match="unreachable") as ei:
         with open_chat_model(url + "#m"):
             pass
     assert "\n" not in str(ei.value)
-    assert time.monotonic() - t0 < 10
 
 
 def test_unreachable_provider_base(monkeypatch):

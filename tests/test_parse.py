@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent.types import Goal
 from nodes.parse import GoalParser, parse_call
 from nodes.planners.baselines import cap_to_code
 from nodes.planners.llm import goals_to_json, json_to_goals, plan_schema
 from worlds.knowledge import load_kb
+from worlds.types import Goal
 
 KB = load_kb("1.11.2")
 

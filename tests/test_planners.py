@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from agent.components import _planner_registry
-from agent.config import PLANNERS, RunSettings
 from agent.runner import run_episode
-from agent.types import Task
+from nodes.settings import PLANNERS, RunSettings
 from tests.fakes import FakeLLM
 from worlds.knowledge import load_kb
+from worlds.types import Task
 
 KB = load_kb("1.11.2")
 PICKAXE = Task("CraftWoodenPickaxe", "MT2", "Obtain a wooden pickaxe.", {"wooden_pickaxe": 1}, 3000)

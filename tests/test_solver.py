@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.types import Goal
 from worlds.knowledge import VERSIONS, load_kb
 from worlds.solver import Unreachable, solve, steps_estimate
 from worlds.textworld import TextWorld
+from worlds.types import Goal
 
-SUITE = Path(__file__).resolve().parents[1] / "evaluation" / "suites" / "deps71.yaml"
+SUITE = Path(__file__).resolve().parents[1] / "worlds" / "suites" / "deps71.yaml"
 
 
 def replay(kb, goals: list[Goal], *, inventory=None, target=None, max_steps=12000, biome=None):
@@ -133,17 +133,11 @@ def test_plans_are_valid_in_another_biome():
 
 
 def _suite():
-    if not SUITE.exists():
-        return None
-    try:
-        from evaluation.tasks import load_suite
-        return [(t.id, t.group, dict(t.target), t.max_steps) for t in load_suite("deps71")]
-    except ImportError:  # the loader is someone else's module: read the data file directly
-        import yaml
-        return [(t["id"], t["group"], t["target"], t["max_steps"]) for t in yaml.safe_load(SUITE.read_text())]
+    from worlds.tasks import load_suite
+
+    return [(t.id, t.group, dict(t.target), t.max_steps) for t in load_suite("deps71")]
 
 
-@pytest.mark.skipif(not SUITE.exists(), reason="evaluation/suites/deps71.yaml is not there yet")
 @pytest.mark.parametrize("version", VERSIONS)
 def test_oracle_solves_every_deps71_task_within_its_budget(version):
     kb = load_kb(version)
@@ -162,7 +156,6 @@ def test_oracle_solves_every_deps71_task_within_its_budget(version):
     assert not failures, failures
 
 
-@pytest.mark.skipif(not SUITE.exists(), reason="evaluation/suites/deps71.yaml is not there yet")
 def test_deps71_paper_objects_resolve_in_every_version():
     import yaml
     rows = yaml.safe_load(SUITE.read_text())

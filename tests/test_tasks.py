@@ -1,4 +1,4 @@
-"""The task suites (data) and their loader (evaluation/tasks.py)."""
+"""The task suites (data) and their loader (worlds/tasks.py)."""
 from __future__ import annotations
 
 import json
@@ -6,8 +6,7 @@ from collections import Counter
 
 import pytest
 
-from agent.types import Task
-from evaluation.tasks import (
+from worlds.tasks import (
     SUITES,
     SuiteError,
     find_task,
@@ -16,6 +15,7 @@ from evaluation.tasks import (
     normalise,
     task_from_instruction,
 )
+from worlds.types import Task
 
 # iron_nugget is a 1.11.2 item (added in 1.11.1, in MineDojo's MC_ITEM_IDS), but
 # minecraft-data's pc/1.11 item table predates it.

@@ -12,7 +12,6 @@ display names ("Wooden Pickaxe") resolve through `canonical`.
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
@@ -115,7 +114,6 @@ class KnowledgeBase:
         self._load_mobs()
         self._load_smelting()
         self._load_interactions()
-        self._unit_costs: dict[str, float] | None = None
         self.cache: dict = {}  # derived planning tables (worlds/options.py)
 
     # ------------------------------------------------------------------ loading
@@ -311,10 +309,6 @@ class KnowledgeBase:
         vs = set(self.variants(item)) | {self._name(item)}
         return [s for s in self._smelt if s.output in vs]
 
-    def smelting_input(self, item: str) -> list[SmeltRecipe]:
-        """Furnace recipes that take this concrete item."""
-        return [s for s in self._smelt if self.matches(s.input, item)]
-
     def fuels(self) -> dict[str, float]:
         return dict(self._fuels)
 
@@ -369,67 +363,6 @@ class KnowledgeBase:
         vs = set(self.variants(item))
         return [m for m, drops in self._mobs.items() if m in self._huntable and vs & set(drops)]
 
-    # ------------------------------------------------------------------ planning helpers
-    def unit_costs(self) -> dict[str, float]:
-        """Expected env steps to obtain one unit of each name (cheapest way, tools free)."""
-        if self._unit_costs is None:
-            from worlds.options import compute_unit_costs
-            self._unit_costs = compute_unit_costs(self)
-        return self._unit_costs
-
-    def closure(self, item: str, count: int = 1) -> dict[str, int]:
-        """Raw materials (mined or dropped by mobs, incl. smelting fuel) that `count` of
-        `item` needs along the cheapest route, batch sizes respected (6 planks -> 2 log).
-        Tools and platforms are not counted; an item filled from a mob or a block (a milk
-        bucket) counts as what its container (the bucket) is made of."""
-        from worlds.options import best_option
-
-        name = self._name(item)
-        order: list[str] = []
-        seen: set[str] = set()
-
-        def visit(n: str) -> None:
-            if n in seen:
-                return
-            seen.add(n)
-            opt = best_option(self, n)
-            if opt is None:
-                raise ValueError(f"{n} cannot be obtained in Minecraft {self.version}")
-            for i in opt.inputs:
-                visit(i)
-            if opt.fuel:
-                visit(opt.fuel)
-            order.append(n)
-
-        visit(name)
-        need = {name: count}
-        raw: dict[str, int] = {}
-        for n in reversed(order):  # every consumer before what it consumes
-            k = need.get(n, 0)
-            if k <= 0:
-                continue
-            opt = best_option(self, n)
-            units = math.ceil(k / opt.yield_)
-            if opt.kind in ("mine", "kill") and not opt.inputs:  # inputs: a bucket used on a cow
-                raw[n] = raw.get(n, 0) + units * opt.yield_
-                continue
-            for i, m in opt.inputs.items():
-                need[i] = need.get(i, 0) + units * m
-            if opt.fuel:
-                need[opt.fuel] = need.get(opt.fuel, 0) + math.ceil(units / self.fuel_value_of(opt.fuel))
-        return raw
-
     def fuel_value_of(self, name: str) -> float:
         """Fuel value of a concrete or generic name."""
         return self._fuels.get(name) or self.fuel_value(name)
-
-    def how_to_make(self, item: str) -> str:
-        from worlds.options import best_option, describe_option
-
-        name = self.canonical(item)
-        if name is None:
-            return f"unknown item '{item}'"
-        opt = best_option(self, name)
-        if opt is None:
-            return f"{name} cannot be obtained (no recipe, furnace recipe, block, mob or interaction gives it)"
-        return describe_option(self, opt)

@@ -58,10 +58,6 @@ def _load(folder: str, category: str):
         return json.load(f)
 
 
-def has_version(version: str) -> bool:
-    return version in _paths()
-
-
 def nearest_with(version: str, category: str) -> str:
     """The version closest to `version` whose data has `category` (e.g. entityLoot)."""
     target = version_key(version)

@@ -1,5 +1,5 @@
-"""Ways to obtain an item and what they cost (used by the KB's closure/how_to_make and
-by the solver).
+"""Ways to obtain an item, what they cost, and how to say it (built on the knowledge base,
+never the reverse; used by the worlds' messages, the describer and the solver).
 
 An Option is one way to get a name: mine a block, kill a mob, craft a recipe, smelt a
 furnace recipe, or use a held item on a mob or a block (a bucket on a cow: kind "mine",
@@ -56,7 +56,7 @@ def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> 
     costs = costs or default_costs()
     out: list[Option] = []
     for s in kb.mine_sources(name):
-        r = costs.mine(s.block, needs_pickaxe=bool(s.min_tool and s.min_tool.endswith("pickaxe")))
+        r = costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
         out.append(Option("mine", name, s.count, r.cost, {}, s.min_tool, s, success_rate=r.success_rate))
     for it in kb.interactions(name):  # the held item is consumed: an input, not a tool
         r = use_rate(costs, it)
@@ -111,7 +111,7 @@ def compute_unit_costs(kb: "KnowledgeBase", costs: SkillCosts | None = None) -> 
 
 def option_cost(kb: "KnowledgeBase", o: Option, uc: dict[str, float] | None = None) -> float:
     """Expected env steps per item via this option (inputs at their unit costs)."""
-    uc = uc if uc is not None else kb.unit_costs()
+    uc = uc if uc is not None else unit_costs(kb)
     c = o.unit_cost + sum(uc.get(i, INF) * k for i, k in o.inputs.items())
     if o.kind == "smelt":  # fuel per smelted item, as compute_unit_costs counts it
         c += min((uc.get(f, INF) / v for f, v in kb.fuels().items()), default=INF)
@@ -122,14 +122,14 @@ def best_fuel(kb: "KnowledgeBase", uc: dict[str, float] | None = None, exclude: 
               smelts: int = 1) -> str | None:
     """The fuel that makes `smelts` smelts cheapest (whole fuel items: 9 coal for a coal
     block is no bargain for one smelt)."""
-    uc = uc if uc is not None else kb.unit_costs()
+    uc = uc if uc is not None else unit_costs(kb)
     cands = [(uc.get(f, INF) * math.ceil(smelts / v), f) for f, v in kb.fuels().items() if f not in exclude]
     cands = [c for c in cands if c[0] < INF]
     return min(cands)[1] if cands else None
 
 
 def best_option(kb: "KnowledgeBase", name: str) -> Option | None:
-    uc = kb.unit_costs()
+    uc = unit_costs(kb)
     scored = [(option_cost(kb, o, uc), i, o) for i, o in enumerate(options(kb, name))]
     scored = [s for s in scored if s[0] < INF]
     if not scored:
@@ -182,7 +182,85 @@ def describe_option(kb: "KnowledgeBase", o: Option, units: int = 1) -> str:
         return o.source.describe(units)
     if o.kind == "mine":
         s = o.source
-        tool = f" with {a(s.min_tool)}" + (" or better" if s.tools and len(s.tools) > 1 else "") if s.min_tool else " by hand"
+        tool = s.tool_phrase(by_hand=" by hand")
         what = f"{units * s.count} {s.item}"
         return f"mine {units} {s.block}{tool} (drops {what})"
     return f"kill {units} {o.source} (drops {units * o.yield_} {o.name})"
+
+
+def unit_costs(kb: "KnowledgeBase") -> dict[str, float]:
+    """Expected env steps to obtain one unit of each name (cheapest way, tools free); cached
+    on the knowledge base."""
+    if "unit_costs" not in kb.cache:
+        kb.cache["unit_costs"] = compute_unit_costs(kb)
+    return kb.cache["unit_costs"]
+
+
+def closure(kb: "KnowledgeBase", item: str, count: int = 1) -> dict[str, int]:
+    """Raw materials (mined or dropped by mobs, incl. smelting fuel) that `count` of
+    `item` needs along the cheapest route, batch sizes respected (6 planks -> 2 log).
+    Tools and platforms are not counted; an item filled from a mob or a block (a milk
+    bucket) counts as what its container (the bucket) is made of."""
+    name = kb.canonical(item) or item
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def visit(n: str) -> None:
+        if n in seen:
+            return
+        seen.add(n)
+        opt = best_option(kb, n)
+        if opt is None:
+            raise ValueError(f"{n} cannot be obtained in Minecraft {kb.version}")
+        for i in opt.inputs:
+            visit(i)
+        if opt.fuel:
+            visit(opt.fuel)
+        order.append(n)
+
+    visit(name)
+    need = {name: count}
+    raw: dict[str, int] = {}
+    for n in reversed(order):  # every consumer before what it consumes
+        k = need.get(n, 0)
+        if k <= 0:
+            continue
+        opt = best_option(kb, n)
+        units = math.ceil(k / opt.yield_)
+        if opt.kind in ("mine", "kill") and not opt.inputs:  # inputs: a bucket used on a cow
+            raw[n] = raw.get(n, 0) + units * opt.yield_
+            continue
+        for i, m in opt.inputs.items():
+            need[i] = need.get(i, 0) + units * m
+        if opt.fuel:
+            need[opt.fuel] = need.get(opt.fuel, 0) + math.ceil(units / kb.fuel_value_of(opt.fuel))
+    return raw
+
+
+def how_to_make(kb: "KnowledgeBase", item: str) -> str:
+    """The recipe book's line for an item: 'mine 1 diamond_ore with an iron_pickaxe or better (drops 1 diamond)'."""
+    name = kb.canonical(item)
+    if name is None:
+        return f"unknown item '{item}'"
+    opt = best_option(kb, name)
+    if opt is None:
+        return f"{name} cannot be obtained (no recipe, furnace recipe, block, mob or interaction gives it)"
+    return describe_option(kb, opt)
+
+
+def how_to_obtain(kb: "KnowledgeBase", item: str) -> str:
+    """The same fact as a phrase for a world's message: 'mining diamond_ore with an
+    iron_pickaxe or better', 'smelting iron_ore in a furnace', 'crafting it from 2 planks'."""
+    o = best_option(kb, item)
+    if o is None:
+        return "nothing in this world gives it"
+    if is_use(o):
+        return f"using {a(o.source.uses)} on {o.source.where()} (mine {o.name})"
+    if o.kind == "mine":
+        return f"mining {o.source.block}{o.source.tool_phrase()}"
+    if o.kind == "kill":
+        return f"killing a {o.source}"
+    if o.kind == "smelt":
+        return f"smelting {o.source.input} in a furnace"
+    mats = " + ".join(f"{n} {k}" for k, n in o.inputs.items())
+    return f"crafting it from {mats}"

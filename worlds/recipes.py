@@ -53,6 +53,17 @@ class MineSource:
     min_tool: str | None           # the lowest-tier tool of `tools` ("stone_pickaxe")
     tier: int                      # its tier: -1 hand, 0 wooden/golden, 1 stone, 2 iron, 3 diamond, 4 netherite
 
+    @property
+    def needs_pickaxe(self) -> bool:
+        """Mined with a pickaxe (the pickaxe rows of DEPS Table 18 cost more steps)."""
+        return bool(self.min_tool and self.min_tool.endswith("pickaxe"))
+
+    def tool_phrase(self, by_hand: str = "") -> str:
+        """' with a stone_pickaxe or better', or `by_hand` when no tool is needed."""
+        if not self.min_tool:
+            return by_hand
+        return f" with {a(self.min_tool)}" + (" or better" if self.tools and len(self.tools) > 1 else "")
+
 
 def _signature(ingredients: dict[str, int], group_of: dict[str, str]) -> tuple:
     sig: dict[str, int] = defaultdict(int)

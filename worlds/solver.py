@@ -1,6 +1,6 @@
 """The oracle planner's search: a Plan4MC-style backward search with quantities.
 
-`solve(kb, target, inventory)` returns the goals (agent.types.Goal) that turn the
+`solve(kb, target, inventory)` returns the goals (worlds.types.Goal) that turn the
 inventory into one holding the target, in an order whose every step's preconditions hold
 when it is reached.  It expands each needed item into the cheapest way to get it
 (expected env steps, worlds/options.py: mine / kill / craft / smelt; `mine` also fills a
@@ -18,10 +18,10 @@ import copy
 import math
 from typing import TYPE_CHECKING
 
-from agent.types import ACTIONS, Goal
 from worlds.costs import SkillCosts, default_costs
+from worlds.options import INF, Option, default_fuel, is_use, option_cost, options, route_items, unit_costs, use_rate
 from worlds.recipes import a
-from worlds.options import INF, Option, default_fuel, is_use, option_cost, options, route_items, use_rate
+from worlds.types import ACTIONS, Goal
 
 if TYPE_CHECKING:  # pragma: no cover
     from worlds.knowledge import KnowledgeBase
@@ -49,7 +49,7 @@ class _Planner:
         self.goals: list[Goal] = []
         self.stack: list[str] = []
         self.expansions = 0
-        self.uc = kb.unit_costs()
+        self.uc = unit_costs(kb)
 
     # ------------------------------------------------------------------ inventory
     def _concrete(self, name: str) -> str:
@@ -358,7 +358,7 @@ def steps_estimate(kb: "KnowledgeBase", goals: list[Goal], costs: SkillCosts | N
                 if not srcs:
                     continue
                 s = srcs[0]
-                rate = costs.mine(s.block, needs_pickaxe=bool(s.min_tool and s.min_tool.endswith("pickaxe")))
+                rate = costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
                 total += math.ceil(n / s.count) * rate.cost
             elif g.action == "kill":
                 total += n * costs.kill(item).cost

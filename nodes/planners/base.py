@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from agent.types import Goal, Task
+from worlds.types import Goal, Task
 
 
 @dataclass
@@ -24,6 +24,7 @@ class PlanRequest:
     allowed_skills: tuple[str, ...] | None = None
     recipe_hints: bool = False       # may the planner quote the recipe book for the target?
     seed: int = 0                    # the episode's seed (sampling seeds derive from it)
+    observation: dict[str, Any] = field(default_factory=dict)  # the world's context_state(), normalised
 
     @property
     def round(self) -> int:

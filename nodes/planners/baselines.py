@@ -19,13 +19,14 @@ import prompts
 from nodes.describe import inventory_text
 from nodes.planners.base import PlanRequest, PlanResult
 from nodes.planners.llm import target_text
+from worlds.types import ACTIONS
 
 _CAP_LOOP = re.compile(r"while not inventory\.has\(\{\s*['\"](\w+)['\"]\s*:\s*(\d+)\s*\}\)")
-_CAP_CALL = re.compile(r"\b(mine|craft|smelt|kill|equip)\s*\(\s*obj\s*=\s*['\"](\w+)['\"](?:\s*,\s*tool\s*=\s*['\"]?(\w+)['\"]?)?")
+_CAP_CALL = re.compile(r"\b(" + "|".join(ACTIONS) + r")\s*\(\s*obj\s*=\s*['\"](\w+)['\"](?:\s*,\s*tool\s*=\s*['\"]?(\w+)['\"]?)?")
 
 
 def _call(llm: Any, msgs: list) -> tuple[str, dict]:
-    from agent.llm import ask
+    from nodes.ask import ask
 
     return ask(llm.model, msgs)
 

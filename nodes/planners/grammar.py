@@ -7,6 +7,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from worlds.types import ACTIONS
+
 _TOOLISH = ("pickaxe", "_axe", "shovel", "sword", "shears", "crafting_table", "furnace", "bucket",
             "flint_and_steel")
 
@@ -26,7 +28,7 @@ def _grammar(items: tuple[str, ...], mobs: tuple[str, ...], tools: tuple[str, ..
     return "\n".join([
         f"root ::= line{{1,{max_steps}}}",
         'line ::= call "  # step " [1-9] [0-9]? ": " comment "\\n"',
-        "call ::= mine | craft | smelt | kill | equip",
+        "call ::= " + " | ".join(ACTIONS),   # one rule per action below
         'mine ::= "mine({" obj "}, " tool ")"',
         'craft ::= "craft({" obj "}, " mats ", " tool ")"',
         'smelt ::= "smelt({" obj "}, " mats ", \'furnace\')"',

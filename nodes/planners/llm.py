@@ -13,10 +13,11 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 import prompts
-from agent.types import ACTIONS, Goal
 from nodes.describe import inventory_text
 from nodes.parse import parse_call
 from nodes.planners.base import PlanRequest, PlanResult, goals_to_text
+from worlds.options import how_to_make
+from worlds.types import ACTIONS, Goal
 
 PLAN_SCHEMA = {
     "type": "object",
@@ -135,7 +136,7 @@ class DialoguePlanner:
             f"My inventory has {inventory_text(req.task.inventory)}."
         question = prompts.render("deps_question", target=target_text(req.task.target), inventory=start_inv).strip()
         if req.recipe_hints and req.kb is not None:
-            question += " Recipe book: " + "; ".join(req.kb.how_to_make(item) for item in req.task.target) + "."
+            question += " Recipe book: " + "; ".join(how_to_make(req.kb, item) for item in req.task.target) + "."
         msgs.append(HumanMessage(question))
         for r in range(first, len(req.plans)):
             msgs.append(AIMessage(self._as_plan(req.plans[r])))
@@ -146,7 +147,7 @@ class DialoguePlanner:
         return msgs
 
     def plan(self, req: PlanRequest) -> PlanResult:
-        from agent.llm import ask
+        from nodes.ask import ask
 
         msgs = self.messages(req)
         if self.output == "grammar" and req.kb is not None:

@@ -1,6 +1,6 @@
 """Task suites as data, and their loader.
 
-The built-in suites live next to this module, in ``evaluation/suites/<name>.yaml``:
+The built-in suites live next to this module, in ``worlds/suites/<name>.yaml``:
 
 * ``deps71``      DEPS appendix B, Tables 9-16 (all 76 rows; MT1..MT8)
 * ``plan4mc``     the 40 Plan4MC tasks used by LLaMA-Rider (groups log, stone, mob, iron)
@@ -17,10 +17,11 @@ import copy
 import functools
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from agent.types import Task
+from worlds.types import Task
 
 SUITES = ("deps71", "plan4mc", "mp5", "mp5-context")
 SUITE_DIR = Path(__file__).resolve().parent / "suites"
@@ -180,6 +181,8 @@ def _to_task(rec: dict[str, Any], suite: str) -> Task:
         inventory=dict(rec["inventory"]),
         biome=rec["biome"],
         suite=suite,
+        context=({"find": rec["find"], "conditions": dict(rec.get("conditions") or {})}
+                 if rec.get("find") else None),
     )
 
 
@@ -324,3 +327,21 @@ def _resolve_phrase(phrase: str, verb: str | None, resolve_item: Callable[[str],
         if item:
             return item
     return None
+
+
+def localize(task: Task, kb: Any) -> Task:
+    """The task with its target and inventory in this knowledge base's names (suites use
+    MineDojo's 1.11.2 names: wooden_door is oak_door in 1.19.2). Done once: a task already
+    in this version's names is returned as it is."""
+    if task.mc_version == kb.version:
+        return task
+    if not task.target and not task.context:
+        raise SuiteError(f"task {task.id} has neither an item target nor find conditions; "
+                         "accepted: tasks whose target is {item: count}, or find tasks (mp5-context)")
+    target = {}
+    for item, n in task.target.items():
+        canon = kb.canonical(item)
+        if canon is None:
+            raise SuiteError(f"task {task.id}: item {item!r} does not exist in Minecraft {kb.version}")
+        target[canon] = n
+    return replace(task, target=target, mc_version=kb.version, inventory={kb.canonical(k) or k: v for k, v in task.inventory.items()})

@@ -1,12 +1,14 @@
 """Run settings: everything a user chooses for one episode or one evaluation.
 
 These are the CLI flags of CONTRACT.md as one typed object; the graph reads them through
-its runtime context (agent/context.py), never through globals.
+its runtime context (nodes/context.py), never through globals.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from worlds.types import ACTIONS
 
 WORLDS = ("textworld", "gridworld", "minedojo")
 MC_VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
@@ -16,7 +18,8 @@ PLANNERS = (
 )
 SELECTORS = ("fixed", "random", "horizon", "oracle")
 CONTROLLERS = ("scripted", "learned")
-SKILL_TYPES = ("mine", "craft", "smelt", "kill", "equip")
+ABLATABLE = ("performer-memory", "patroller")   # MP5 Table 7's ablations (--ablate)
+SKILL_TYPES = ACTIONS               # the skill types a plan may use (worlds.types)
 
 
 class SettingsError(ValueError):
@@ -39,6 +42,10 @@ class RunSettings:
     stochastic: bool = False         # text world: per-skill success rates of DEPS Table 18
     recipe_hints: bool = True        # descriptions add the recipe book's line for a missing item
     trace_dir: str | None = None
+    random_drop: bool = False        # MP5's Random Drop: a new goal first loses one done goal's items
+    memory: str | None = None        # mp5: the memory folder (None: ~/.cache/deps-agent/mp5)
+    percipient: str | None = None    # mp5: package.module:factory answering questions (None: symbols)
+    ablate: tuple[str, ...] | None = None  # mp5 modules switched off: performer-memory, patroller
 
     def validate(self) -> "RunSettings":
         def check(name: str, value: Any, accepted: tuple[str, ...]) -> None:
@@ -55,6 +62,8 @@ class RunSettings:
             check("controller", self.controller, CONTROLLERS)
         for s in self.skills or ():
             check("skill type", s, SKILL_TYPES)
+        for part in self.ablate or ():
+            check("--ablate part", part, ABLATABLE)
         if self.max_rounds < 0:
             raise SettingsError(f"--max-rounds must be 0 or more, got {self.max_rounds}")
         for k, v in self.inventory.items():
@@ -68,4 +77,5 @@ class RunSettings:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["skills"] = list(self.skills) if self.skills else None
+        d["ablate"] = list(self.ablate) if self.ablate else None
         return d

@@ -66,6 +66,8 @@ class Task:
     inventory: dict[str, int] = field(default_factory=dict)
     biome: str | None = None
     suite: str | None = None
+    mc_version: str | None = None   # set once the names are this version's (worlds.tasks.localize)
+    context: dict[str, Any] | None = None  # a find task's {find, conditions} (worlds.context_tasks)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

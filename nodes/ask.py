@@ -1,0 +1,49 @@
+"""How a node asks a chat model: one call, the reply's text, and the usage the state counts.
+
+Any LangChain chat model (or one bound to a grammar or schema) will do; the project's
+back-ends (agent/llm.py) hand the nodes such a model, and tests hand them a fake one.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _int(v: Any) -> int:
+    try:
+        return int(v or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def ask(runnable: Any, messages: list) -> tuple[str, dict[str, int]]:
+    """Invoke a chat model (or a bound one) once: the reply's text, and its usage as
+    {calls, tokens_in, tokens_out} for the state's counters."""
+    reply = runnable.invoke(messages)
+    tin, tout = usage_of(reply)
+    text = reply.content if isinstance(reply.content, str) else str(reply.content)
+    return text, {"calls": 1, "tokens_in": tin, "tokens_out": tout}
+
+
+def usage_of(message: Any) -> tuple[int, int]:
+    """(tokens_in, tokens_out) of an AIMessage: usage_metadata, else response_metadata's token_usage
+    (or usage); (0, 0) when the back-end reported none."""
+    um = _get(message, "usage_metadata")
+    if um:
+        tin, tout = _int(_get(um, "input_tokens")), _int(_get(um, "output_tokens"))
+        if tin or tout:
+            return tin, tout
+    rm = _get(message, "response_metadata") or {}
+    for key in ("token_usage", "usage"):
+        tu = _get(rm, key)
+        if tu:
+            tin = _int(_get(tu, "prompt_tokens") or _get(tu, "input_tokens"))
+            tout = _int(_get(tu, "completion_tokens") or _get(tu, "output_tokens"))
+            if tin or tout:
+                return tin, tout
+    return 0, 0

@@ -1,0 +1,37 @@
+"""What every world offers the agent: a Gymnasium-shaped environment plus the few
+read-outs the skill nodes need (inventory, step budget, target check).
+
+The text world (worlds/textworld.py) implements it today; the grid world and the MineDojo
+adapter implement the same protocol, so the graph, the controllers and the eval harness
+never ask which world they are in.
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+# What `step(action)` accepts in every world: one unit of a skill, as a dict.
+#   {"action": "mine", "item": "log"}     {"action": "smelt", "item": "iron_ingot", "fuel": "coal"}
+# Worlds with a body add their own primitive actions (move, turn, attack...) and say so in
+# `action_space`.
+ACTION_KEYS = ("action", "item", "fuel")
+
+
+@runtime_checkable
+class World(Protocol):
+    steps: int            # environment steps used so far in this episode
+    max_steps: int        # the episode's step budget (the task's max_steps)
+    observation_space: Any  # a description of `obs`: {key: what it holds}
+    action_space: Any       # a description of what `step` accepts
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Start an episode: options carry inventory, biome, max_steps and target."""
+        ...
+
+    def step(self, action: dict) -> tuple[dict, float, bool, bool, dict]:
+        """(obs, reward, terminated, truncated, info); info has ok, error, cost, gained, missing."""
+        ...
+
+    @property
+    def inventory(self) -> dict[str, int]: ...
+
+    def has(self, name: str, count: int = 1) -> bool: ...

@@ -60,7 +60,7 @@ class ScriptedController:
 def _learned(kb: Any, settings: Any) -> Controller:
     from skills.learned.controller import make_learned_controller  # torch only when asked for
 
-    return make_learned_controller(kb, settings)
+    return make_learned_controller(kb, settings, fallback=CONTROLLERS["scripted"](kb, settings))
 
 
 CONTROLLERS = {"scripted": lambda kb, settings: ScriptedController(kb), "learned": _learned}

@@ -1,0 +1,63 @@
+"""`deps train TARGET`: the training commands, one sub-parser per learned part.
+
+`add_train_parsers(sub)` registers `controller` and `selector` (the grid world's
+goal-conditioned policy and horizon predictor, skills/learned/); another part adds its own
+target (e.g. `llm`) to the same group the same way: a sub-parser with `fn` set.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _device(name: str) -> str:
+    import torch
+
+    from nodes.settings import SettingsError
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise SettingsError("--device cuda: no CUDA device is visible to torch; accepted: auto, cpu, cuda")
+    return name
+
+
+def cmd_train_learned(a: argparse.Namespace) -> int:
+    from nodes.settings import SettingsError
+    from skills.learned.train import TrainConfig, train
+
+    for flag, v in (("--episodes", a.episodes), ("--steps", a.steps), ("--dagger", a.dagger + 1)):
+        if v is None or v < 1:
+            raise SettingsError(f"{flag} must be 1 or more, got {v}")
+    cfg = TrainConfig(kind=a.target, out=a.out, device=_device(a.device), seed=a.seed, episodes=a.episodes,
+                      steps=a.steps, dagger_rounds=a.dagger, batch_size=a.batch_size,
+                      command="deps " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["train"] else "")
+    card = train(cfg, progress=not a.quiet)
+    print(f"wrote {card['file']} ({card['bytes']} bytes): " + ", ".join(
+        f"{k} {v}" for k, v in card.get("measured", {}).items()), file=sys.stderr)
+    if a.json:
+        sys.stdout.write(json.dumps(card, default=str) + "\n")
+    return 0
+
+
+def add_train_parsers(sub: argparse._SubParsersAction) -> None:
+    for target, what, episodes in (
+        ("controller", "the grid world's goal-conditioned policy pi(a|s,g), by behaviour cloning (+ DAgger)", 600),
+        ("selector", "the grid world's horizon predictor mu(h|s,g) for the horizon selector", 600),
+    ):
+        p = sub.add_parser(target, help=f"train {what}", description=f"Train {what} on scripted-expert "
+                           "trajectories from the batched grid world; writes DIR/<target>.pt and its card.")
+        p.add_argument("--out", required=True, metavar="DIR", help="output folder for the checkpoint and its card")
+        p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                       help="where to train (default: auto, CUDA when present)")
+        p.add_argument("--seed", type=int, default=0, help="seed of the worlds and the weights (default: 0)")
+        p.add_argument("--episodes", type=int, default=episodes,
+                       help=f"expert episodes to collect (default: {episodes})")
+        p.add_argument("--steps", type=int, default=3000, help="gradient steps per round (default: 3000)")
+        p.add_argument("--dagger", type=int, default=1 if target == "controller" else 0,
+                       help="DAgger rounds after behaviour cloning (default: 1 for controller, 0 for selector)")
+        p.add_argument("--batch-size", type=int, default=256)
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+        p.add_argument("--json", action="store_true", help="print the card as JSON on the last line")
+        p.set_defaults(fn=cmd_train_learned, target=target)

@@ -1,0 +1,76 @@
+"""Grid-world observations and goals as the network's tensors (worlds/gridworld/spec.py layout).
+
+- grid: the egocentric block ids [L, V, V] and the mob ids [L, V, V] stacked into one
+  [2L, V, V] id grid; mob ids are shifted past the cell ids so that one embedding table
+  holds both.
+- vec: log(1 + count) of every inventory item, the facing (one-hot), the time of day,
+  health, mining progress, the depth (y / HEIGHT) and the biome (one-hot).
+- goal: (skill index, target index) from `spec.goal_code`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from skills.learned.model import NetShape
+from worlds.gridworld import spec
+from worlds.types import ACTIONS
+
+LEARNED_SKILLS = ("mine", "kill")   # the skills the policy drives; craft/smelt/equip are single functional actions
+
+
+def net_shape(vocab: spec.Vocab, **sizes: int) -> NetShape:
+    return NetShape(
+        n_cells=len(vocab.cells) + len(vocab.mobs),
+        grid_layers=2 * len(spec.VIEW_LEVELS),
+        view=spec.VIEW,
+        vec_dim=vec_dim(vocab),
+        n_targets=vocab.n_items + len(vocab.mobs),
+        n_skills=len(ACTIONS),
+        n_actions=len(spec.PRIMITIVES),
+        **sizes,
+    )
+
+
+def vec_dim(vocab: spec.Vocab) -> int:
+    return vocab.n_items + len(spec.FACINGS) + 2 + 3 + len(vocab.biomes)
+
+
+def _batched(obs: dict[str, Any]) -> tuple[dict[str, np.ndarray], bool]:
+    single = np.asarray(obs["blocks"]).ndim == 3
+    if single:
+        return {k: np.asarray(v)[None] for k, v in obs.items() if k in spec.OBS_KEYS}, True
+    return {k: np.asarray(v) for k, v in obs.items() if k in spec.OBS_KEYS}, False
+
+
+def encode_obs(obs: dict[str, Any], vocab: spec.Vocab) -> tuple[np.ndarray, np.ndarray]:
+    """One observation or a batch -> (grid int16 [n, 2L, V, V], vec float32 [n, D])."""
+    o, _ = _batched(obs)
+    n = o["blocks"].shape[0]
+    grid = np.concatenate([o["blocks"].astype(np.int16),
+                           o["mobs"].astype(np.int16) + np.int16(len(vocab.cells))], axis=1)
+    parts = [np.log1p(np.maximum(o["inventory"], 0).astype(np.float32))]
+    facing = np.zeros((n, len(spec.FACINGS)), np.float32)
+    facing[np.arange(n), o["facing"].reshape(n).astype(np.int64)] = 1.0
+    parts.append(facing)
+    parts.append(o["time"].reshape(n, 2).astype(np.float32))
+    parts.append(o["health"].reshape(n, 1).astype(np.float32) / 20.0)
+    parts.append(o["mining"].reshape(n, 1).astype(np.float32))
+    parts.append(o["position"].reshape(n, 3)[:, 1:2].astype(np.float32) / spec.HEIGHT)
+    biome = np.zeros((n, len(vocab.biomes)), np.float32)
+    biome[np.arange(n), o["biome"].reshape(n).astype(np.int64)] = 1.0
+    parts.append(biome)
+    return grid, np.concatenate(parts, axis=1)
+
+
+def to_tensors(grid: np.ndarray, vec: np.ndarray, goals: np.ndarray, device: str) -> tuple[torch.Tensor, ...]:
+    return (torch.as_tensor(grid, device=device).long(), torch.as_tensor(vec, device=device),
+            torch.as_tensor(goals, device=device).long())
+
+
+def goal_key(goal: Any) -> str:
+    """'mine:log', 'kill:cow': how a trained goal is named on a card."""
+    (name, _), = list(goal.obj.items())[:1]
+    return f"{goal.action}:{name}"

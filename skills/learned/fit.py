@@ -1,0 +1,105 @@
+"""The optimisation loop shared by `deps train controller` and `deps train selector`.
+
+Data is a dict of tensors (one row per visited state): grid [N,L,V,V], vec [N,D], goal [N],
+action [N] (the expert's action) and horizon [N] (steps left until the goal was reached;
+-1 where the trajectory never reached it). The loss is the policy's cross-entropy on the
+expert's actions (behaviour cloning) plus -log mu(h_t(g) | s_t, g) over horizon bins
+(DEPS section 3.3), each weighted by what is being trained.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch.nn import functional as F
+
+from skills.learned.model import GoalNet, bin_centres, horizon_bin
+
+Data = dict[str, torch.Tensor]
+
+
+def split(data: Data, frac: float, seed: int) -> tuple[Data, Data]:
+    """(train, held out) by a seeded shuffle of whole rows."""
+    n = len(data["goal"])
+    g = torch.Generator().manual_seed(seed)
+    perm = torch.randperm(n, generator=g)
+    k = int(n * (1 - frac))
+    return ({key: v[perm[:k]] for key, v in data.items()}, {key: v[perm[k:]] for key, v in data.items()})
+
+
+def concat(a: Data | None, b: Data) -> Data:
+    return b if a is None else {k: torch.cat([a[k], b[k]]) for k in b}
+
+
+def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tuple[torch.Tensor, dict]:
+    logits, hlogits = net(batch["grid"], batch["vec"], batch["goal"])
+    total = torch.zeros((), device=logits.device)
+    parts = {}
+    if w_policy:
+        lp = F.cross_entropy(logits, batch["action"])
+        total = total + w_policy * lp
+        parts["policy"] = float(lp.detach())
+    has_h = batch["horizon"] >= 0
+    if w_horizon and bool(has_h.any()):
+        lh = F.cross_entropy(hlogits[has_h], horizon_bin(batch["horizon"][has_h].float()))
+        total = total + w_horizon * lh
+        parts["horizon"] = float(lh.detach())
+    return total, parts
+
+
+def fit(net: GoalNet, data: Data, *, steps: int, batch_size: int, device: str, seed: int,
+        w_policy: float = 1.0, w_horizon: float = 1.0, lr: float = 2e-3,
+        on_step: Callable[[int, dict], None] | None = None) -> list[float]:
+    """Adam on random minibatches for `steps` steps; returns the loss per step."""
+    torch.manual_seed(seed)
+    net.to(device).train()
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(steps, 1), eta_min=lr / 20)
+    data = {k: v.to(device) for k, v in data.items()}
+    n = len(data["goal"])
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    history = []
+    for step in range(steps):
+        idx = torch.randint(0, n, (min(batch_size, n),), generator=g).to(device)
+        loss, parts = losses(net, {k: v[idx] for k, v in data.items()}, w_policy, w_horizon)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        history.append(float(loss.detach()))
+        if on_step:
+            on_step(step, parts)
+    net.eval()
+    return history
+
+
+@torch.no_grad()
+def evaluate(net: GoalNet, data: Data, device: str) -> dict[str, float]:
+    """Held-out figures: the policy's agreement with the expert, the horizon bin accuracy
+    (exact and within one bin) and the mean absolute error of the expected horizon."""
+    net.to(device).eval()
+    out: dict[str, float] = {}
+    n = len(data["goal"])
+    if n == 0:
+        return out
+    agree, hits, near, abs_err, m = 0, 0, 0, 0.0, 0
+    centres = bin_centres().to(device)
+    for s in range(0, n, 4096):
+        b = {k: v[s:s + 4096].to(device) for k, v in data.items()}
+        logits, hlogits = net(b["grid"], b["vec"], b["goal"])
+        agree += int((logits.argmax(-1) == b["action"]).sum())
+        has = b["horizon"] >= 0
+        if bool(has.any()):
+            true_bin = horizon_bin(b["horizon"][has].float())
+            pred_bin = hlogits[has].argmax(-1)
+            hits += int((pred_bin == true_bin).sum())
+            near += int(((pred_bin - true_bin).abs() <= 1).sum())
+            expected = torch.softmax(hlogits[has], -1) @ centres
+            abs_err += float((expected - b["horizon"][has].float()).abs().sum())
+            m += int(has.sum())
+    out["action_agreement"] = round(agree / n, 4)
+    if m:
+        out["horizon_bin_accuracy"] = round(hits / m, 4)
+        out["horizon_within_one_bin"] = round(near / m, 4)
+        out["horizon_mae_steps"] = round(abs_err / m, 2)
+    return out

@@ -1,0 +1,83 @@
+"""The trained network at inference time, batched across worlds.
+
+`GoalPolicy.act(obs, goals)` gives one primitive action per world for pi(a | s, g);
+`GoalPolicy.expected_horizon(obs, goals)` gives E[h] under mu(h | s, g). One observation or
+a batch of them (the batched grid world's arrays), on CUDA when present, else the CPU.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from skills.learned import checkpoint
+from skills.learned.features import encode_obs, goal_key, net_shape, to_tensors
+from worlds.gridworld import spec
+
+
+def pick_device(device: str | None = None) -> str:
+    if device in (None, "auto"):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+class GoalPolicy:
+    def __init__(self, net: Any, kb: Any, card: dict, device: str = "cpu"):
+        self.net, self.kb, self.card, self.device = net, kb, card, device
+        self.vocab = spec.make_vocab(kb)
+        self.goals = set(card.get("goals") or [])   # 'mine:log', 'kill:cow': what it was trained on
+
+    @classmethod
+    def load(cls, kind: str, kb: Any = None, device: str | None = None, path: str | None = None) -> "GoalPolicy":
+        """The checkpoint of `kind` ('controller' or 'selector'); CheckpointError when it does not fit."""
+        if kb is None:
+            from worlds.knowledge import load_kb
+
+            kb = load_kb("1.11.2")
+        device = pick_device(device)
+        p = path or checkpoint.checkpoint_path(kind)
+        net, card = _load_cached(str(p), kb.version, device, kind)
+        return cls(net, kb, card, device)
+
+    def knows(self, goal: Any) -> bool:
+        return goal_key(goal) in self.goals
+
+    def codes(self, goals: Sequence[Any]) -> np.ndarray:
+        return np.array([spec.goal_code(g, self.vocab, self.kb) for g in goals], dtype=np.int64).reshape(-1, 2)
+
+    @torch.no_grad()
+    def logits(self, obs: dict, codes: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        grid, vec = encode_obs(obs, self.vocab)
+        g, v, c = to_tensors(grid, vec, codes, self.device)
+        return self.net(g, v, c)
+
+    def act(self, obs: dict, codes: np.ndarray, mask: np.ndarray | None = None, greedy: bool = True,
+            rng: np.random.Generator | None = None) -> np.ndarray:
+        """Primitive action index per world; `mask` [A] bool limits which actions may be chosen."""
+        logits, _ = self.logits(obs, codes)
+        if mask is not None:
+            logits = logits.masked_fill(~torch.as_tensor(mask, device=logits.device), float("-inf"))
+        if greedy:
+            return logits.argmax(-1).cpu().numpy()
+        p = torch.softmax(logits, -1).cpu().numpy().astype(np.float64)
+        rng = rng or np.random.default_rng()
+        return np.array([rng.choice(len(row), p=row / row.sum()) for row in p])
+
+    @torch.no_grad()
+    def expected_horizon(self, obs: dict, codes: np.ndarray) -> np.ndarray:
+        grid, vec = encode_obs(obs, self.vocab)
+        if grid.shape[0] != len(codes):   # one state, several goals: repeat the state
+            grid, vec = np.repeat(grid, len(codes), 0), np.repeat(vec, len(codes), 0)
+        g, v, c = to_tensors(grid, vec, codes, self.device)
+        return self.net.expected_horizon(g, v, c).cpu().numpy()
+
+
+@lru_cache(maxsize=8)
+def _load_cached(path: str, mc_version: str, device: str, kind: str):
+    from worlds.knowledge import load_kb
+
+    vocab = spec.make_vocab(load_kb(mc_version))
+    return checkpoint.load(path, expected=net_shape(vocab), vocab_version=vocab.version, device=device,
+                           env_var=checkpoint.ENV[kind])

@@ -1,0 +1,327 @@
+"""Scripted experts for the grid world: one per skill the planners use, acting through the
+world's primitive actions (worlds/gridworld/spec.py).
+
+- mine X: the nearest block that gives X (digging down to ores, through whatever is in the
+  way, with the tools held), then break it; a held bucket used on water, lava or a cow.
+- kill M: chase the mob (re-planning as it wanders) and hit it until it drops its loot.
+- craft / smelt: place a crafting table / furnace when none is within reach (walk to a
+  placed one, or place a held one), then the functional action.
+- equip: the functional action.
+- Hostile mobs next to the agent are fought off first.
+
+`Expert(env, i, goal)` drives world i of a BatchGridWorld: `act()` gives the next action
+as (primitive index, item index) or None once the goal is done or has failed (`result`).
+`demonstrate(env, goals)` yields (observation, expert actions, active mask) for every
+step of a batch, the (observation, action) pairs a policy learns from by behaviour cloning.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+
+from worlds.gridworld import functional, paths
+from worlds.gridworld.sources import goal_sources
+from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVE_ID
+from worlds.inventory import Refusal
+from worlds.recipes import a as article
+from worlds.types import Goal
+
+P = PRIMITIVE_ID
+NOOP = (P["noop"], -1)
+FUNCTIONAL_IDS = (P["craft"], P["smelt"], P["equip"], P["use"])
+MAX_REPLANS = 6
+SEGMENT_PATIENCE = 80      # primitive actions one segment may take before re-planning
+BUILDING = ("dirt", "netherrack", "gravel", "sand", "cobblestone")   # what pillars are built of, cheapest first
+
+
+def face_action(delta: tuple[int, int, int]) -> int:
+    idx = FACING_VECTORS.index(tuple(int(v) for v in delta))
+    return P["face_up"] if idx == 4 else P["face_down"] if idx == 5 else P["face_north"] + idx
+
+
+class Expert:
+    def __init__(self, env: Any, i: int, goal: Goal):
+        self.env, self.i, self.goal = env, i, goal
+        self.kb, self.v = env.kb, env.vocab
+        (self.item, self.wanted), = list(goal.obj.items())[:1]
+        self.result: dict | None = None    # {"ok": bool, "error": str|None, "missing": {}} once finished
+        self.kills = 0
+        self.start = self._count()
+        self.plan: list = []
+        self.target: tuple[int, int, int] | None = None
+        self.seg_steps = 0
+        self.replans = 0
+        self.last_pos = None
+        self.last_action = None
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _count(self) -> int:
+        if self.goal.action == "kill" and self.item in self.v.mob_id:
+            return self.kills
+        return functional.bag_of(self.env, self.i).held(self.item)
+
+    def progress(self) -> int:
+        return self._count() - (0 if self.goal.action == "kill" and self.item in self.v.mob_id else self.start)
+
+    def feedback(self, event: dict) -> None:
+        """What the world said about the last step of this world (info["events"][i])."""
+        if event.get("error") and self.last_action in FUNCTIONAL_IDS:
+            self._finish(False, event["error"], event.get("missing"))
+        if event.get("killed") == self.item:
+            self.kills += 1
+        if event.get("killed") or event.get("broke"):
+            self.plan, self.target = [], None
+
+    def _finish(self, ok: bool, error: str | None = None, missing: dict | None = None) -> None:
+        self.result = {"ok": ok, "error": error, "missing": missing or {}}
+
+    # ------------------------------------------------------------------ acting
+    def act(self) -> tuple[int, int] | None:
+        a = self._act()
+        self.last_action = a[0] if a is not None else None
+        return a
+
+    def _act(self) -> tuple[int, int] | None:
+        if self.result is not None:
+            return None
+        if self.env.dead[self.i]:
+            self._finish(False, "the agent died")
+            return None
+        if self.goal.action == "equip" and self.progress() >= 0 and self._equipped():
+            self._finish(True)
+            return None
+        if self.goal.action != "equip" and self.progress() >= self.wanted:
+            self._finish(True)
+            return None
+        defend = self._defend()
+        if defend is not None:
+            return defend
+        return getattr(self, "_" + self.goal.action)()
+
+    def _equipped(self) -> bool:
+        bag = functional.bag_of(self.env, self.i)
+        return any(self.kb.matches(self.item, it) or it == self.item for it in bag.equipment.values()) \
+            and getattr(self, "_did_equip", False)
+
+    def _defend(self) -> tuple[int, int] | None:
+        env, i = self.env, self.i
+        hostile = env.rules.mob_hostile[env.mob_kind[i]] & (env.mob_kind[i] > 0)
+        if not hostile.any() or not env.night()[i]:
+            return None
+        for m in np.nonzero(hostile)[0]:
+            d = tuple(int(v) for v in env.mob_pos[i, m] - env.pos[i])
+            if d in FACING_VECTORS:
+                return self._hit(d)
+        return None
+
+    def _hit(self, d: tuple[int, int, int]) -> tuple[int, int]:
+        want = FACING_VECTORS.index(d)
+        if int(self.env.facing[self.i]) != want:
+            return face_action(d), -1
+        return P["attack"], -1
+
+    # ------------------------------------------------------------------ skills
+    def _equip(self):
+        bag = functional.bag_of(self.env, self.i)
+        held = bag.plan_equip(self.item)
+        if isinstance(held, Refusal):
+            self._finish(False, held.error, held.missing)
+            return None
+        self._did_equip = True
+        return P["equip"], self.v.item_id[held]
+
+    def _craft(self):
+        return self._at_station("crafting_table", "craft")
+
+    def _smelt(self):
+        return self._at_station("furnace", "smelt")
+
+    def _at_station(self, station: str, skill: str):
+        env, i = self.env, self.i
+        bag = functional.bag_of(env, i)
+        plan = (functional.plan_craft if skill == "craft" else functional.plan_smelt)(env, i, self.item, bag=bag)
+        if not isinstance(plan, Refusal):
+            out = plan.output if skill == "craft" else plan[0].output
+            return P[skill], self.v.item_id[out]
+        if set(plan.missing) - {station}:
+            self._finish(False, plan.error, plan.missing)
+            return None
+        # only the station is missing: place a held one, or walk to a placed one
+        if bag.held(station) >= 1:
+            return self._place(station)
+        step = self._go_to({self.v.cell_id[station]}, set(), reach=True)
+        if step is None and self.result is None:
+            self._finish(False, f"cannot {skill} {self.item}: needs {article(station)} placed within reach "
+                                f"(none held, none placed nearby)", {station: 1})
+        return step
+
+    def _place(self, block: str):
+        env, i = self.env, self.i
+        pos = env.pos[i]
+        for d in FACING_VECTORS[:4] + FACING_VECTORS[4:5]:
+            at = pos + np.array(d)
+            c = int(env.cells_at(np.array([i]), at[None])[0])
+            if env.rules.passable[c] and not env.rules.liquid[c] and env.mob_at(i, at) is None:
+                if int(env.facing[i]) != FACING_VECTORS.index(d):
+                    return face_action(d), -1
+                return P["use"], self.v.item_id[block]
+        # boxed in: clear the block ahead first
+        return self._hit(FACING_VECTORS[0])
+
+    def _kill(self):
+        cells, mobs = goal_sources(self.env, self.goal)
+        if not mobs:
+            self._finish(False, f"no mob here drops {self.item}", {self.item: self.wanted})
+            return None
+        return self._gather(set(), mobs)
+
+    def _mine(self):
+        env, i = self.env, self.i
+        cells, mobs = goal_sources(env, self.goal)
+        if not cells and not mobs:
+            self._finish(False, f"{self.item} cannot be mined (no block in this world gives it)", {self.item: 1})
+            return None
+        ways = self.kb.interactions(self.item)
+        if ways:  # a held item used on a block or a mob
+            held = [w for w in ways if functional.bag_of(env, i).held(w.uses) >= 1]
+            if not held:
+                w = ways[0]
+                self._finish(False, f"needs {article(w.uses)} to get {self.item} from {w.where()}", {w.uses: 1})
+                return None
+            self._use_item = held[0].uses
+        terrain = paths.Terrain(env, i)
+        ok_cells = {c for c in cells if terrain.can_harvest[c] or env.rules.liquid[c]}
+        if cells and not ok_cells and not mobs:
+            c = min(cells, key=lambda c: (env.rules.min_tool[c] is not None, c))
+            self._finish(False, env.rules.why_not(c), {"tool": env.rules.min_tool[c]})
+            return None
+        return self._gather(ok_cells, mobs)
+
+    # ------------------------------------------------------------------ moving and hitting
+    def _gather(self, cells: set[int], mobs: set[int]):
+        env, i = self.env, self.i
+        t = self.target
+        if t is not None and not self.plan:
+            d = tuple(int(v) for v in np.array(t) - env.pos[i])
+            if d in FACING_VECTORS and self._still_there(t, cells, mobs):
+                use = getattr(self, "_use_item", None)
+                if use is not None:
+                    if int(env.facing[i]) != FACING_VECTORS.index(d):
+                        return face_action(d), -1
+                    return P["use"], self.v.item_id[use]
+                return self._hit(d)
+            self.target = None
+        if self.plan and mobs and self.target is not None and not self._still_there(self.target, cells, mobs):
+            self.plan, self.target = [], None   # the mob moved: look again
+        if not self.plan or self.target is None:
+            step = self._go_to(cells, mobs)
+            return step
+        return self._follow()
+
+    def _still_there(self, t, cells, mobs) -> bool:
+        env, i = self.env, self.i
+        c = int(env.cells_at(np.array([i]), np.array([t]))[0])
+        if c in cells:
+            return True
+        m = env.mob_at(i, np.array(t))
+        return m is not None and m in mobs
+
+    def _go_to(self, cells: set[int], mobs: set[int], reach: bool = False):
+        env, i = self.env, self.i
+        if reach and any(functional.within_reach(env, i, self.v.cells[c]) for c in cells):
+            return None
+        if self.replans >= MAX_REPLANS:
+            self._finish(False, f"could not reach a source of {self.item} (stuck after {self.replans} tries)",
+                         {self.item: self.wanted})
+            return None
+        targets = paths.candidates(env, i, cells, mobs)
+        found = paths.search(paths.Terrain(env, i), tuple(int(v) for v in env.pos[i]), targets) if targets else None
+        if found is None:
+            what = "a placed " + self.v.cells[next(iter(cells))] if reach else f"any source of {self.item}"
+            self._finish(False, f"cannot reach {what} in this world", {self.item: self.wanted})
+            return None
+        self.plan, _, self.target = found
+        self.plan = list(self.plan)
+        self.seg_steps = 0
+        self.last_pos = None
+        if not self.plan:
+            return self._act()
+        return self._follow()
+
+    def _follow(self):
+        env, i = self.env, self.i
+        seg = self.plan[0]
+        pos = tuple(int(v) for v in env.pos[i])
+        self.seg_steps += 1
+        if self.seg_steps > SEGMENT_PATIENCE:   # something moved or fell: look again
+            self.plan = []
+            self.replans += 1
+            return NOOP
+        kind = seg[0]
+        if kind in ("walk", "dig", "jump"):
+            d = FACING_VECTORS[seg[1]]
+            front = np.array(pos) + np.array(d)
+            c = int(env.cells_at(np.array([i]), front[None])[0])
+            if self.last_pos is not None and pos != self.last_pos and self._arrived(seg, pos):
+                return self._next_segment()
+            if kind == "jump":
+                if int(env.facing[i]) != seg[1]:
+                    return face_action(d), -1
+                self.last_pos = pos
+                return P["jump"], -1
+            if env.rules.passable[c]:
+                self.last_pos = pos
+                return P["move_north"] + seg[1], -1
+            return self._hit(d)
+        if kind == "down":
+            if self.last_pos is not None and pos[1] < self.last_pos[1]:
+                return self._next_segment()
+            self.last_pos = pos
+            return self._hit((0, -1, 0))
+        if kind == "pillar":
+            if self.last_pos is not None and pos[1] > self.last_pos[1]:
+                return self._next_segment()
+            self.last_pos = pos
+            above = int(env.cells_at(np.array([i]), (np.array(pos) + [0, 1, 0])[None])[0])
+            if not env.rules.passable[above]:
+                return self._hit((0, 1, 0))
+            block = next((b for b in BUILDING if functional.bag_of(env, i).held(b) >= 1), None)
+            if block is None:
+                self.plan = []
+                return NOOP
+            return P["jump_place"], self.v.item_id[block]
+        self.plan = []
+        return NOOP
+
+    def _arrived(self, seg, pos) -> bool:
+        return pos != self.last_pos
+
+    def _next_segment(self):
+        self.plan.pop(0)
+        self.seg_steps = 0
+        self.last_pos = None
+        if not self.plan:
+            return self._act()
+        return self._follow()
+
+
+def demonstrate(env: Any, goals: list[Goal], max_steps: int = 2000) -> Iterator[tuple[dict, np.ndarray, np.ndarray]]:
+    """For a reset BatchGridWorld with one goal per world: yields (obs, actions [n, 2], active [n])
+    every step until every expert has finished (or max_steps); then `experts[i].result`."""
+    experts = [Expert(env, i, g) for i, g in enumerate(goals)]
+    demonstrate.experts = experts
+    obs = env.observe()
+    for _ in range(max_steps):
+        acts = np.tile(np.array(NOOP, np.int64), (env.n, 1))
+        active = np.zeros(env.n, bool)
+        for i, ex in enumerate(experts):
+            a = ex.act()
+            if a is not None:
+                acts[i], active[i] = a, True
+        if not active.any():
+            return
+        yield obs, acts, active
+        obs, _, _, _, info = env.step(acts)
+        for i, ev in info["events"].items():
+            experts[i].feedback(ev)

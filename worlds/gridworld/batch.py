@@ -1,0 +1,384 @@
+"""BatchGridWorld: n grid worlds stepped at once in numpy (the interface: spec.py).
+
+Movement, gravity, mining, mob motion and observation extraction are array operations
+over the whole batch; the rare functional actions (craft, smelt, equip, use) loop over
+the worlds that asked for them (functional.py).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from worlds.gridworld import functional
+from worlds.gridworld.generation import Map, check_biome, generate
+from worlds.gridworld.layout import build_layout
+from worlds.gridworld.mobs import step_mobs
+from worlds.gridworld.rules import make_rules
+from worlds.gridworld.spec import (AIR, EQUIP_SLOTS, FACING_VECTORS, HEIGHT, MAX_SEED, PRIMITIVE_ID, PRIMITIVES,
+                                   VIEW_LEVELS, VIEW_RADIUS, VOID, GridWorldError, game_data, make_vocab)
+
+VEC = np.array(FACING_VECTORS, dtype=np.int64)
+UP = np.array([0, 1, 0], dtype=np.int64)
+MAX_MOBS = 40
+P = PRIMITIVE_ID
+
+
+def check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
+        raise GridWorldError(f"grid world seed {seed!r} is out of range; accepted: a whole number 0 to {MAX_SEED}")
+    return int(seed)
+
+
+class BatchGridWorld:
+    def __init__(self, n: int, kb: Any = None, mc_version: str = "1.11.2", size: tuple[int, int] | None = None,
+                 biome: str | None = None):
+        if kb is None:
+            from worlds.knowledge import load_kb
+            kb = load_kb(mc_version)
+        check_biome(biome)
+        d = game_data()
+        self.n, self.kb, self.biome_choice = int(n), kb, biome
+        self.vocab, self.rules = make_vocab(kb), make_rules(kb)
+        self.X, self.Z = tuple(size or d["default_size"])
+        self.H = HEIGHT
+        self.day_steps, self.night_span = int(d["day_steps"]), tuple(d["night"])
+        n, I = self.n, self.vocab.n_items
+        self.cells = np.zeros((n, self.X, self.Z, self.H), np.uint8)
+        self.biome_map = np.zeros((n, self.X, self.Z), np.uint8)
+        self.pos = np.zeros((n, 3), np.int64)
+        self.facing = np.zeros(n, np.int64)
+        self.health = np.zeros(n, np.float32)
+        self.clock = np.zeros(n, np.int64)
+        self.steps = np.zeros(n, np.int64)
+        self.max_steps = np.full(n, 12000, np.int64)
+        self.mine_tgt = np.full((n, 3), -1, np.int64)
+        self.mine_prog = np.zeros(n, np.int64)
+        self.mine_need = np.zeros(n, np.int64)
+        self.inv = np.zeros((n, I), np.int32)
+        self.equip = np.zeros((n, len(EQUIP_SLOTS)), np.int32)
+        self.fuel = np.zeros(n, np.float32)
+        self.mob_kind = np.zeros((n, MAX_MOBS), np.uint8)
+        self.mob_pos = np.zeros((n, MAX_MOBS, 3), np.int64)
+        self.mob_hp = np.zeros((n, MAX_MOBS), np.float32)
+        self.dead = np.zeros(n, bool)
+        self.done = np.zeros(n, bool)
+        self.target_mask = np.zeros((n, 1, I), bool)
+        self.target_count = np.zeros((n, 1), np.int64)
+        self.last_hurt: list[str | None] = [None] * n
+        self.seeds = [0] * n
+        self.rng = np.random.default_rng(0)
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seeds: Sequence[int], options: dict | Sequence[dict] | None = None) -> dict:
+        seeds = [check_seed(s) for s in seeds]
+        if len(seeds) != self.n:
+            raise GridWorldError(f"reset needs {self.n} seeds, got {len(seeds)}")
+        self.reset_some(np.ones(self.n, bool), seeds, options)
+        return self.observe()
+
+    def reset_some(self, mask: np.ndarray, seeds: Sequence[int], options: dict | Sequence[dict] | None = None) -> None:
+        idx = np.nonzero(np.asarray(mask, bool))[0]
+        seeds = list(seeds)
+        opts = options if isinstance(options, (list, tuple)) else [options or {}] * self.n
+        for k, i in enumerate(idx):
+            seed = check_seed(seeds[i] if len(seeds) == self.n else seeds[k])
+            self._reset_one(int(i), seed, dict(opts[i] or {}))
+        self.rng = np.random.default_rng([int(s) for s in self.seeds] + [self.n])
+
+    def _reset_one(self, i: int, seed: int, o: dict) -> None:
+        v = self.vocab
+        biome = o.get("biome") or self.biome_choice
+        check_biome(biome)
+        m: Map = build_layout(o["layout"], v, (self.X, self.Z)) if o.get("layout") else \
+            generate(seed, v, (self.X, self.Z), biome)
+        self.seeds[i] = seed
+        self.cells[i], self.biome_map[i] = m.cells, m.biome
+        self.pos[i] = m.spawn
+        self.facing[i] = 0
+        self.health[i] = float(game_data()["agent_health"])
+        self.clock[i] = self._start_clock(o.get("time_of_day"))
+        self.steps[i] = 0
+        self.max_steps[i] = int(o.get("max_steps") or 12000)
+        self.mine_tgt[i], self.mine_prog[i] = -1, 0
+        self.inv[i], self.equip[i], self.fuel[i] = 0, 0, 0.0
+        self.mob_kind[i], self.mob_hp[i] = 0, 0.0
+        for kind, x, y, z in m.mobs:
+            self.add_mob(i, kind, x, y, z)
+        self.dead[i], self.done[i], self.last_hurt[i] = False, False, None
+        from worlds.inventory import Bag
+        bag = Bag(self.kb, biome=self.biome_name(i))
+        for name, k in (o.get("inventory") or {}).items():
+            if int(k) > 0:
+                bag.add({bag.concrete(name, what="initial inventory"): int(k)})
+        functional.store_bag(self, i, bag)
+        self.set_target(i, o.get("target") or {})
+
+    def _start_clock(self, t: Any) -> int:
+        if t in (None, "", "day"):
+            return 0
+        if t == "night":
+            return int(self.night_span[0] * self.day_steps) + 1
+        f = float(t)
+        if not 0.0 <= f < 1.0:
+            raise GridWorldError(f"time_of_day {t!r} is out of range; accepted: day, night or a fraction 0 to 1")
+        return int(f * self.day_steps)
+
+    def set_target(self, i: int, target: dict[str, int]) -> None:
+        k = max(1, len(target))
+        if k > self.target_mask.shape[1]:
+            self.target_mask = np.concatenate([self.target_mask, np.zeros((self.n, k - self.target_mask.shape[1],
+                                                                           self.vocab.n_items), bool)], axis=1)
+            self.target_count = np.concatenate([self.target_count, np.zeros((self.n, k - self.target_count.shape[1]),
+                                                                            np.int64)], axis=1)
+        self.target_mask[i], self.target_count[i] = False, 0
+        for j, (name, cnt) in enumerate(target.items()):
+            canon = self.kb.canonical(name)
+            if canon is None:
+                raise GridWorldError(f"unknown item {name!r} in the target")
+            for var in self.kb.variants(canon) or [canon]:
+                if var in self.vocab.item_id:
+                    self.target_mask[i, j, self.vocab.item_id[var]] = True
+            self.target_count[i, j] = int(cnt)
+
+    def add_mob(self, i: int, kind: int, x: int, y: int, z: int) -> bool:
+        free = np.nonzero(self.mob_kind[i] == 0)[0]
+        if free.size == 0:
+            return False
+        s = free[0]
+        self.mob_kind[i, s], self.mob_pos[i, s] = kind, (x, y, z)
+        self.mob_hp[i, s] = self.rules.mob_health[kind]
+        return True
+
+    # ------------------------------------------------------------------ queries
+    def biome_name(self, i: int) -> str:
+        x, _, z = self.pos[i]
+        return self.vocab.biomes[int(self.biome_map[i, int(np.clip(x, 0, self.X - 1)), int(np.clip(z, 0, self.Z - 1))])]
+
+    def cells_at(self, e: np.ndarray, p: np.ndarray) -> np.ndarray:
+        x, y, z = p[:, 0], p[:, 1], p[:, 2]
+        inb = (x >= 0) & (x < self.X) & (y >= 0) & (y < self.H) & (z >= 0) & (z < self.Z)
+        out = np.full(len(e), VOID, np.uint8)
+        out[inb] = self.cells[e[inb], x[inb], z[inb], y[inb]]
+        return out
+
+    def mob_at(self, i: int, p: np.ndarray) -> int | None:
+        hit = (self.mob_kind[i] > 0) & (self.mob_pos[i] == p).all(axis=1)
+        return int(self.mob_kind[i][hit][0]) if hit.any() else None
+
+    def night(self) -> np.ndarray:
+        f = (self.clock % self.day_steps) / self.day_steps
+        return (f >= self.night_span[0]) & (f < self.night_span[1])
+
+    def reached(self) -> np.ndarray:
+        eq = np.zeros_like(self.inv)
+        rows, slots = np.nonzero(self.equip)
+        np.add.at(eq, (rows, self.equip[rows, slots] - 1), 1)
+        have = ((self.inv + eq)[:, None, :] * self.target_mask).sum(axis=2)
+        need = self.target_count
+        return ((have >= need) | (need == 0)).all(axis=1) & (need > 0).any(axis=1)
+
+    def world(self, i: int):
+        from worlds.gridworld.world import GridWorld
+        return GridWorld.view(self, i)
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions: np.ndarray, names: dict[int, tuple[str, str | None]] | None = None):
+        """actions int [n, 2] (primitive, item index); `names` lets one world pass item names
+        ({i: (item, fuel)}) for the functional actions instead of an index (generic names)."""
+        act = np.asarray(actions, np.int64).reshape(self.n, 2)
+        a, arg = act[:, 0].copy(), act[:, 1]
+        n = self.n
+        ok = np.ones(n, bool)
+        events: dict[int, dict] = {}
+        over = self.dead | (self.steps >= self.max_steps)
+        for i in np.nonzero(over)[0]:
+            events[i] = {"error": f"the episode is over: {self.steps[i]} of {self.max_steps[i]} steps used"
+                         if not self.dead[i] else "the episode is over: the agent died"}
+        a[over] = P["noop"]
+        ok[over] = False
+        cost = np.ones(n, np.int64)
+        cost[over] = 0
+        was_done = self.done.copy()
+        attacking = a == P["attack"]
+        self.mine_prog[~attacking] = 0
+
+        mv = (a >= P["move_north"]) & (a <= P["move_west"])
+        if mv.any():
+            e = np.nonzero(mv)[0]
+            self.facing[e] = a[e] - P["move_north"]
+            tgt = self.pos[e] + VEC[self.facing[e]]
+            c = self.cells_at(e, tgt)
+            free = self.rules.passable[c]
+            self.pos[e[free]] = tgt[free]
+        self.facing[a == P["face_up"]] = 4
+        self.facing[a == P["face_down"]] = 5
+        turn = (a >= P["face_north"]) & (a <= P["face_west"])
+        self.facing[turn] = a[turn] - P["face_north"]
+        jp = a == P["jump"]
+        if jp.any():
+            e = np.nonzero(jp & (self.facing < 4))[0]
+            front = self.pos[e] + VEC[self.facing[e]]
+            go = (self.rules.solid[self.cells_at(e, front)] & self.rules.passable[self.cells_at(e, front + UP)]
+                  & self.rules.passable[self.cells_at(e, self.pos[e] + UP)])
+            self.pos[e[go]] = front[go] + UP
+        if attacking.any():
+            self._attack(np.nonzero(attacking)[0], ok, events)
+        for i in np.nonzero((a >= P["use"]) & (a <= P["equip"]) & (a != P["attack"]))[0]:
+            self._rare(int(i), int(a[i]), int(arg[i]), names, ok, events, cost)
+        self._gravity()
+        # lava
+        own = self.cells_at(np.arange(n), self.pos)
+        burnt = self.rules.deadly[own] & ~self.dead
+        for i in np.nonzero(burnt)[0]:
+            self.health[i] = 0
+            self.last_hurt[i] = "lava"
+        self.steps += cost
+        self.clock += cost
+        night = self.night()
+        step_mobs(self, night)
+        regen = int(game_data()["regen_steps"])
+        heal = (self.clock % regen == 0) & ~self.dead
+        self.health[heal] = np.minimum(float(game_data()["agent_health"]), self.health[heal] + 1)
+        died = (self.health <= 0) & ~self.dead
+        for i in np.nonzero(died)[0]:
+            self.dead[i] = True
+            ok[i] = False
+            how = self.last_hurt[i]
+            events.setdefault(i, {})["error"] = "the agent burned in lava" if how == "lava" else f"the agent was killed by a {how}"
+        self.done |= self.reached()
+        reward = (self.done & ~was_done).astype(np.float32)
+        terminated = self.done | self.dead
+        truncated = (self.steps >= self.max_steps) & ~terminated
+        info = {"ok": ok, "events": events, "cost": cost}
+        return self.observe(), reward, terminated, truncated, info
+
+    def _attack(self, e: np.ndarray, ok: np.ndarray, events: dict) -> None:
+        rules, v = self.rules, self.vocab
+        tgt = self.pos[e] + VEC[self.facing[e]]
+        m = (self.mob_kind[e] > 0) & (self.mob_pos[e] == tgt[:, None, :]).all(axis=2)
+        has_mob = m.any(axis=1)
+        if has_mob.any():
+            em, slot = e[has_mob], m[has_mob].argmax(axis=1)
+            self.mob_hp[em, slot] -= rules.damage(self.inv[em])
+            killed = self.mob_hp[em, slot] <= 0
+            for i, s in zip(em[killed], slot[killed]):
+                kind = int(self.mob_kind[i, s])
+                self.inv[i] += rules.mob_drop_vec[kind]
+                self.mob_kind[i, s] = 0
+                events.setdefault(i, {})["gained"] = {v.items[j]: int(c) for j, c in
+                                                      enumerate(rules.mob_drop_vec[kind]) if c}
+                events[i]["killed"] = v.mobs[kind]
+        e, tgt = e[~has_mob], tgt[~has_mob]
+        if e.size == 0:
+            return
+        c = self.cells_at(e, tgt)
+        brk = rules.breakable[c]
+        for i in e[~brk]:
+            ok[i] = False
+            events.setdefault(i, {})["error"] = "nothing to mine or hit in front"
+        e, tgt, c = e[brk], tgt[brk], c[brk]
+        if e.size == 0:
+            return
+        same = (self.mine_tgt[e] == tgt).all(axis=1) & (self.mine_prog[e] > 0)
+        self.mine_prog[e] = np.where(same, self.mine_prog[e] + 1, 1)
+        self.mine_tgt[e] = tgt
+        held, best = rules.tool_state(self.inv[e])
+        kind = rules.cell_kind[c]
+        speed = np.where(kind >= 0, best[np.arange(e.size), np.maximum(kind, 0)], 1.0)
+        can = ~rules.needs_tool[c] | (held & rules.harvest[c]).any(axis=1)
+        need = rules.break_steps(c, speed, can)
+        self.mine_need[e] = need
+        fin = self.mine_prog[e] >= need
+        ef, tf, cf, canf = e[fin], tgt[fin], c[fin], can[fin]
+        self.cells[ef, tf[:, 0], tf[:, 2], tf[:, 1]] = AIR
+        self.mine_prog[ef] = 0
+        self.inv[ef[canf]] += rules.drop_vec[cf[canf]]
+        for i, cc, cn in zip(ef, cf, canf):
+            ev = events.setdefault(i, {})
+            ev["broke"] = v.cells[cc]
+            if cn:
+                ev["gained"] = dict(rules.drops[cc])
+            else:
+                ok[i] = False
+                ev["error"] = rules.why_not(cc)
+                ev["missing"] = {"tool": rules.min_tool[cc]}
+
+    def _rare(self, i, a, arg, names, ok, events, cost) -> None:
+        v = self.vocab
+        item, fuel = (names or {}).get(i, (None, None))
+        if item is None:
+            if not 0 <= arg < v.n_items:
+                ok[i] = False
+                events[i] = {"error": f"{PRIMITIVES[a]} needs an item argument"}
+                return
+            item = v.items[arg]
+        if a == P["jump_place"]:
+            res = self._pillar(i, item)
+        elif a == P["use"]:
+            res = functional.use(self, i, item)
+        else:
+            res = getattr(functional, PRIMITIVES[a])(self, i, item, *((fuel,) if a == P["smelt"] else ()))
+        good, err, gained, missing, extra = res
+        ok[i] = good
+        cost[i] += extra
+        if err or gained or missing:
+            events[i] = {"error": err, "gained": gained, "missing": missing}
+
+    def _pillar(self, i: int, item: str):
+        iid = self.vocab.item_id.get(item)
+        if iid is None or self.inv[i, iid] <= 0 or self.rules.place_cell[iid] < 0:
+            return False, f"cannot pillar up with {item}: needs a building block (dirt, cobblestone...) held", {}, \
+                {"cobblestone": 1}, 0
+        above = self.pos[i] + UP
+        if not self.rules.passable[self.cells_at(np.array([i]), above[None])[0]]:
+            return False, "cannot jump: a block is above", {}, {}, 0
+        x, y, z = self.pos[i]
+        self.cells[i, x, z, y] = self.rules.place_cell[iid]
+        self.inv[i, iid] -= 1
+        self.pos[i] = above
+        return True, None, {}, {}, 0
+
+    def _gravity(self) -> None:
+        e = np.nonzero(~self.dead)[0]
+        for _ in range(self.H):
+            if e.size == 0:
+                return
+            own = self.cells_at(e, self.pos[e])
+            below = self.cells_at(e, self.pos[e] - UP)
+            fall = ~self.rules.liquid[own] & self.rules.passable[below]
+            e = e[fall]
+            self.pos[e, 1] -= 1
+
+    # ------------------------------------------------------------------ observation
+    def observe(self) -> dict:
+        n, R = self.n, VIEW_RADIUS
+        off = np.arange(-R, R + 1)
+        lv = np.array(VIEW_LEVELS)
+        xs = self.pos[:, 0, None] + off
+        zs = self.pos[:, 2, None] + off
+        ys = self.pos[:, 1, None] + lv
+        X = xs[:, None, None, :]
+        Zs = zs[:, None, :, None]
+        Y = ys[:, :, None, None]
+        inb = (X >= 0) & (X < self.X) & (Zs >= 0) & (Zs < self.Z) & (Y >= 0) & (Y < self.H)
+        e = np.arange(n)[:, None, None, None]
+        blocks = self.cells[e, np.clip(X, 0, self.X - 1), np.clip(Zs, 0, self.Z - 1), np.clip(Y, 0, self.H - 1)]
+        blocks = np.where(inb, blocks, VOID).astype(np.uint8)
+        mobs = np.zeros_like(blocks)
+        rel = self.mob_pos - self.pos[:, None, :]
+        vis = ((self.mob_kind > 0) & (np.abs(rel[..., 0]) <= R) & (np.abs(rel[..., 2]) <= R)
+               & (rel[..., 1] >= lv[0]) & (rel[..., 1] <= lv[-1]))
+        me, mm = np.nonzero(vis)
+        if me.size:
+            r = rel[me, mm]
+            mobs[me, r[:, 1] - lv[0], r[:, 2] + R, r[:, 0] + R] = self.mob_kind[me, mm]
+        frac = (self.clock % self.day_steps) / self.day_steps
+        bi = self.biome_map[np.arange(n), np.clip(self.pos[:, 0], 0, self.X - 1), np.clip(self.pos[:, 2], 0, self.Z - 1)]
+        need = np.maximum(self.mine_need, 1)
+        return {"blocks": blocks, "mobs": mobs, "inventory": self.inv.copy(), "equipment": self.equip.copy(),
+                "position": self.pos.astype(np.int32), "facing": self.facing.astype(np.int32),
+                "biome": bi.astype(np.int32),
+                "time": np.stack([frac, self.night().astype(float)], axis=1).astype(np.float32),
+                "health": self.health.copy(),
+                "mining": np.where(self.mine_prog > 0, self.mine_prog / need, 0.0).astype(np.float32)}

@@ -1,0 +1,90 @@
+"""Mobs, stepped for the whole batch at once: passive animals wander, hostile ones spawn on
+the surface at night, chase the agent and hit it, and zombies burn at sunrise.
+
+State (owned by BatchGridWorld): kind uint8 [n, M] (0: empty slot), pos int64 [n, M, 3],
+hp float32 [n, M].  Rates and damage come from worlds/data/gridworld.yaml.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from worlds.gridworld.spec import game_data
+
+DIRS = np.array([(0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0)], dtype=np.int64)
+UP = np.array([0, 1, 0], dtype=np.int64)
+NIGHT_SPAWN_CHANCE = 0.02   # per step and world, while fewer than HOSTILE_CAP hostiles are out
+HOSTILE_CAP = 4
+
+
+def step_mobs(env: Any, night: np.ndarray) -> None:
+    """Move every mob one step; hostile mobs chase and hit the agent at night."""
+    d = game_data()
+    rules, rng = env.rules, env.rng
+    kind, pos = env.mob_kind, env.mob_pos
+    alive = kind > 0
+    if not alive.any():
+        _spawn_hostiles(env, night)
+        return
+    hostile = rules.mob_hostile[kind] & alive
+    chasing = hostile & night[:, None] & (rng.random(kind.shape) < 0.5)
+    wander = alive & ~chasing & (rng.random(kind.shape) < d["wander_chance"])
+    e, m = np.nonzero(chasing | wander)
+    if e.size:
+        dirs = rng.integers(0, 4, size=e.size)
+        ch = chasing[e, m]
+        if ch.any():
+            delta = env.pos[e[ch]] - pos[e[ch], m[ch]]
+            along_x = np.abs(delta[:, 0]) >= np.abs(delta[:, 2])
+            dirs[ch] = np.where(along_x, np.where(delta[:, 0] > 0, 2, 3), np.where(delta[:, 2] > 0, 1, 0))
+        new = pos[e, m] + DIRS[dirs]
+        c0 = env.cells_at(e, new)
+        below = env.cells_at(e, new - UP)
+        below2 = env.cells_at(e, new - 2 * UP)
+        above = env.cells_at(e, new + UP)
+        head = env.cells_at(e, pos[e, m] + UP)
+        walk = rules.passable[c0] & ~rules.liquid[c0]
+        flat = walk & rules.solid[below]
+        down = walk & ~rules.solid[below] & ~rules.liquid[below] & rules.passable[below] & rules.solid[below2]
+        up = rules.solid[c0] & rules.passable[above] & ~rules.liquid[above] & rules.passable[head]
+        dest = new.copy()
+        dest[down, 1] -= 1
+        dest[up, 1] += 1
+        go = (flat | down | up) & ~(dest == env.pos[e]).all(axis=1)
+        pos[e[go], m[go]] = dest[go]
+    # hostile mobs next to the agent hit it (once per `attack_every` steps)
+    rel = np.abs(pos - env.pos[:, None, :])
+    near = hostile & night[:, None] & (rel[..., 0] <= 1) & (rel[..., 2] <= 1) & (rel[..., 1] <= 1)
+    hit = near & ((env.clock % d["attack_every"]) == 0)[:, None]
+    if hit.any():
+        dmg = (rules.mob_damage[kind] * hit).sum(axis=1)
+        env.health -= dmg.astype(np.float32)
+        for i in np.nonzero(hit.any(axis=1))[0]:
+            who = env.vocab.mobs[int(kind[i][hit[i]][0])]
+            env.last_hurt[i] = who
+    # zombies burn in daylight
+    zombie = env.vocab.mob_id.get("zombie")
+    if zombie is not None:
+        kind[(kind == zombie) & ~night[:, None]] = 0
+    _spawn_hostiles(env, night)
+
+
+def _spawn_hostiles(env: Any, night: np.ndarray) -> None:
+    rules, rng = env.rules, env.rng
+    n_host = (rules.mob_hostile[env.mob_kind] & (env.mob_kind > 0)).sum(axis=1)
+    want = night & (n_host < HOSTILE_CAP) & (rng.random(env.n) < NIGHT_SPAWN_CHANCE) & ~env.dead
+    hostiles = [i for i, h in enumerate(rules.mob_hostile) if h]
+    for i in np.nonzero(want)[0]:
+        ang = rng.uniform(0, 2 * np.pi)
+        r = rng.uniform(8, 16)
+        x = int(np.clip(env.pos[i, 0] + r * np.cos(ang), 0, env.X - 1))
+        z = int(np.clip(env.pos[i, 2] + r * np.sin(ang), 0, env.Z - 1))
+        col = env.cells[i, x, z]
+        solid = np.nonzero(rules.solid[col])[0]
+        if solid.size == 0:
+            continue
+        y = int(solid[-1]) + 1
+        if y >= env.H or not rules.passable[col[y]] or rules.liquid[col[y]]:
+            continue
+        env.add_mob(i, hostiles[int(rng.integers(len(hostiles)))], x, y, z)

@@ -85,6 +85,9 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-recipe-hints", dest="recipe_hints", action="store_false",
                    help="describe failures as the paper does, without the recipe book's line for the missing item")
     g.add_argument("--trace-dir", default=None, metavar="DIR", help="write the episode's trace and checkpoints here")
+    g.add_argument("--biome", default=None, metavar="NAME",
+                   help="grid world: the biome around the spawn (plains, forest, birch_forest, savanna, desert, "
+                        "taiga, extreme_hills; default: the task's, else chosen by the seed)")
     g.add_argument("--random-drop", action="store_true",
                    help="MP5's Random Drop: each new sub-objective first loses one finished one's items")
     g.add_argument("--memory", default=None, metavar="DIR",
@@ -103,7 +106,7 @@ def _settings(a: argparse.Namespace) -> RunSettings:
         seed=a.seed, max_rounds=a.max_rounds, max_tokens=a.max_tokens, stochastic=a.stochastic,
         recipe_hints=a.recipe_hints,
         random_drop=a.random_drop, memory=a.memory, percipient=a.percipient, ablate=_skills(a.ablate),
-        trace_dir=a.trace_dir,
+        trace_dir=a.trace_dir, biome=a.biome, render=getattr(a, "render", False),
     ).validate()
 
 
@@ -238,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_flags(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON on the last line")
     r.add_argument("--quiet", action="store_true", help="no step-by-step progress on stderr")
+    r.add_argument("--render", action="store_true", help="grid world: draw the local view on stderr while it runs")
     r.set_defaults(fn=cmd_run)
 
     t = sub.add_parser("tasks", help="list a task suite")

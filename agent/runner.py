@@ -23,8 +23,10 @@ RECURSION_LIMIT = 100_000
 
 
 def make_world(settings: RunSettings, kb: Any, task: Task) -> Any:
+    if settings.world == "gridworld":
+        return _make_grid_world(settings, kb, task)
     if settings.world != "textworld":
-        raise SettingsError(f"world {settings.world!r} is not available in this build; available: textworld")
+        raise SettingsError(f"world {settings.world!r} is not available in this build; available: textworld, gridworld")
     from worlds.textworld import TextWorld
 
     world = TextWorld(kb, stochastic=settings.stochastic,
@@ -32,6 +34,20 @@ def make_world(settings: RunSettings, kb: Any, task: Task) -> Any:
     inventory = {**task.inventory, **settings.inventory}
     world.reset(seed=settings.seed, options={"inventory": inventory, "biome": task.biome,
                                              "max_steps": task.max_steps, "target": task.target})
+    return world
+
+
+def _make_grid_world(settings: RunSettings, kb: Any, task: Task) -> Any:
+    from worlds.gridworld.spec import GridWorldError
+    from worlds.gridworld.world import GridWorld
+
+    try:  # an unknown biome or a seed out of range: one line, exit 2
+        world = GridWorld(kb, allowed_skills=set(settings.skills) if settings.skills else None)
+        world.reset(seed=settings.seed, options={"inventory": {**task.inventory, **settings.inventory},
+                                                 "biome": settings.biome or task.biome, "max_steps": task.max_steps,
+                                                 "target": task.target})
+    except GridWorldError as e:
+        raise SettingsError(str(e)) from None
     return world
 
 

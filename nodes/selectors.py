@@ -58,6 +58,12 @@ class OracleSelector:
     def choose(self, goals, remaining, candidates, inventory, ctx):
         if not candidates:
             return remaining[0], {"rule": "no candidate holds; plan order"}
+        distance = getattr(ctx.world, "goal_distance", None)
+        if distance is not None:   # a world with space (the grid world): true path steps, -1 = unreachable
+            cost = {i: distance(goals[i]) for i in candidates}
+            cost = {i: (c if c >= 0 else float("inf")) for i, c in cost.items()}
+            best = min(candidates, key=lambda i: (cost[i], i))
+            return best, {"rule": "least path steps in the world", "costs": {str(i): c for i, c in cost.items()}}
         from worlds.solver import steps_estimate
 
         cost = {i: steps_estimate(ctx.kb, [goals[i]]) for i in candidates}

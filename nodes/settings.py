@@ -46,6 +46,8 @@ class RunSettings:
     memory: str | None = None        # mp5: the memory folder (None: ~/.cache/deps-agent/mp5)
     percipient: str | None = None    # mp5: package.module:factory answering questions (None: symbols)
     ablate: tuple[str, ...] | None = None  # mp5 modules switched off: performer-memory, patroller
+    biome: str | None = None         # grid world: the biome around the spawn (None: the task's, else by seed)
+    render: bool = False             # grid world: draw the local view on stderr while it runs
 
     def validate(self) -> "RunSettings":
         def check(name: str, value: Any, accepted: tuple[str, ...]) -> None:

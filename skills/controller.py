@@ -63,7 +63,16 @@ def _learned(kb: Any, settings: Any) -> Controller:
     return make_learned_controller(kb, settings, fallback=CONTROLLERS["scripted"](kb, settings))
 
 
-CONTROLLERS = {"scripted": lambda kb, settings: ScriptedController(kb), "learned": _learned}
+def _scripted(kb: Any, settings: Any) -> Controller:
+    """The text world's unit skills, or the grid world's experts (skills/grid_controller.py)."""
+    if getattr(settings, "world", "textworld") == "gridworld":
+        from skills.grid_controller import GridScriptedController
+
+        return GridScriptedController(kb, render=getattr(settings, "render", False))
+    return ScriptedController(kb)
+
+
+CONTROLLERS = {"scripted": _scripted, "learned": _learned}
 
 
 def default_controller(world: str = "textworld") -> str:

@@ -7,6 +7,7 @@ out, or the expert finds a precondition missing; the outcome is the text world's
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -15,12 +16,21 @@ from skills.experts import Expert
 from worlds.types import Goal
 
 
+def _draw(world: Any, every: int) -> None:
+    """--render: the local view on stderr every `every` steps."""
+    if world.steps % every == 0:
+        print(world.render() + "\n", file=sys.stderr, flush=True)
+
+
 class GridScriptedController:
     name = "scripted"
 
-    def __init__(self, kb: Any, on_step: Callable[[Any], None] | None = None):
+    def __init__(self, kb: Any, on_step: Callable[[Any], None] | None = None, render: bool = False,
+                 render_every: int = 10):
         self.kb = kb
         self.on_step = on_step
+        if render and on_step is None:
+            self.on_step = lambda world: _draw(world, render_every)
 
     def run(self, goal: Goal, world: Any) -> dict:
         env, i = world.env, world.i

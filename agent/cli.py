@@ -110,20 +110,6 @@ def _settings(a: argparse.Namespace) -> RunSettings:
     ).validate()
 
 
-def resolve_task(spec: str, kb: Any):
-    """A task id or an instruction -> Task, with its target in the knowledge base's names."""
-    from worlds.tasks import SuiteError, find_task, localize, task_from_instruction
-
-    task = find_task(spec)
-    if task is None:
-        try:
-            task = task_from_instruction(spec, kb.canonical)
-        except SuiteError:
-            raise UserError(f"unknown task {spec!r}; accepted: a task id from 'deps tasks' (e.g. "
-                            "CraftWoodenPickaxe) or an instruction naming an item (e.g. \"obtain a wooden pickaxe\")") from None
-    return localize(task, kb)
-
-
 def _progress(node: str, update: dict) -> None:
     if node == "plan":
         text = update["plans"][0]
@@ -145,7 +131,7 @@ def _progress(node: str, update: dict) -> None:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from agent.runner import run_episode
+    from agent.runner import resolve_task, run_episode
     from worlds.knowledge import load_kb
 
     settings = _settings(a)

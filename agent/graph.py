@@ -31,14 +31,16 @@ def after_execute(state: AgentState) -> Literal["select", "describe", "__end__"]
     return "describe"                   # failure: describe it, explain it, re-plan
 
 
-def build_graph(checkpointer=None):
-    g = StateGraph(AgentState, context_schema=AgentContext)
-    g.add_node("plan", plan)
-    g.add_node("parse", parse)
-    g.add_node("select", select)
-    g.add_node("execute", execute)
-    g.add_node("describe", describe)
-    g.add_node("explain", explain)
+NODES = {"plan": plan, "parse": parse, "select": select, "execute": execute, "describe": describe,
+         "explain": explain}
+
+
+def build_graph(checkpointer=None, *, wrap=None, context_schema=AgentContext):
+    """The compiled loop. `wrap(node)` may decorate every node (agent/studio.py builds the
+    parts from a client's plain-data context that way); `context_schema` is what runs carry."""
+    g = StateGraph(AgentState, context_schema=context_schema)
+    for name, node in NODES.items():
+        g.add_node(name, wrap(node) if wrap else node)
 
     g.add_edge(START, "plan")
     g.add_edge("plan", "parse")

@@ -16,10 +16,23 @@ from nodes.settings import RunSettings, SettingsError
 from nodes.state import rounds, usage
 from worlds.context_tasks import check_judgeable
 from worlds.random_drop import RandomDrop
-from worlds.tasks import localize
+from worlds.tasks import SuiteError, find_task, localize, task_from_instruction
 from worlds.types import Task
 
 RECURSION_LIMIT = 100_000
+
+
+def resolve_task(spec: str, kb: Any) -> Task:
+    """A task id (CraftWoodenPickaxe) or an instruction ("obtain a wooden pickaxe") -> the Task,
+    in the knowledge base's names; SuiteError (one line) when it is neither."""
+    task = find_task(spec)
+    if task is None:
+        try:
+            task = task_from_instruction(spec, kb.canonical)
+        except SuiteError:
+            raise SuiteError(f"unknown task {spec!r}; accepted: a task id from 'deps tasks' (e.g. CraftWoodenPickaxe)"
+                             " or an instruction naming an item (e.g. \"obtain a wooden pickaxe\")") from None
+    return localize(task, kb)
 
 
 def make_world(settings: RunSettings, kb: Any, task: Task) -> Any:

@@ -14,7 +14,7 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     ctx = runtime.context
     request = PlanRequest(
         task=Task(**state["task"]) if isinstance(state.get("task"), dict) else ctx.task,
-        inventory=state.get("inventory", {}),
+        inventory=state["inventory"] if "inventory" in state else ctx.world.inventory,
         plans=state.get("plans", []),
         descriptions=state.get("descriptions", []),
         explanations=state.get("explanations", []),

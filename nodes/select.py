@@ -22,7 +22,7 @@ def select(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     remaining = [i for i in range(len(goals)) if i not in done]
     if not remaining:
         return {"current": None, "selection": {"rule": "no goal left in the plan"}}
-    inventory = state.get("inventory", {})
+    inventory = state["inventory"] if "inventory" in state else ctx.world.inventory
     candidates = [i for i in remaining if preconditions_hold(goals[i], inventory, ctx.kb)]
     choice, why = ctx.selector.choose(goals, remaining, candidates, inventory, ctx)
     return {"current": choice, "selection": {"selector": ctx.selector.name,

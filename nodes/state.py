@@ -8,7 +8,9 @@ which interleave round by round (plan 0, description 0, explanation 0, plan 1, .
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
 
 
 def add_usage(a: dict[str, int] | None, b: dict[str, int] | None) -> dict[str, int]:

@@ -54,6 +54,7 @@ class Expert:
         self.replans = 0
         self.last_pos = None
         self.last_action = None
+        self.fetch: Expert | None = None
 
     # ------------------------------------------------------------------ bookkeeping
     def _count(self) -> int:
@@ -66,6 +67,9 @@ class Expert:
 
     def feedback(self, event: dict) -> None:
         """What the world said about the last step of this world (info["events"][i])."""
+        if self.fetch is not None:
+            self.fetch.feedback(event)
+            return
         if event.get("error") and self.last_action in FUNCTIONAL_IDS:
             self._finish(False, event["error"], event.get("missing"))
         if event.get("killed") == self.item:
@@ -97,6 +101,12 @@ class Expert:
         defend = self._defend()
         if defend is not None:
             return defend
+        if self.fetch is not None:   # a helper goal (building blocks) runs first
+            a = self.fetch.act()
+            if a is not None:
+                return a
+            self.fetch = None
+            self.plan, self.target = [], None
         return getattr(self, "_" + self.goal.action)()
 
     def _equipped(self) -> bool:
@@ -237,6 +247,11 @@ class Expert:
             return None
         targets = paths.candidates(env, i, cells, mobs)
         found = paths.search(paths.Terrain(env, i), tuple(int(v) for v in env.pos[i]), targets) if targets else None
+        if found is None and not reach and self.fetch is None and self.item != "dirt" \
+                and not any(functional.bag_of(env, i).held(b) for b in BUILDING):
+            # out of reach without blocks to climb on: fetch some dirt first, then look again
+            self.fetch = Expert(env, i, Goal("mine", {"dirt": 3}))
+            return self._act()
         if found is None:
             what = "a placed " + self.v.cells[next(iter(cells))] if reach else f"any source of {self.item}"
             self._finish(False, f"cannot reach {what} in this world", {self.item: self.wanted})

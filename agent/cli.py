@@ -68,9 +68,17 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--planner", default="deps", metavar="NAME",
                    help=f"one of {', '.join(PLANNERS)}, or package.module:factory (default: deps)")
     g.add_argument("--selector", default=None, metavar="NAME",
-                   help=f"one of {', '.join(SELECTORS)} (default: horizon where trained, else fixed)")
-    g.add_argument("--controller", default=None, choices=CONTROLLERS,
-                   help="scripted or learned (default: learned where trained, else scripted)")
+                   help=f"one of {', '.join(SELECTORS)}, or package.module:factory "
+                        "(default: horizon where a trained predictor exists for the world, else fixed)")
+    g.add_argument("--controller", default=None, metavar="NAME",
+                   help=f"one of {', '.join(CONTROLLERS)}, or package.module:factory "
+                        "(default: learned where a trained policy exists for the world, else scripted)")
+    g.add_argument("--explainer", default=None, metavar="package.module:factory",
+                   help="your own explainer (default: the LLM where the planner has one, else the game's message)")
+    g.add_argument("--parser", default=None, metavar="package.module:factory",
+                   help="your own plan parser (default: code form, grammar, then embedding nearest neighbour)")
+    g.add_argument("--describer", default=None, metavar="package.module:factory",
+                   help="your own describer (default: the game's outcome in the DEPS descriptor's words)")
     g.add_argument("--llm", default="local",
                    help="local (the embedded model), PROVIDER:MODEL (openai:gpt-4o-mini) or an "
                         "OpenAI-compatible base URL (default: local)")
@@ -102,7 +110,7 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
 def _settings(a: argparse.Namespace) -> RunSettings:
     return RunSettings(
         world=a.world, mc_version=a.mc_version, planner=a.planner, selector=a.selector,
-        controller=a.controller, llm=a.llm, inventory=_inventory(a.inventory), skills=_skills(a.skills),
+        controller=a.controller, explainer=a.explainer, parser=a.parser, describer=a.describer, llm=a.llm, inventory=_inventory(a.inventory), skills=_skills(a.skills),
         seed=a.seed, max_rounds=a.max_rounds, max_tokens=a.max_tokens, stochastic=a.stochastic,
         recipe_hints=a.recipe_hints,
         random_drop=a.random_drop, memory=a.memory, percipient=a.percipient, ablate=_skills(a.ablate),

@@ -1,11 +1,16 @@
-"""Build the swappable parts of an episode by name: planner, selector, controller,
-explainer. `package.module:factory` loads a user's own planner or selector."""
+"""Build the swappable parts of an episode by name: planner, parser, selector, controller,
+explainer, describer. For each, `package.module:factory` loads a user's own: the factory is
+called with whichever of `llm=`, `settings=` and `kb=` it names (all three if it takes
+**kwargs), so a part that wants the episode's LLM gets the open one."""
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any, Callable
 
+from nodes.describe import GameDescriber
 from nodes.explain import GameMessageExplainer, LLMExplainer
+from nodes.parse import GoalParser
 from nodes.planners.base import FunctionPlanner
 from nodes.planners.baselines import BASELINES
 from nodes.planners.llm import DialoguePlanner
@@ -27,23 +32,57 @@ def load_object(spec: str) -> Any:
         raise SettingsError(f"cannot load {spec!r} ({e}); accepted: package.module:factory on the Python path") from None
 
 
+def _mp5(llm: Any, settings: RunSettings) -> Any:
+    from nodes.planners.mp5.planner import MP5Planner   # loads FAISS and the embeddings only when asked for
+
+    return MP5Planner(llm, settings)
+
+
 def _planner_registry() -> dict[str, Callable[[Any, RunSettings], Any]]:
     return {
         "oracle": lambda llm, s: OraclePlanner(),
         "deps": lambda llm, s: DialoguePlanner(llm, name="deps"),
         "dep": lambda llm, s: DialoguePlanner(llm, name="dep"),
+        "mp5": _mp5,   # nodes/planners/mp5: parser, patroller, percipient, knowledge and performer memories
         **BASELINES,   # zero-shot, progprompt, cot, code-as-policies, inner-monologue
     }
 
 
+PART_FLAGS = ("planner", "parser", "selector", "controller", "explainer", "describer")
+
+
+def _custom_specs(settings: RunSettings) -> list[str]:
+    return [spec for spec in (getattr(settings, f) for f in PART_FLAGS) if spec and ":" in spec]
+
+
+def _wanted(factory: Callable) -> set[str]:
+    """The keyword arguments among llm, settings, kb that `factory` accepts."""
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return set()
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return {"llm", "settings", "kb"}
+    return {"llm", "settings", "kb"} & set(params)
+
+
+def build_custom(spec: str, **offered: Any) -> Any:
+    """A user's part from `package.module:factory`, given what it asks for."""
+    factory = load_object(spec)
+    return factory(**{k: v for k, v in offered.items() if k in _wanted(factory)})
+
+
 def needs_llm(settings: RunSettings) -> bool:
+    """Does the episode need an LLM opened: a planner that plans with one, or a user's part
+    whose factory asks for `llm`."""
+    if any("llm" in _wanted(load_object(spec)) for spec in _custom_specs(settings)):
+        return True
     return settings.planner not in LLM_FREE_PLANNERS and ":" not in settings.planner
 
 
-def make_planner(settings: RunSettings, llm: Any) -> Any:
+def make_planner(settings: RunSettings, llm: Any, kb: Any = None) -> Any:
     if ":" in settings.planner:
-        factory = load_object(settings.planner)
-        obj = factory(llm=llm, settings=settings) if _takes_kwargs(factory) else factory()
+        obj = build_custom(settings.planner, llm=llm, settings=settings, kb=kb)
         return obj if hasattr(obj, "plan") else FunctionPlanner(obj)
     registry = _planner_registry()
     if settings.planner not in registry:
@@ -51,20 +90,11 @@ def make_planner(settings: RunSettings, llm: Any) -> Any:
     return registry[settings.planner](llm, settings)
 
 
-def _takes_kwargs(fn: Callable) -> bool:
-    import inspect
-
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return "llm" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
-
-
 def make_selector(settings: RunSettings) -> Any:
-    name = settings.selector or ("fixed" if settings.planner == "dep" else default_selector(settings.world))
+    # dep and mp5 run their plans in order (mp5's actions are sequences per sub-objective)
+    name = settings.selector or ("fixed" if settings.planner in ("dep", "mp5") else default_selector(settings.world))
     if ":" in name:
-        return load_object(name)()
+        return build_custom(name, settings=settings)
     if name not in SELECTORS:
         raise SettingsError(f"selector {name!r} is not available yet; available: {', '.join(sorted(SELECTORS))}")
     return SELECTORS[name](settings)
@@ -72,6 +102,8 @@ def make_selector(settings: RunSettings) -> Any:
 
 def make_controller(settings: RunSettings, kb: Any) -> Any:
     name = settings.controller or default_controller(settings.world)
+    if ":" in name:
+        return build_custom(name, settings=settings, kb=kb)
     if name not in CONTROLLERS:
         raise SettingsError(f"controller {name!r} is not available yet; available: {', '.join(sorted(CONTROLLERS))}")
     from skills.learned.paths import LearnedError
@@ -83,5 +115,19 @@ def make_controller(settings: RunSettings, kb: Any) -> Any:
 
 
 def make_explainer(settings: RunSettings, llm: Any, planner: Any) -> Any:
+    if settings.explainer:
+        return build_custom(settings.explainer, llm=llm, settings=settings)
     kind = getattr(planner, "explainer", None) or ("llm" if llm is not None else "game")
     return LLMExplainer(llm) if kind == "llm" and llm is not None else GameMessageExplainer()
+
+
+def make_parser(settings: RunSettings, kb: Any, llm: Any = None) -> Any:
+    if settings.parser:
+        return build_custom(settings.parser, llm=llm, settings=settings, kb=kb)
+    return GoalParser(kb)
+
+
+def make_describer(settings: RunSettings, kb: Any, llm: Any = None) -> Any:
+    if settings.describer:
+        return build_custom(settings.describer, llm=llm, settings=settings, kb=kb)
+    return GameDescriber(kb, recipe_hints=settings.recipe_hints)

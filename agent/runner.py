@@ -7,11 +7,18 @@ import contextlib
 import time
 from typing import Any
 
-from agent.components import make_controller, make_explainer, make_planner, make_selector, needs_llm
+from agent.components import (
+    make_controller,
+    make_describer,
+    make_explainer,
+    make_parser,
+    make_planner,
+    make_selector,
+    needs_llm,
+)
 from agent.graph import build_graph
 from agent.trace import Tracer
 from nodes.context import AgentContext
-from nodes.parse import GoalParser
 from nodes.settings import RunSettings, SettingsError
 from nodes.state import rounds, usage
 from worlds.context_tasks import check_judgeable
@@ -73,11 +80,12 @@ def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = 
     check_judgeable(task, world, settings.world)  # a find task this world cannot judge: one line, up front
     if settings.random_drop:
         world = RandomDrop(world, seed=settings.seed)
-    planner = make_planner(settings, llm)
+    planner = make_planner(settings, llm, kb)
     return AgentContext(
         settings=settings, task=task, kb=kb, world=world,
-        planner=planner, parser=GoalParser(kb), selector=make_selector(settings),
+        planner=planner, parser=make_parser(settings, kb, llm), selector=make_selector(settings),
         controller=make_controller(settings, kb), explainer=make_explainer(settings, llm, planner),
+        describer=make_describer(settings, kb, llm),
         llm=llm, max_rounds=(settings.max_rounds * getattr(planner, "rounds_per_budget", 1)
                              if getattr(planner, "replans", True) else 0),
     )

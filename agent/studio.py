@@ -35,6 +35,9 @@ class EpisodeRequest:
     planner: str = "oracle"            # deps, dep, zero-shot, ..., oracle (no LLM), or package.module:factory
     selector: str | None = None        # fixed, random, horizon, oracle; None: the planner's default
     controller: str | None = None      # scripted, learned; None: the world's default
+    explainer: str | None = None       # package.module:factory for your own; None: the default
+    parser: str | None = None
+    describer: str | None = None
     world: str = "textworld"
     llm: str = "local"                 # local, PROVIDER:MODEL, or an OpenAI-compatible base URL
     mc_version: str = "1.11.2"

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from nodes.planners.base import Planner
 from nodes.selectors import Selector
 from nodes.settings import RunSettings
+from nodes.state import AgentState
 from skills.controller import Controller
 from worlds.base import World
 from worlds.knowledge import KnowledgeBase
@@ -23,6 +24,12 @@ class Explainer(Protocol):
 
     def explain(self, failed: str, error: str, inventory: dict[str, int]) -> tuple[str, dict]:
         """Why the goal `failed` (code form) failed: (explanation, LLM usage)."""
+        ...
+
+
+class Describer(Protocol):
+    def describe(self, state: AgentState) -> str:
+        """The outcome of the plan so far, in words the planner reads (DEPS's descriptor)."""
         ...
 
 
@@ -43,5 +50,6 @@ class AgentContext:
     selector: Selector
     controller: Controller
     explainer: Explainer
+    describer: Describer
     max_rounds: int = 12    # re-planning rounds allowed (0 for plan-once planners)
     llm: Any = None         # the open LLM handle (agent.llm), for parts that ask for it

@@ -61,8 +61,21 @@ def recipe_hints(missing: dict, kb, depth: int = 3) -> str:
     return (" Recipe book: " + "; ".join(hints) + ".") if hints else ""
 
 
+class GameDescriber:
+    """The default describer: the game's own outcome, in the DEPS descriptor's words, plus
+    (unless turned off) the recipe book's line for what is missing."""
+
+    name = "game"
+
+    def __init__(self, kb, recipe_hints: bool = True):
+        self.kb, self.recipe_hints = kb, recipe_hints
+
+    def describe(self, state: AgentState) -> str:
+        text = describe_outcomes(state)
+        if self.recipe_hints:
+            text += recipe_hints(state["outcomes"][-1].get("missing"), self.kb)
+        return text
+
+
 def describe(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    text = describe_outcomes(state)
-    if runtime.context.settings.recipe_hints:
-        text += recipe_hints(state["outcomes"][-1].get("missing"), runtime.context.kb)
-    return {"descriptions": [text]}
+    return {"descriptions": [runtime.context.describer.describe(state)]}

@@ -33,6 +33,9 @@ class RunSettings:
     planner: str = "deps"
     selector: str | None = None      # None: horizon where a trained one exists, else fixed
     controller: str | None = None    # None: learned where a trained one exists, else scripted
+    explainer: str | None = None     # None: the LLM where the planner has one, else the game's message
+    parser: str | None = None        # None: code form, then grammar, then embedding nearest neighbour
+    describer: str | None = None     # None: the game's outcome in the DEPS descriptor's words
     llm: str = "local"
     inventory: dict[str, int] = field(default_factory=dict)
     skills: tuple[str, ...] | None = None   # allowed skill types; None = all
@@ -58,10 +61,14 @@ class RunSettings:
         check("mc-version", self.mc_version, MC_VERSIONS)
         if ":" not in self.planner:  # package.module:factory loads a user's own planner
             check("planner", self.planner, PLANNERS)
-        if self.selector is not None:
+        if self.selector is not None and ":" not in self.selector:   # package.module:factory: a user's own
             check("selector", self.selector, SELECTORS)
-        if self.controller is not None:
+        if self.controller is not None and ":" not in self.controller:
             check("controller", self.controller, CONTROLLERS)
+        for name in ("explainer", "parser", "describer"):
+            spec = getattr(self, name)
+            if spec is not None and (":" not in spec or spec.startswith(":") or spec.endswith(":")):
+                raise SettingsError(f"bad --{name} {spec!r}; accepted: package.module:factory")
         for s in self.skills or ():
             check("skill type", s, SKILL_TYPES)
         for part in self.ablate or ():

@@ -22,7 +22,7 @@ import numpy as np
 
 from worlds.gridworld import functional, paths
 from worlds.gridworld.sources import goal_sources
-from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVE_ID
+from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVE_ID, game_data
 from worlds.inventory import Refusal
 from worlds.recipes import a as article
 from worlds.types import Goal
@@ -32,7 +32,8 @@ NOOP = (P["noop"], -1)
 FUNCTIONAL_IDS = (P["craft"], P["smelt"], P["equip"], P["use"])
 MAX_REPLANS = 6
 SEGMENT_PATIENCE = 80      # primitive actions one segment may take before re-planning
-BUILDING = ("dirt", "netherrack", "gravel", "sand", "cobblestone")   # what pillars are built of, cheapest first
+BUILDING = tuple(game_data()["building_blocks"])   # what pillars are built of, cheapest first
+STUCK_AFTER = 200          # actions without any change (position, inventory, the map) before giving up
 
 
 def face_action(delta: tuple[int, int, int]) -> int:
@@ -55,6 +56,9 @@ class Expert:
         self.last_pos = None
         self.last_action = None
         self.fetch: Expert | None = None
+        self.idle, self.last_sig = 0, None
+        self.fetches = 0
+        self.avoid: tuple[int, int] | None = None   # a column not to dig in (the pillar we stand on)
 
     # ------------------------------------------------------------------ bookkeeping
     def _count(self) -> int:
@@ -84,6 +88,15 @@ class Expert:
     def act(self) -> tuple[int, int] | None:
         a = self._act()
         self.last_action = a[0] if a is not None else None
+        if a is not None:
+            sig = (tuple(int(v) for v in self.env.pos[self.i]), int(self.env.inv[self.i].sum()),
+                   int(self.env.mine_prog[self.i]), self.kills, self.fetch is None)
+            self.idle = self.idle + 1 if sig == self.last_sig else 0
+            self.last_sig = sig
+            if self.idle >= STUCK_AFTER:
+                self._finish(False, f"stuck: {STUCK_AFTER} actions without progress toward {self.item}",
+                             {self.item: self.wanted})
+                return None
         return a
 
     def _act(self) -> tuple[int, int] | None:
@@ -245,13 +258,14 @@ class Expert:
             self._finish(False, f"could not reach a source of {self.item} (stuck after {self.replans} tries)",
                          {self.item: self.wanted})
             return None
-        targets = paths.candidates(env, i, cells, mobs)
+        targets = paths.candidates(env, i, cells, mobs, k=8 if self.avoid else 4)
+        if self.avoid:
+            targets = [t for t in targets if (t[0], t[2]) != self.avoid][:4]
         found = paths.search(paths.Terrain(env, i), tuple(int(v) for v in env.pos[i]), targets) if targets else None
         if found is None and not reach and self.fetch is None and self.item != "dirt" \
                 and not any(functional.bag_of(env, i).held(b) for b in BUILDING):
             # out of reach without blocks to climb on: fetch some dirt first, then look again
-            self.fetch = Expert(env, i, Goal("mine", {"dirt": 3}))
-            return self._act()
+            return self._fetch_blocks(paths.candidates(env, i, cells, mobs, k=1))
         if found is None:
             what = "a placed " + self.v.cells[next(iter(cells))] if reach else f"any source of {self.item}"
             self._finish(False, f"cannot reach {what} in this world", {self.item: self.wanted})
@@ -263,6 +277,19 @@ class Expert:
         if not self.plan:
             return self._act()
         return self._follow()
+
+    def _fetch_blocks(self, targets: list):
+        """Dig enough dirt (not from under our own feet) to pillar up to the highest target."""
+        env, i = self.env, self.i
+        self.fetches += 1
+        if self.fetches > 3:
+            self._finish(False, f"cannot reach any source of {self.item}: no way up", {self.item: self.wanted})
+            return None
+        y = int(env.pos[i, 1])
+        need = max([3] + [t[1] - y + 2 for t in targets if t])
+        self.fetch = Expert(env, i, Goal("mine", {"dirt": need}))
+        self.fetch.avoid = (int(env.pos[i, 0]), int(env.pos[i, 2]))
+        return self._act()
 
     def _follow(self):
         env, i = self.env, self.i
@@ -302,9 +329,13 @@ class Expert:
             if not env.rules.passable[above]:
                 return self._hit((0, 1, 0))
             block = next((b for b in BUILDING if functional.bag_of(env, i).held(b) >= 1), None)
-            if block is None:
-                self.plan = []
-                return NOOP
+            if block is None:   # out of blocks halfway up: fetch some, then look again
+                self.plan, self.target = [], None
+                if self.item == "dirt":
+                    self._finish(False, "stuck: no block to climb with", {"dirt": 1})
+                    return None
+                return self._fetch_blocks([self.target] if self.target else [])
+            return P["jump_place"], self.v.item_id[block]
             return P["jump_place"], self.v.item_id[block]
         self.plan = []
         return NOOP

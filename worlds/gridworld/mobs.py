@@ -26,6 +26,7 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
     alive = kind > 0
     if not alive.any():
         _spawn_hostiles(env, night)
+        _restock_animals(env)
         return
     hostile = rules.mob_hostile[kind] & alive
     chasing = hostile & night[:, None] & (rng.random(kind.shape) < 0.5)
@@ -68,6 +69,33 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
     if zombie is not None:
         kind[(kind == zombie) & ~night[:, None]] = 0
     _spawn_hostiles(env, night)
+    _restock_animals(env)
+
+
+RESTOCK_EVERY = 50
+
+
+def _restock_animals(env: Any) -> None:
+    """Animals wander in from beyond the map when a kind runs low (gridworld.yaml animals_min)."""
+    due = ((env.clock % RESTOCK_EVERY) == 0) & ~env.dead
+    if not due.any():
+        return
+    rules, rng, low = env.rules, env.rng, int(game_data()["animals_min"])
+    grass = env.vocab.cell_id["grass_block"]
+    for k in range(1, len(env.vocab.mobs)):
+        if rules.mob_hostile[k]:
+            continue
+        for i in np.nonzero(due & ((env.mob_kind == k).sum(axis=1) < low))[0]:
+            for _ in range(20):
+                x, z = int(rng.integers(0, env.X)), int(rng.integers(0, env.Z))
+                if abs(x - env.pos[i, 0]) + abs(z - env.pos[i, 2]) < 12:
+                    continue
+                col = env.cells[i, x, z]
+                solid = np.nonzero(rules.solid[col])[0]
+                y = int(solid[-1]) + 1 if solid.size else 0
+                if solid.size and col[y - 1] == grass and y < env.H and col[y] == 0:
+                    env.add_mob(i, k, x, y, z)
+                    break
 
 
 def _spawn_hostiles(env: Any, night: np.ndarray) -> None:

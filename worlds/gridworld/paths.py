@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld.spec import FACING_VECTORS
+from worlds.gridworld.spec import FACING_VECTORS, game_data
 
 H_DIRS = ((0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0))
 NEIGHBOURS = tuple(FACING_VECTORS)          # the six faces an agent can hit
@@ -43,7 +43,8 @@ class Terrain:
         can = ~r.needs_tool | (held[0][None, :] & r.harvest).any(axis=1)
         self.can_harvest = can
         self.break_cost = r.break_steps(cs, speed, can).astype(int)
-        self.has_block = bool((inv[0][r.place_cell >= 0] > 0).any()) if (r.place_cell >= 0).any() else False
+        ids = [env.vocab.item_id[b] for b in game_data()["building_blocks"] if b in env.vocab.item_id]
+        self.has_block = bool((inv[0][ids] > 0).any())
 
     def cell(self, x: int, y: int, z: int) -> int:
         if 0 <= x < self.X and 0 <= z < self.Z and 0 <= y < self.H:

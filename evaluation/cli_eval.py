@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence, TextIO
 from evaluation.identity import EvalError
 from evaluation.runner import check_request, run_eval
 from evaluation.sweep import run_sweep, sweep_param, sweep_value
+from worlds.context_tasks import split_judgeable
 from nodes.settings import RunSettings
 from worlds.types import Task
 
@@ -128,6 +129,11 @@ def eval_command(
         if not all_tasks:
             raise EvalError(f"suite {suite!r} has no tasks")
         chosen = select_tasks(all_tasks, tasks, suite)
+        chosen, refused = split_judgeable(chosen, settings.world)   # find tasks the world cannot judge
+        if refused and not chosen:
+            raise EvalError(f"none of the {len(refused)} task(s) can be judged here; first: {refused[0]}")
+        for line in refused:
+            print(f"deps eval: skipped {line}", file=stderr)
         kwargs = dict(workers=workers, resume=resume, backend=backend, episode_fn=episode_fn,
                       progress=progress, ray_address=ray_address,
                       suite=next((t.suite for t in all_tasks if t.suite), None) or str(suite))

@@ -1,0 +1,131 @@
+"""MP5's action space (appendix Table 9) and how it maps onto this project's skills.
+
+    find(THING)  move(THING)  mine(BLOCK, TOOL)  craft(ITEM, COUNT, PLATFORM)  fight(MOB, TOOL)
+    equip(ITEM)  place(ITEM)  use(ITEM)  dig_down(LEVEL, TOOL)  dig_up(TOOL)
+
+mine, craft (smelt when the platform is a furnace), fight (kill) and equip become goals of
+the DEPS code form (worlds/types.py ACTIONS).  find, move, place, use, dig_down and dig_up
+are travel and set-up: the text world has no space, and the grid world's skills walk to
+their sources and place their tables themselves, so they are kept in the plan as comments
+and cost nothing here.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from worlds.types import Goal
+
+MP5_ACTIONS = ("find", "move", "mine", "craft", "fight", "equip", "place", "use", "dig_down", "dig_up")
+TRAVEL = {"find", "move", "place", "use", "dig_down", "dig_up"}
+_LINE = re.compile(r"^\s*(?:\d+[.)]\s*)?([a-z_\-]+)\s*\(([^()]*)\)")
+_NULL = {"", "null", "none", "hand", "nothing"}
+
+
+@dataclass
+class Action:
+    name: str
+    args: list[str]
+
+    def text(self) -> str:
+        return f"{self.name}({', '.join(self.args)})"
+
+
+def parse_actions(text: str) -> list[Action]:
+    out = []
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if m and m.group(1).replace("-", "_") in MP5_ACTIONS:
+            args = [a.strip().strip("'\"").lower().replace(" ", "_") for a in m.group(2).split(",")]
+            out.append(Action(m.group(1).replace("-", "_"), [a for a in args if a != ""]))
+    return out
+
+
+def _arg(a: Action, i: int) -> str | None:
+    v = a.args[i] if len(a.args) > i else ""
+    return None if v in _NULL else v
+
+
+def _count(a: Action, i: int) -> int:
+    try:
+        return max(1, min(64, int(a.args[i])))
+    except (IndexError, ValueError):
+        return 1
+
+
+def to_goals(actions: list[Action], sub: Any, kb: Any) -> list[Goal]:
+    """The actions' skill goals; the one that makes the sub-objective's item asks for its count."""
+    goals: list[Goal] = []
+    for a in actions:
+        if a.name in TRAVEL or not a.args:
+            continue
+        name = kb.canonical(a.args[0]) or a.args[0]
+        wants_sub = name == sub.item or (a.name == "mine" and sub.item in kb.block_drops(name))
+        if a.name == "mine":
+            n = sub.count if wants_sub else 1
+            goals.append(Goal("mine", {sub.item if wants_sub else name: n}, {}, _arg(a, 1), a.text()))
+        elif a.name == "craft":
+            platform = _arg(a, 2)
+            n = sub.count if wants_sub else _count(a, 1)
+            smelt = platform == "furnace" or (kb.smelting(name) and not kb.recipes(name))
+            mats = dict(sub.materials) if wants_sub else {}
+            goals.append(Goal("smelt" if smelt else "craft", {name: n}, mats,
+                              "furnace" if smelt else platform, a.text()))
+        elif a.name == "fight":
+            goals.append(Goal("kill", {name: sub.count if wants_sub else 1}, {}, _arg(a, 1), a.text()))
+        elif a.name == "equip":
+            goals.append(Goal("equip", {name: 1}, {}, None, a.text()))
+    return goals
+
+
+def reference_actions(sub: Any, kb: Any) -> list[Action]:
+    """The actions the recipe book implies for a sub-objective: what the patroller compares
+    against, and the demonstration a test seeds the performer memory with."""
+    item, tool = sub.item, sub.tool or "null"
+    if sub.action == "find":
+        return [Action("find", [item]), Action("move", [item])]
+    if sub.action == "mine":
+        src = kb.mine_sources(item)
+        block = src[0].block if src else item
+        return [Action("find", [block]), Action("move", [block]), Action("mine", [block, tool])]
+    if sub.action == "kill":
+        return [Action("find", [item]), Action("move", [item]), Action("fight", [item, "null"])]
+    if sub.action == "equip":
+        return [Action("equip", [item])]
+    platform = "furnace" if sub.action == "smelt" else tool
+    return [Action("craft", [item, str(sub.count), platform])]
+
+
+def _alts(names: list[str]) -> str:
+    return " | ".join(f'"{n}"' for n in names)
+
+
+@lru_cache(maxsize=8)
+def _grammar(items: tuple[str, ...], mobs: tuple[str, ...], tools: tuple[str, ...]) -> str:
+    return "\n".join([
+        "root ::= line{1,6}",
+        'line ::= act "\\n"',
+        "act ::= find | move | mine | craft | fight | equip | place",
+        'find ::= "find(" thing ")"',
+        'move ::= "move(" thing ")"',
+        'mine ::= "mine(" item ", " tool ")"',
+        'craft ::= "craft(" item ", " num ", " platform ")"',
+        'fight ::= "fight(" mob ", " tool ")"',
+        'equip ::= "equip(" item ")"',
+        'place ::= "place(" item ")"',
+        'platform ::= "null" | "crafting_table" | "furnace"',
+        'tool ::= "null" | ' + _alts(list(tools)),
+        "num ::= [1-9] [0-9]?",
+        "thing ::= item | mob",
+        f"item ::= {_alts(list(items))}",
+        f"mob ::= {_alts(list(mobs))}",
+    ])
+
+
+def action_grammar(kb: Any) -> str:
+    """GBNF for llama.cpp: MP5's action lines with the knowledge base's names."""
+    from nodes.planners.grammar import plan_vocabulary
+
+    return _grammar(*plan_vocabulary(kb))

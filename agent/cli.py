@@ -138,22 +138,64 @@ def _progress(node: str, update: dict) -> None:
         _err(f"[explain] {update['explanations'][0]}")
 
 
-def cmd_run(a: argparse.Namespace) -> int:
-    from agent.runner import resolve_task, run_episode
-    from worlds.knowledge import load_kb
+def _stored_run(trace_dir: str | None, thread: str, llm: str | None = None) -> tuple[Any, RunSettings]:
+    """The task and settings a traced run started with (for --resume and replay)."""
+    from agent.trace import start_record, threads
+    from worlds.types import Task
 
-    settings = _settings(a)
-    kb = load_kb(settings.mc_version)
-    task = resolve_task(a.task, kb)
-    _err(f"task {task.id}: {task.instruction} -> {task.target} (max {task.max_steps} steps), "
-         f"planner {settings.planner}, world {settings.world}, llm {settings.llm}")
-    result = run_episode(task, settings, kb=kb, on_update=None if a.quiet else _progress)
+    if not trace_dir:
+        raise UserError(f"thread {thread!r}: give --trace-dir, the folder holding its trace and checkpoints")
+    rec = start_record(trace_dir, thread)
+    if rec is None:
+        known = ", ".join(threads(trace_dir)) or "none"
+        raise UserError(f"no run {thread!r} in {trace_dir}; accepted: a thread recorded there ({known})")
+    fields = {k: v for k, v in rec["settings"].items() if k in RunSettings.__dataclass_fields__}
+    fields["skills"] = tuple(fields["skills"]) if fields.get("skills") else None
+    fields["ablate"] = tuple(fields["ablate"]) if fields.get("ablate") else None
+    fields["trace_dir"] = trace_dir
+    if llm:
+        fields["llm"] = llm
+    return Task(**rec["task"]), RunSettings(**fields).validate()
+
+
+def _report_run(result: dict, json_out: bool) -> int:
     verdict = "SUCCESS" if result["success"] else f"FAILED ({result['failure_reason']})"
     _err(f"{verdict}: {result['env_steps']} env steps, {result['rounds']} re-plan round(s), "
-         f"{result['llm_calls']} LLM call(s), {result['tokens_in']}+{result['tokens_out']} tokens, {result['wall_s']} s")
-    if a.json:
+         f"{result['llm_calls']} LLM call(s), {result['tokens_in']}+{result['tokens_out']} tokens, "
+         f"{result['wall_s']} s; thread {result['thread']}")
+    if json_out:
         _emit_json(result)
     return 0
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    from agent.runner import new_thread, resolve_task, run_episode
+    from worlds.knowledge import load_kb
+
+    if a.resume:
+        task, settings = _stored_run(a.trace_dir, a.resume)
+        thread = a.resume
+    elif not a.task:
+        raise UserError("give a TASK (an id such as CraftWoodenPickaxe, or an instruction), or --resume THREAD")
+    else:
+        settings = _settings(a)
+        task = resolve_task(a.task, load_kb(settings.mc_version))
+        thread = new_thread(task)
+    _err(f"task {task.id}: {task.instruction} -> {task.target} (max {task.max_steps} steps), "
+         f"planner {settings.planner}, world {settings.world}, llm {settings.llm}; thread {thread}")
+    result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=thread,
+                         resume=bool(a.resume))
+    return _report_run(result, a.json)
+
+
+def cmd_replay(a: argparse.Namespace) -> int:
+    from agent.runner import run_episode
+
+    task, settings = _stored_run(a.trace_dir, a.thread, llm=a.llm)
+    _err(f"replaying {a.thread} from step {a.from_step} with llm {settings.llm}")
+    result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=a.thread,
+                         from_step=a.from_step)
+    return _report_run(result, a.json)
 
 
 def cmd_tasks(a: argparse.Namespace) -> int:
@@ -231,10 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     r = sub.add_parser("run", help="run one episode", description="Run one episode of a task and print what happened.")
-    r.add_argument("task", help="a task id (CraftWoodenPickaxe) or an instruction (\"obtain a wooden pickaxe\")")
+    r.add_argument("task", nargs="?", help="a task id (CraftWoodenPickaxe) or an instruction (\"obtain a wooden pickaxe\")")
     _add_run_flags(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON on the last line")
     r.add_argument("--quiet", action="store_true", help="no step-by-step progress on stderr")
+    r.add_argument("--resume", default=None, metavar="THREAD",
+                   help="continue a run from its last checkpoint (with the --trace-dir it was traced to; "
+                        "its task and settings are read from there)")
     r.add_argument("--render", action="store_true", help="grid world: draw the local view on stderr while it runs")
     r.set_defaults(fn=cmd_run)
 
@@ -242,6 +287,18 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--suite", default="deps71", help="deps71, plan4mc, mp5, mp5-context or a suite file (default: deps71)")
     t.add_argument("--json", action="store_true")
     t.set_defaults(fn=cmd_tasks)
+
+    rp = sub.add_parser("replay", help="re-run an episode from one of its checkpoints",
+                        description="Re-run a traced episode from its checkpoint at STEP (a fork: the original stays), "
+                                    "for example the failing re-plan with another model.")
+    rp.add_argument("thread", help="the run's thread (printed by deps run, listed by deps trace show)")
+    rp.add_argument("--from", dest="from_step", type=int, required=True, metavar="STEP",
+                    help="the checkpoint step to start from (deps trace show lists them)")
+    rp.add_argument("--trace-dir", required=True, metavar="DIR", help="the folder the run was traced to")
+    rp.add_argument("--llm", default=None, help="another LLM for the re-run (default: the run's own)")
+    rp.add_argument("--json", action="store_true", help="print the result as JSON on the last line")
+    rp.add_argument("--quiet", action="store_true", help="no step-by-step progress on stderr")
+    rp.set_defaults(fn=cmd_replay)
 
     k = sub.add_parser("kb", help="ask the knowledge base how an item is made",
                        description="How an item is made, its raw materials, and the oracle's plan from nothing.")

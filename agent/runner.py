@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from typing import Any
 
@@ -105,12 +106,52 @@ def _record(task: Task, state: dict, wall: float, settings: RunSettings) -> dict
     }
 
 
+def new_thread(task: Task) -> str:
+    """A fresh checkpoint thread for one run: two runs never share state, even in one --trace-dir."""
+    return f"{task.id}-{secrets.token_hex(4)}"
+
+
+def _restart_point(graph: Any, ctx: AgentContext, config: dict, checkpoint_step: int | None) -> dict:
+    """Where a resumed or replayed run starts: the thread's last checkpoint, or the one at
+    `checkpoint_step`; the world is restored to that checkpoint's snapshot. Returns the state."""
+    thread = config["configurable"]["thread_id"]
+    if checkpoint_step is None:
+        snap = graph.get_state(config)
+        if not snap.values:
+            raise SettingsError(f"no checkpoint of thread {thread!r} in {ctx.settings.trace_dir}; "
+                                "accepted: a thread that `deps trace show` lists for that folder")
+        if not snap.next:
+            raise SettingsError(f"thread {thread!r} has already finished ({snap.values.get('status')}); "
+                                f"to run part of it again: deps replay {thread} --from STEP")
+    else:
+        history = list(graph.get_state_history(config))
+        snap = next((h for h in history if h.metadata.get("step") == checkpoint_step), None)
+        if snap is None:
+            steps = sorted(h.metadata.get("step") for h in history)
+            raise SettingsError(f"thread {thread!r} has no step {checkpoint_step}; accepted: "
+                                f"{steps[0]}..{steps[-1]}" if steps else f"thread {thread!r} has no checkpoints")
+        config["configurable"]["checkpoint_id"] = snap.config["configurable"]["checkpoint_id"]
+    restore = getattr(ctx.world, "restore", None)
+    if "world" in snap.values and callable(restore):
+        restore(snap.values["world"])
+    elif snap.values.get("outcomes"):
+        raise SettingsError(f"the {ctx.settings.world} world cannot be restored from a checkpoint, "
+                            "so this run cannot be resumed; accepted: textworld runs")
+    return dict(snap.values)
+
+
 def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any = None,
-                on_update=None) -> dict:
+                on_update=None, thread: str | None = None, resume: bool = False,
+                from_step: int | None = None) -> dict:
     """One episode. `llm` is an open agent.llm handle (shared across episodes) or None to
     open one from `settings.llm` for this episode alone. `on_update(node, update)` sees
-    every node's update as it happens."""
+    every node's update as it happens. Each run gets a fresh checkpoint thread (`thread` in
+    the result); with `resume=True` the given thread continues from its last checkpoint,
+    with `from_step=N` from its checkpoint at step N (a fork: the thread's history stays)."""
     settings.validate()
+    if (resume or from_step is not None) and not (thread and settings.trace_dir):
+        raise SettingsError("resuming or replaying needs the thread and its --trace-dir (where the checkpoints are)")
+    thread = thread or new_thread(task)
     with contextlib.ExitStack() as stack:
         if llm is None and needs_llm(settings):
             from agent.llm import open_chat_model
@@ -118,17 +159,24 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
             llm = stack.enter_context(open_chat_model(settings.llm, seed=settings.seed))
         ctx = build_context(task, settings, llm, kb)
         task = ctx.task
-        tracer = Tracer(settings.trace_dir) if settings.trace_dir else None
-        checkpointer = tracer.checkpointer() if tracer else None
-        graph = build_graph(checkpointer=checkpointer)
-        config = {"recursion_limit": RECURSION_LIMIT,
-                  "configurable": {"thread_id": f"{task.id}-seed{settings.seed}"}}
-        state: dict = {"task": task.to_dict(), "inventory": ctx.world.inventory, "env_steps": 0}
+        tracer = Tracer(settings.trace_dir, thread) if settings.trace_dir else None
         if tracer:
-            tracer.write("start", task=task.to_dict(), settings=settings.to_dict())
+            stack.callback(tracer.close)
+        graph = build_graph(checkpointer=tracer.checkpointer() if tracer else None)
+        config = {"recursion_limit": RECURSION_LIMIT, "configurable": {"thread_id": thread}}
+        state: dict = {"task": task.to_dict(), "inventory": ctx.world.inventory, "env_steps": 0}
+        if callable(getattr(ctx.world, "snapshot", None)):
+            state["world"] = ctx.world.snapshot()
+        start: dict | None = state
+        if resume or from_step is not None:
+            state, start = _restart_point(graph, ctx, config, from_step), None
+        if tracer:
+            tracer.write("start", task=task.to_dict(), settings=settings.to_dict(),
+                         resumed_from=config["configurable"].get("checkpoint_id") or (resume or None))
         t0 = time.monotonic()
-        for chunk in graph.stream(state, config=config, context=ctx, stream_mode=["updates", "values"]):
-            mode, data = chunk
+        durable = {"durability": "sync"} if tracer else {}   # each checkpoint on disk before the next step
+        for mode, data in graph.stream(start, config=config, context=ctx, stream_mode=["updates", "values"],
+                                       **durable):
             if mode == "values":
                 state = data
                 continue
@@ -141,9 +189,9 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
         if callable(finish):
             finish(state)   # a planner that learns from the episode (mp5: its performer memory)
         result = _record(task, state, time.monotonic() - t0, settings)
+        result["thread"] = thread
         if tracer:
             tracer.write("end", result=result)
-            tracer.close()
         return result
 
 

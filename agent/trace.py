@@ -1,24 +1,28 @@
-"""The local trace of one episode: every node's update as a JSON line, written as it
-happens, beside LangGraph's own SQLite checkpoints of the state (so a run can be
-inspected, replayed or resumed)."""
+"""The local trace of an episode: every node's update as a JSON line, written as it happens,
+beside LangGraph's own SQLite checkpoints of the state (so a run can be inspected, resumed
+or replayed). Several runs may share a folder: every line names its run's thread."""
 from __future__ import annotations
 
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+TRACE_NAME = "trace.jsonl"
+CHECKPOINTS_NAME = "checkpoints.sqlite"
 
 
 class Tracer:
-    def __init__(self, trace_dir: str | Path):
+    def __init__(self, trace_dir: str | Path, thread: str):
         self.dir = Path(trace_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.dir / "trace.jsonl"
+        self.thread = thread
+        self.path = self.dir / TRACE_NAME
         self._fh = self.path.open("a", encoding="utf-8")
         self._t0 = time.monotonic()
 
     def write(self, event: str, **data: Any) -> None:
-        line = {"t": round(time.monotonic() - self._t0, 4), "event": event, **data}
+        line = {"t": round(time.monotonic() - self._t0, 4), "thread": self.thread, "event": event, **data}
         self._fh.write(json.dumps(line, default=str) + "\n")
         self._fh.flush()
 
@@ -26,9 +30,38 @@ class Tracer:
         self._fh.close()
 
     def checkpointer(self):
-        import sqlite3
+        return open_checkpointer(self.dir)
 
-        from langgraph.checkpoint.sqlite import SqliteSaver
 
-        conn = sqlite3.connect(self.dir / "checkpoints.sqlite", check_same_thread=False)
-        return SqliteSaver(conn)
+def open_checkpointer(trace_dir: str | Path):
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn = sqlite3.connect(Path(trace_dir) / CHECKPOINTS_NAME, check_same_thread=False)
+    return SqliteSaver(conn)
+
+
+def read_trace(trace_dir: str | Path) -> Iterator[dict]:
+    """The trace's lines, oldest first (a line cut short by a crash is skipped)."""
+    path = Path(trace_dir) / TRACE_NAME
+    if not path.is_file():
+        return
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue
+
+
+def threads(trace_dir: str | Path) -> list[str]:
+    """The runs recorded in a trace folder, in the order they started."""
+    return list(dict.fromkeys(line["thread"] for line in read_trace(trace_dir)
+                              if line.get("event") == "start" and line.get("thread")))
+
+
+def start_record(trace_dir: str | Path, thread: str) -> dict | None:
+    """The `start` line of a run: its task and settings."""
+    return next((line for line in read_trace(trace_dir)
+                 if line.get("event") == "start" and line.get("thread") == thread), None)

@@ -41,6 +41,8 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     record = {"plan": plan_no, "step": i, "goal": goal_dict, **outcome}
     update: dict = {"outcomes": [record], "inventory": world.inventory, "env_steps": world.steps,
                     "status": "running", "failure_reason": None}
+    if callable(getattr(world, "snapshot", None)):
+        update["world"] = world.snapshot()
 
     spent = usage(state)
     tokens = spent.get("tokens_in", 0) + spent.get("tokens_out", 0)

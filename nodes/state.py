@@ -38,6 +38,7 @@ class AgentState(TypedDict, total=False):
     inventory: dict[str, int]                             # execute (and input): what the agent holds
     env_steps: int                                        # execute: environment steps used so far
     status: str                                           # execute: running | success | failed
+    world: dict[str, Any]                                 # execute (and input): the world's snapshot, to resume from
     failure_reason: str | None                            # execute: why the episode ended unsuccessfully
     # describe / explain
     descriptions: Annotated[list[str], operator.add]      # describe

@@ -96,7 +96,7 @@ def test_oracle_planner_needs_no_llm():
 
 def test_trace_and_real_langgraph_checkpoints(tmp_path):
     llm = FakeLLM([FLAWED, EXPLANATION, FIXED])
-    run_episode(STONE_SWORD, RunSettings(planner="deps", trace_dir=str(tmp_path)), llm=llm, kb=KB)
+    result = run_episode(STONE_SWORD, RunSettings(planner="deps", trace_dir=str(tmp_path)), llm=llm, kb=KB)
     lines = [json.loads(l) for l in (tmp_path / "trace.jsonl").read_text().splitlines()]
     assert lines[0]["event"] == "start" and lines[-1]["event"] == "end"
     nodes = [l["node"] for l in lines if l["event"] == "update"]
@@ -107,7 +107,7 @@ def test_trace_and_real_langgraph_checkpoints(tmp_path):
 
     saver = SqliteSaver(sqlite3.connect(tmp_path / "checkpoints.sqlite", check_same_thread=False))
     state = build_graph(checkpointer=saver).get_state(
-        {"configurable": {"thread_id": "CraftStoneSword-seed0"}})
+        {"configurable": {"thread_id": result["thread"]}})
     assert state.values["status"] == "success"
     assert len(state.values["plans"]) == 2
 

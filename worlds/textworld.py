@@ -128,6 +128,20 @@ class TextWorld:
         """What context tasks may ask (worlds/context_tasks.py): no space here, so no mobs or blocks in view."""
         return {"biome": self.biome, "time_of_day": self.time_of_day}
 
+    def snapshot(self) -> dict:
+        """What the episode has changed, as plain data: checkpointed with the graph's state so a
+        run can be resumed or replayed from any step (`restore`)."""
+        version, internal, gauss = self._rng.getstate()
+        return {"inventory": dict(self._inv), "equipment": dict(self.equipment), "fuel_credit": self.fuel_credit,
+                "steps": self.steps, "time_of_day": self.time_of_day, "rng": [version, list(internal), gauss]}
+
+    def restore(self, snap: dict) -> None:
+        self._inv, self.equipment = dict(snap["inventory"]), dict(snap["equipment"])
+        self.fuel_credit, self.steps = float(snap["fuel_credit"]), int(snap["steps"])
+        self.time_of_day = snap.get("time_of_day", self.time_of_day)
+        version, internal, gauss = snap["rng"]
+        self._rng.setstate((version, tuple(internal), gauss))
+
     def discard(self, items: dict[str, int]) -> None:
         """Remove held items (MP5's random drop, worlds/random_drop.py)."""
         for name, n in items.items():

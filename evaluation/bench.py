@@ -75,4 +75,9 @@ def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: 
                                    lambda: solve(kb, {"diamond": 1}, {}), repeat)
     metrics["solve_diamond_ms"] = round(1000 * t_big, 3)
     metrics["solve_diamond_vs_wooden_pickaxe_ratio"] = round(t_big / t_small, 2)
+
+    # 4. the grid world: steps/s single and batched, against Crafter (evaluation/grid_bench.py)
+    from evaluation.grid_bench import grid_benchmarks
+
+    metrics.update(grid_benchmarks(repeat, progress))
     return metrics

@@ -6,6 +6,7 @@ the worlds that asked for them (functional.py).
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -22,6 +23,13 @@ VEC = np.array(FACING_VECTORS, dtype=np.int64)
 UP = np.array([0, 1, 0], dtype=np.int64)
 MAX_MOBS = 40
 P = PRIMITIVE_ID
+
+
+@lru_cache(maxsize=64)
+def _generated(seed: int, vocab: Any, size: tuple[int, int], biome: str | None) -> Map:
+    """Generated maps, cached: a batch of many worlds on a few seeds generates each once
+    (the arrays are copied into the batch, so the cached map is never changed)."""
+    return generate(seed, vocab, size, biome)
 
 
 def check_seed(seed: Any) -> int:
@@ -91,7 +99,7 @@ class BatchGridWorld:
         biome = o.get("biome") or self.biome_choice
         check_biome(biome)
         m: Map = build_layout(o["layout"], v, (self.X, self.Z)) if o.get("layout") else \
-            generate(seed, v, (self.X, self.Z), biome)
+            _generated(seed, v, (self.X, self.Z), biome)
         self.seeds[i] = seed
         self.cells[i], self.biome_map[i] = m.cells, m.biome
         self.pos[i] = m.spawn

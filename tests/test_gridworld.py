@@ -286,3 +286,21 @@ def test_context_state_and_render(kb):
     pic = w.render().splitlines()
     assert pic[4][4] == "@" and pic[4][5] == "W" and pic[4][3] == "S" and "plains" in pic[-1]
     assert HEIGHT == 80
+
+
+def test_animals_wander_in_when_a_kind_runs_low(kb):
+    w = flat(kb, mobs=[(2, 65, 2, "cow")])
+    cow = w.env.vocab.mob_id["cow"]
+    w.env.mob_kind[0][w.env.mob_kind[0] == cow] = 0
+    for _ in range(60):
+        w.step({"action": "noop"})
+    assert (w.env.mob_kind[0] == cow).sum() >= 1
+
+
+def test_reset_some_restarts_only_the_chosen_worlds(kb):
+    env = BatchGridWorld(2, kb, size=SIZE)
+    env.reset([0, 1], [{"layout": {}}, {"layout": {}}])
+    env.step(np.array([[P["move_north"], -1], [P["move_north"], -1]]))
+    moved = env.pos.copy()
+    env.reset_some(np.array([True, False]), [7, 7], [{"layout": {}}, {"layout": {}}])
+    assert tuple(env.pos[0]) == (8, 65, 8) and tuple(env.pos[1]) == tuple(moved[1]) and env.steps.tolist() == [0, 1]

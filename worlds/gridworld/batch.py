@@ -186,10 +186,6 @@ class BatchGridWorld:
         need = self.target_count
         return ((have >= need) | (need == 0)).all(axis=1) & (need > 0).any(axis=1)
 
-    def world(self, i: int):
-        from worlds.gridworld.world import GridWorld
-        return GridWorld.view(self, i)
-
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray, names: dict[int, tuple[str, str | None]] | None = None):
         """actions int [n, 2] (primitive, item index); `names` lets one world pass item names

@@ -67,7 +67,7 @@ Batched API (worlds/gridworld/batch.py)
     obs = env.reset(seeds, options=None)      # seeds: int sequence [n]; obs: dict of arrays [n, ...]
     obs, reward, terminated, truncated, info = env.step(actions)   # float32/bool [n]; info["ok"] bool [n]
     env.reset_some(mask, seeds)               # reset only where mask is true (for rollouts)
-    env.world(i)                              # a GridWorld view of env i (experts, goal_distance)
+    GridWorld.view(env, i)                    # a GridWorld view of env i (world.py: goal_distance...)
 reward is 1.0 on the step the target (options "target") is first held.
 
 One world (worlds/gridworld/world.py: `GridWorld(kb, size=...)`, the `World` protocol)

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from typing import Any
 
 from nodes.settings import CONTROLLERS, MC_VERSIONS, PLANNERS, SELECTORS, SKILL_TYPES, WORLDS, RunSettings
@@ -138,6 +139,44 @@ def _progress(node: str, update: dict) -> None:
         _err(f"[explain] {update['explanations'][0]}")
 
 
+class _LLMProgress:
+    """'waiting for the LLM' while a call runs (a seconds counter on a terminal), then its
+    tokens and time, and the running total of the episode."""
+
+    def __init__(self) -> None:
+        self.calls, self.tokens_in, self.tokens_out = 0, 0, 0
+        self._stop: Any = None
+
+    def __call__(self, event: dict) -> None:
+        import threading
+
+        if event["phase"] == "start":
+            if sys.stderr.isatty():
+                self._stop = threading.Event()
+                threading.Thread(target=self._tick, args=(self._stop, time.monotonic()), daemon=True).start()
+            else:
+                _err(f"[llm] waiting for the LLM ({event['prompt_chars']} prompt characters)")
+            return
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
+            sys.stderr.write("\r\033[K")
+        if event["phase"] == "error":
+            _err(f"[llm] failed: {event['error']}")
+            return
+        self.calls += 1
+        self.tokens_in += event["tokens_in"]
+        self.tokens_out += event["tokens_out"]
+        _err(f"[llm] reply in {event['seconds']:.1f} s: {event['tokens_in']}+{event['tokens_out']} tokens "
+             f"({self.calls} call(s), {self.tokens_in}+{self.tokens_out} tokens so far)")
+
+    @staticmethod
+    def _tick(stop: Any, t0: float) -> None:
+        while not stop.wait(0.5):
+            sys.stderr.write(f"\r[llm] waiting for the LLM... {time.monotonic() - t0:.0f} s")
+            sys.stderr.flush()
+
+
 def _stored_run(trace_dir: str | None, thread: str, llm: str | None = None) -> tuple[Any, RunSettings]:
     """The task and settings a traced run started with (for --resume and replay)."""
     from agent.trace import start_record, threads
@@ -184,8 +223,22 @@ def cmd_run(a: argparse.Namespace) -> int:
     _err(f"task {task.id}: {task.instruction} -> {task.target} (max {task.max_steps} steps), "
          f"planner {settings.planner}, world {settings.world}, llm {settings.llm}; thread {thread}")
     result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=thread,
-                         resume=bool(a.resume))
+                         resume=bool(a.resume), on_llm=None if a.quiet else _LLMProgress())
     return _report_run(result, a.json)
+
+
+def cmd_trace(a: argparse.Namespace) -> int:
+    from agent.trace_view import TraceError, load_run, show, write_html
+
+    try:
+        run = load_run(a.dir, a.thread)
+    except TraceError as e:
+        raise UserError(str(e)) from None
+    if a.view == "show":
+        show(run)
+    else:
+        _err(f"wrote {write_html(run, a.output)}")
+    return 0
 
 
 def cmd_replay(a: argparse.Namespace) -> int:
@@ -194,7 +247,7 @@ def cmd_replay(a: argparse.Namespace) -> int:
     task, settings = _stored_run(a.trace_dir, a.thread, llm=a.llm)
     _err(f"replaying {a.thread} from step {a.from_step} with llm {settings.llm}")
     result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=a.thread,
-                         from_step=a.from_step)
+                         from_step=a.from_step, on_llm=None if a.quiet else _LLMProgress())
     return _report_run(result, a.json)
 
 
@@ -299,6 +352,17 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--json", action="store_true", help="print the result as JSON on the last line")
     rp.add_argument("--quiet", action="store_true", help="no step-by-step progress on stderr")
     rp.set_defaults(fn=cmd_replay)
+
+    tc = sub.add_parser("trace", help="look at a traced episode: a timeline, or a self-contained page",
+                        description="deps trace show DIR | deps trace html DIR -o FILE (DIR: a --trace-dir)")
+    tc_sub = tc.add_subparsers(dest="view", metavar="VIEW", parser_class=_Parser, required=True)
+    ts = tc_sub.add_parser("show", help="the run as a timeline in the terminal")
+    th = tc_sub.add_parser("html", help="the run as one self-contained HTML page")
+    th.add_argument("-o", "--output", required=True, metavar="FILE", help="the page to write")
+    for v in (ts, th):
+        v.add_argument("dir", help="the folder given to --trace-dir")
+        v.add_argument("--thread", default=None, help="which run (default: the latest in the folder)")
+        v.set_defaults(fn=cmd_trace)
 
     k = sub.add_parser("kb", help="ask the knowledge base how an item is made",
                        description="How an item is made, its raw materials, and the oracle's plan from nothing.")

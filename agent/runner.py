@@ -18,7 +18,7 @@ from agent.components import (
     needs_llm,
 )
 from agent.graph import build_graph
-from agent.trace import Tracer
+from agent.trace import LLMCallRecorder, Tracer
 from nodes.context import AgentContext
 from nodes.settings import RunSettings, SettingsError
 from nodes.state import rounds, usage
@@ -142,10 +142,11 @@ def _restart_point(graph: Any, ctx: AgentContext, config: dict, checkpoint_step:
 
 def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any = None,
                 on_update=None, thread: str | None = None, resume: bool = False,
-                from_step: int | None = None) -> dict:
+                from_step: int | None = None, on_llm=None) -> dict:
     """One episode. `llm` is an open agent.llm handle (shared across episodes) or None to
     open one from `settings.llm` for this episode alone. `on_update(node, update)` sees
-    every node's update as it happens. Each run gets a fresh checkpoint thread (`thread` in
+    every node's update as it happens, `on_llm(event)` every LLM call's start and end (with
+    prompt, reply and tokens; also written to the trace). Each run gets a fresh checkpoint thread (`thread` in
     the result); with `resume=True` the given thread continues from its last checkpoint,
     with `from_step=N` from its checkpoint at step N (a fork: the thread's history stays)."""
     settings.validate()
@@ -164,6 +165,14 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
             stack.callback(tracer.close)
         graph = build_graph(checkpointer=tracer.checkpointer() if tracer else None)
         config = {"recursion_limit": RECURSION_LIMIT, "configurable": {"thread_id": thread}}
+        if tracer or on_llm:
+            def llm_event(event: dict) -> None:
+                if tracer and event["phase"] != "start":
+                    tracer.write("llm", **event)
+                if on_llm:
+                    on_llm(event)
+
+            config["callbacks"] = [LLMCallRecorder(llm_event)]
         state: dict = {"task": task.to_dict(), "inventory": ctx.world.inventory, "env_steps": 0}
         if callable(getattr(ctx.world, "snapshot", None)):
             state["world"] = ctx.world.snapshot()

@@ -8,6 +8,10 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from langchain_core.callbacks import BaseCallbackHandler
+
+from nodes.ask import usage_of
+
 TRACE_NAME = "trace.jsonl"
 CHECKPOINTS_NAME = "checkpoints.sqlite"
 
@@ -65,3 +69,31 @@ def start_record(trace_dir: str | Path, thread: str) -> dict | None:
     """The `start` line of a run: its task and settings."""
     return next((line for line in read_trace(trace_dir)
                  if line.get("event") == "start" and line.get("thread") == thread), None)
+
+
+class LLMCallRecorder(BaseCallbackHandler):
+    """A LangChain callback handler that sees every chat-model call made inside the graph's
+    nodes (the config's callbacks reach them) and reports each one, prompt, reply and tokens,
+    to `sink(event: dict)`: the trace file and the progress line both listen."""
+
+    def __init__(self, sink):
+        self.sink = sink
+        self._open: dict[Any, tuple[float, list[dict]]] = {}
+
+    def on_chat_model_start(self, serialized, messages, *, run_id, **kwargs) -> None:
+        prompt = [{"role": m.type, "content": m.content if isinstance(m.content, str) else str(m.content)}
+                  for m in (messages[0] if messages else [])]
+        self._open[run_id] = (time.monotonic(), prompt)
+        self.sink({"phase": "start", "prompt_chars": sum(len(m["content"]) for m in prompt)})
+
+    def on_llm_end(self, response, *, run_id, **kwargs) -> None:
+        t0, prompt = self._open.pop(run_id, (time.monotonic(), []))
+        gen = response.generations[0][0] if response.generations and response.generations[0] else None
+        message = getattr(gen, "message", None)
+        tokens_in, tokens_out = usage_of(message) if message is not None else (0, 0)
+        self.sink({"phase": "end", "prompt": prompt, "reply": getattr(gen, "text", "") if gen else "",
+                   "tokens_in": tokens_in, "tokens_out": tokens_out, "seconds": round(time.monotonic() - t0, 3)})
+
+    def on_llm_error(self, error, *, run_id, **kwargs) -> None:
+        self._open.pop(run_id, None)
+        self.sink({"phase": "error", "error": " ".join(str(error).split())[:300]})

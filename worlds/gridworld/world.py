@@ -142,7 +142,8 @@ class GridWorld:
         return "night" if bool(self.env.night()[self.i]) else "day"
 
     def context_state(self) -> dict:
-        """What MP5's context tasks ask: biome, day or night, mobs and blocks within 2 cells,
+        """What MP5's context tasks ask: biome, day or night, light (dark at night or under a roof),
+        mobs and blocks within 2 cells,
         the block stood on, the depth."""
         env, i, v = self.env, self.i, self.env.vocab
         x, y, z = self.position
@@ -152,7 +153,10 @@ class GridWorld:
         near = (env.mob_kind[i] > 0) & (np.abs(env.mob_pos[i] - env.pos[i]) <= r).all(axis=1)
         mobs = sorted({v.mobs[k] for k in env.mob_kind[i][near]})
         below = int(env.cells[i, x, z, y - 1]) if y >= 1 else 1
+        sky = not env.rules.solid[env.cells[i, x, z, y + 1:]].any()
+        dark = self.time_of_day() == "night" or not sky
         return {"biome": self.biome, "time_of_day": self.time_of_day(), "nearby_mobs": mobs,
+                "brightness": "dark" if dark else "sufficient",
                 "nearby_blocks": blocks, "standing_on": v.cells[below], "y": y,
                 "depth": max(0, int(game_data()["sea_level"]) - y)}
 

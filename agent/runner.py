@@ -65,7 +65,8 @@ def _make_grid_world(settings: RunSettings, kb: Any, task: Task) -> Any:
     try:  # an unknown biome or a seed out of range: one line, exit 2
         world = GridWorld(kb, allowed_skills=set(settings.skills) if settings.skills else None)
         world.reset(seed=settings.seed, options={"inventory": {**task.inventory, **settings.inventory},
-                                                 "biome": settings.biome or task.biome, "max_steps": task.max_steps,
+                                                 "biome": settings.biome or task.biome,
+                                                 "max_steps": GridWorld.budget_steps(task.max_steps),
                                                  "target": task.target})
     except GridWorldError as e:
         raise SettingsError(str(e)) from None

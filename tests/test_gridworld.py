@@ -304,3 +304,8 @@ def test_reset_some_restarts_only_the_chosen_worlds(kb):
     moved = env.pos.copy()
     env.reset_some(np.array([True, False]), [7, 7], [{"layout": {}}, {"layout": {}}])
     assert tuple(env.pos[0]) == (8, 65, 8) and tuple(env.pos[1]) == tuple(moved[1]) and env.steps.tolist() == [0, 1]
+
+
+def test_task_budgets_are_the_same_game_time(kb):
+    # MineDojo steps are 1/20 s, grid steps 1/4 s: 3000 -> 600, 12000 -> 2400
+    assert GridWorld.budget_steps(3000) == 600 and GridWorld.budget_steps(12000) == 2400

@@ -36,6 +36,12 @@ class GridWorld:
         self.kb = kb
         self.target: dict[str, int] = {}
 
+    @staticmethod
+    def budget_steps(task_max_steps: int) -> int:
+        """A task's budget in MineDojo steps (1/20 s) as grid steps of the same game time."""
+        d = game_data()
+        return max(1, round(int(task_max_steps) * float(d["task_step_seconds"]) / float(d["seconds_per_step"])))
+
     @classmethod
     def view(cls, env: BatchGridWorld, i: int) -> "GridWorld":
         w = cls.__new__(cls)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skills.experts import Expert, demonstrate
+from skills.experts import demonstrate
 from skills.grid_controller import GridScriptedController
 from worlds.gridworld.batch import BatchGridWorld
-from worlds.gridworld.spec import (HEIGHT, OBS_KEYS, PRIMITIVE_ID, PRIMITIVES, GridWorldError, goal_code,
-                                   make_vocab)
+from worlds.gridworld.spec import HEIGHT, OBS_KEYS, PRIMITIVE_ID, PRIMITIVES, GridWorldError, goal_code, make_vocab
 from worlds.gridworld.world import GridWorld
 from worlds.knowledge import load_kb
 from worlds.textworld import TextWorld

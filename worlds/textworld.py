@@ -81,11 +81,13 @@ class TextWorld:
         self.target: dict[str, int] = {}
         self.fuel_credit = 0.0
         self._rng = random.Random(0)
+        self._seed, self._draws = None, 0   # the RNG's seed and how many numbers it gave
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         o = dict(options or {})
         self._rng = random.Random(seed)
+        self._seed, self._draws = seed, 0
         self.biome = o.get("biome") or "plains"
         self.time_of_day = o.get("time_of_day") or "day"
         self.steps = 0
@@ -128,19 +130,24 @@ class TextWorld:
         """What context tasks may ask (worlds/context_tasks.py): no space here, so no mobs or blocks in view."""
         return {"biome": self.biome, "time_of_day": self.time_of_day}
 
+    def _draw(self) -> float:
+        self._draws += 1
+        return self._rng.random()
+
     def snapshot(self) -> dict:
         """What the episode has changed, as plain data: checkpointed with the graph's state so a
         run can be resumed or replayed from any step (`restore`)."""
-        version, internal, gauss = self._rng.getstate()
         return {"inventory": dict(self._inv), "equipment": dict(self.equipment), "fuel_credit": self.fuel_credit,
-                "steps": self.steps, "time_of_day": self.time_of_day, "rng": [version, list(internal), gauss]}
+                "steps": self.steps, "time_of_day": self.time_of_day, "rng": [self._seed, self._draws]}
 
     def restore(self, snap: dict) -> None:
         self._inv, self.equipment = dict(snap["inventory"]), dict(snap["equipment"])
         self.fuel_credit, self.steps = float(snap["fuel_credit"]), int(snap["steps"])
         self.time_of_day = snap.get("time_of_day", self.time_of_day)
-        version, internal, gauss = snap["rng"]
-        self._rng.setstate((version, tuple(internal), gauss))
+        self._seed, self._draws = snap["rng"]
+        self._rng = random.Random(self._seed)
+        for _ in range(self._draws):   # the same stream, from where the snapshot left it
+            self._rng.random()
 
     def discard(self, items: dict[str, int]) -> None:
         """Remove held items (MP5's random drop, worlds/random_drop.py)."""
@@ -181,7 +188,7 @@ class TextWorld:
 
     def _roll(self, out: Outcome, rate: float, skill: str) -> Outcome:
         """Stochastic worlds: the unit succeeds with the skill's Table 18 rate."""
-        if self.stochastic and self._rng.random() >= rate:
+        if self.stochastic and self._draw() >= rate:
             return Outcome(False, f"the {skill} attempt failed (controller success rate {rate:.2f}); try again",
                            out.cost, {}, {}, True)
         return out

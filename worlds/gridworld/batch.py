@@ -16,8 +16,21 @@ from worlds.gridworld.generation import Map, check_biome, generate
 from worlds.gridworld.layout import build_layout
 from worlds.gridworld.mobs import step_mobs
 from worlds.gridworld.rules import make_rules
-from worlds.gridworld.spec import (AIR, EQUIP_SLOTS, FACING_VECTORS, HEIGHT, MAX_SEED, PRIMITIVE_ID, PRIMITIVES,
-                                   VIEW_LEVELS, VIEW_RADIUS, VOID, GridWorldError, game_data, make_vocab)
+from worlds.gridworld.spec import (
+    AIR,
+    EQUIP_SLOTS,
+    FACING_VECTORS,
+    HEIGHT,
+    MAX_SEED,
+    PRIMITIVE_ID,
+    PRIMITIVES,
+    VIEW_LEVELS,
+    VIEW_RADIUS,
+    VOID,
+    GridWorldError,
+    game_data,
+    make_vocab,
+)
 
 VEC = np.array(FACING_VECTORS, dtype=np.int64)
 UP = np.array([0, 1, 0], dtype=np.int64)

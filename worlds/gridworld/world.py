@@ -14,8 +14,16 @@ import numpy as np
 from worlds.gridworld import functional, paths
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.render import render
-from worlds.gridworld.spec import (EQUIP_SLOTS, FACINGS, MOVES, OBS_KEYS, PRIMITIVE_ID, PRIMITIVES, GridWorldError,
-                                   game_data)
+from worlds.gridworld.spec import (
+    EQUIP_SLOTS,
+    FACINGS,
+    MOVES,
+    OBS_KEYS,
+    PRIMITIVE_ID,
+    PRIMITIVES,
+    GridWorldError,
+    game_data,
+)
 from worlds.types import ACTIONS
 
 

@@ -60,8 +60,8 @@ class MP5Planner:
         self.use_patroller = "patroller" not in ablate
         self.folder = memory_folder(settings.memory)
         kb = kb or load_kb(settings.mc_version)
+        self.performer = PerformerMemory(self.folder) if self.use_memory else None   # checked first: cheap
         self.knowledge = KnowledgeMemory(self.folder, kb)
-        self.performer = PerformerMemory(self.folder) if self.use_memory else None
         self.percipient = make_percipient(settings.percipient)
         self.patroller = Patroller(kb)
         self.subs: list[SubObjective] | None = None   # the list being worked through

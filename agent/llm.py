@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -241,7 +242,59 @@ def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float,
         # ChatOpenAI sends only `max_completion_tokens`, which llama-cpp-python (and some other
         # OpenAI-compatible servers) silently ignore -> unbounded generations. Send both.
         kwargs["extra_body"] = {"max_tokens": max_tokens}
-    return ChatOpenAI(**kwargs)
+    return _traced(ChatOpenAI)(**kwargs)
+
+
+LARGE_PARAM_CHARS = 1000
+
+
+def digest_large(value: Any) -> Any:
+    """`value` with every string longer than LARGE_PARAM_CHARS replaced by its length and
+    sha256 (a GBNF grammar, a JSON schema), so traces stay small and static payloads are
+    still told apart."""
+    if isinstance(value, str) and len(value) > LARGE_PARAM_CHARS:
+        import hashlib
+
+        return f"<{len(value)} chars, sha256 {hashlib.sha256(value.encode()).hexdigest()[:16]}>"
+    if isinstance(value, dict):
+        return {k: digest_large(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [digest_large(v) for v in value]
+    return value
+
+
+_TRACED: dict[type, type] = {}
+
+
+def _traced(model_cls: type) -> type:
+    """A subclass of a LangChain chat model whose traced invocation parameters (what LangSmith
+    shows under the run's metadata) carry digests of large static payloads, not the payloads."""
+    if model_cls not in _TRACED:
+        class Traced(model_cls):  # type: ignore[misc, valid-type]
+            def _get_invocation_params(self, stop=None, **kwargs):
+                return digest_large(super()._get_invocation_params(stop=stop, **kwargs))
+
+        Traced.__name__ = Traced.__qualname__ = model_cls.__name__
+        _TRACED[model_cls] = Traced
+    return _TRACED[model_cls]
+
+
+_SECRETISH = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.]{20,}$|^(sk|pk|key|tok)[-_][A-Za-z0-9_\-]{8,}$", re.I)
+
+
+def redact(spec: str) -> str:
+    """An --llm spec fit to show or store: a URL loses its user:password@, its query string and
+    any path segment that looks like a token; other specs are returned as they are."""
+    if "://" not in str(spec):
+        return spec
+    parts = urllib.parse.urlsplit(str(spec))
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    if parts.username or parts.password:
+        host = "***@" + host
+    path = "/".join("***" if _SECRETISH.match(seg) else seg for seg in parts.path.split("/"))
+    return urllib.parse.urlunsplit((parts.scheme, host, path, "***" if parts.query else "", parts.fragment))
 
 
 @contextlib.contextmanager

@@ -107,6 +107,19 @@ def _record(task: Task, state: dict, wall: float, settings: RunSettings) -> dict
     }
 
 
+def trace_labels(task: Task, settings: RunSettings, thread: str) -> dict:
+    """The run's name, tags and metadata as LangSmith (or any LangChain tracer) shows them:
+    `deps:<task>`, filterable by task, group, planner, selector, world, LLM and seed."""
+    from agent.llm import redact
+
+    meta = {"task": task.id, "group": task.group, "planner": settings.planner,
+            "selector": settings.selector or "default", "controller": settings.controller or "default",
+            "world": settings.world, "llm": redact(settings.llm), "seed": settings.seed,
+            "mc_version": settings.mc_version, "thread": thread}
+    tags = [f"{k}:{meta[k]}" for k in ("task", "group", "planner", "world", "llm")]
+    return {"run_name": f"deps:{task.id}", "tags": tags, "metadata": meta}
+
+
 def new_thread(task: Task) -> str:
     """A fresh checkpoint thread for one run: two runs never share state, even in one --trace-dir."""
     return f"{task.id}-{secrets.token_hex(4)}"
@@ -165,7 +178,8 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
         if tracer:
             stack.callback(tracer.close)
         graph = build_graph(checkpointer=tracer.checkpointer() if tracer else None)
-        config = {"recursion_limit": RECURSION_LIMIT, "configurable": {"thread_id": thread}}
+        config = {"recursion_limit": RECURSION_LIMIT, "configurable": {"thread_id": thread},
+                  **trace_labels(task, settings, thread)}
         if tracer or on_llm:
             def llm_event(event: dict) -> None:
                 if tracer and event["phase"] != "start":

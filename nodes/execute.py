@@ -6,6 +6,7 @@ or the step, round or token budget is spent (failure, with the reason stated).
 """
 from __future__ import annotations
 
+from langchain_core.tools import StructuredTool
 from langgraph.runtime import Runtime
 
 from nodes.context import AgentContext
@@ -16,6 +17,17 @@ from worlds.types import Goal
 
 def _target_text(target: dict[str, int]) -> str:
     return ", ".join(f"{n} {item}" for item, n in target.items())
+
+
+def drive(ctx: AgentContext, goal: Goal) -> dict:
+    """The controller drives one goal: a batch of world steps, traced as one `tool` run
+    (named after the controller and the skill) whose output is the outcome."""
+    def run_goal(goal: dict) -> dict:
+        return ctx.controller.run(Goal.from_dict(goal), ctx.world)
+
+    name = f"{getattr(ctx.controller, 'name', 'controller')}.{goal.action}"
+    tool = StructuredTool.from_function(run_goal, name=name, description=f"drive {goal.code()} in the world")
+    return tool.invoke({"goal": goal.to_dict()})
 
 
 def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
@@ -34,7 +46,7 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         goal = Goal.from_dict(state["goals"][i])
         if hasattr(world, "begin_goal"):        # --random-drop (worlds/random_drop.py)
             world.begin_goal(goal)
-        outcome = ctx.controller.run(goal, world)
+        outcome = drive(ctx, goal)
         if hasattr(world, "end_goal"):
             world.end_goal(goal, outcome)
         goal_dict = goal.to_dict()

@@ -56,7 +56,7 @@ class _Fakes(BaseHTTPRequestHandler):
 def _runs(posts) -> dict[str, dict]:
     """Runs by id, merged from the multipart posts and patches the LangSmith client sent."""
     runs: dict[str, dict] = {}
-    for path, headers, body in posts:
+    for _path, headers, body in posts:
         if "multipart" not in headers.get("Content-Type", headers.get("content-type", "")):
             continue
         ctype = headers.get("Content-Type") or headers.get("content-type")

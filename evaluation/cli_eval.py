@@ -14,8 +14,8 @@ from typing import Any, Callable, Sequence, TextIO
 from evaluation.identity import EvalError
 from evaluation.runner import check_request, run_eval
 from evaluation.sweep import run_sweep, sweep_param, sweep_value
-from worlds.context_tasks import split_judgeable
 from nodes.settings import RunSettings
+from worlds.context_tasks import split_judgeable
 from worlds.types import Task
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

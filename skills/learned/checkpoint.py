@@ -51,7 +51,7 @@ def load(path: str | Path, *, expected: NetShape, vocab_version: str,
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - any unreadable file gets the same one line
         raise CheckpointError(f"checkpoint {str(path)!r}{where} is not a readable torch file "
-                              f"({type(e).__name__}); accepted: a .pt file written by 'deps train'")
+                              f"({type(e).__name__}); accepted: a .pt file written by 'deps train'") from e
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         raise CheckpointError(f"checkpoint {str(path)!r} is not a {FORMAT} checkpoint; "
                               "accepted: a .pt file written by 'deps train controller|selector'")
@@ -71,5 +71,5 @@ def load(path: str | Path, *, expected: NetShape, vocab_version: str,
         net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["state_dict"].items()})
     except (TypeError, RuntimeError, KeyError) as e:
         raise CheckpointError(f"checkpoint {str(path)!r} does not load into the network "
-                              f"({' '.join(str(e).split())[:160]})")
+                              f"({' '.join(str(e).split())[:160]})") from e
     return net.to(device).eval(), {**dict(blob.get("card") or {}), "goals": list(blob.get("goals") or [])}

@@ -261,6 +261,8 @@ class Expert:
         targets = paths.candidates(env, i, cells, mobs, k=8 if self.avoid else 4)
         if self.avoid:
             targets = [t for t in targets if (t[0], t[2]) != self.avoid][:4]
+        if not targets and mobs and not cells and not reach:
+            return NOOP   # none of these animals left: wait for one to wander in (mobs.py restocks)
         found = paths.search(paths.Terrain(env, i), tuple(int(v) for v in env.pos[i]), targets) if targets else None
         if found is None and not reach and self.fetch is None and self.item != "dirt" \
                 and not any(functional.bag_of(env, i).held(b) for b in BUILDING):
@@ -330,12 +332,11 @@ class Expert:
                 return self._hit((0, 1, 0))
             block = next((b for b in BUILDING if functional.bag_of(env, i).held(b) >= 1), None)
             if block is None:   # out of blocks halfway up: fetch some, then look again
-                self.plan, self.target = [], None
+                target, self.plan, self.target = self.target, [], None
                 if self.item == "dirt":
                     self._finish(False, "stuck: no block to climb with", {"dirt": 1})
                     return None
-                return self._fetch_blocks([self.target] if self.target else [])
-            return P["jump_place"], self.v.item_id[block]
+                return self._fetch_blocks([target] if target else [])
             return P["jump_place"], self.v.item_id[block]
         self.plan = []
         return NOOP

@@ -127,12 +127,13 @@ def search(terrain: Terrain, start: tuple[int, int, int], targets: list[tuple[in
         return min(estimate(s, t, dig) for t in targets) - 1
 
     start = tuple(int(v) for v in start)
-    frontier = [(h(start), 0, start)]
+    frontier = [(h(start), 0, start)]   # ties on f go to the deeper node (-g): no plateau sweeps
     best = {start: 0}
     back: dict = {start: None}
     expanded = 0
     while frontier and expanded < max_nodes:
-        _, g, s = heapq.heappop(frontier)
+        _, neg_g, s = heapq.heappop(frontier)
+        g = -neg_g
         if g > best.get(s, 1 << 30):
             continue
         t = reached(s)
@@ -149,7 +150,7 @@ def search(terrain: Terrain, start: tuple[int, int, int], targets: list[tuple[in
             if ng < best.get(nxt, 1 << 30):
                 best[nxt] = ng
                 back[nxt] = (s, seg)
-                heapq.heappush(frontier, (ng + h(nxt), ng, nxt))
+                heapq.heappush(frontier, (ng + h(nxt), -ng, nxt))
     return None
 
 

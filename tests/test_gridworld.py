@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skills.experts import demonstrate
+from skills.experts import Expert, demonstrate
 from skills.grid_controller import GridScriptedController
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import HEIGHT, OBS_KEYS, PRIMITIVE_ID, PRIMITIVES, GridWorldError, goal_code, make_vocab
@@ -228,6 +228,17 @@ def test_expert_kills_a_wandering_mob(kb):
     w = flat(kb, mobs=[(2, 65, 13, "cow")])
     out = run_goal(w, Goal("kill", {"cow": 1}))
     assert out["ok"] and out["gained"].get("leather") == 1 and out["gained"].get("beef") == 1
+
+
+def test_expert_waits_for_animals_to_wander_back_and_then_kills_one(kb):
+    w = flat(kb, mobs=[(2, 65, 13, "sheep")])
+    sheep = w.env.vocab.mob_id["sheep"]
+    w.env.mob_kind[0][w.env.mob_kind[0] == sheep] = 0     # none left on the map
+    waiting = Expert(w.env, 0, Goal("kill", {"sheep": 1}))
+    assert waiting.act() == (P["noop"], -1) and waiting.result is None
+    out = run_goal(w, Goal("kill", {"sheep": 1}))
+    assert out["ok"], out["error"]
+    assert out["gained"].get("wool") == 1 and out["steps"] >= 1
 
 
 def test_expert_places_a_table_and_a_furnace_then_crafts_smelts_and_equips(kb):

@@ -183,7 +183,11 @@ def test_cli_bad_biome_and_seed_exit_2(kb, capsys):
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("deps run: error: unknown biome 'moon'")
     assert main(["run", "CraftPlanks", "--world", "gridworld", "--planner", "oracle", "--seed", "-5"]) == 2
-    assert "seed -5 is out of range" in capsys.readouterr().err
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "seed" in err[0] and "-5" in err[0]      # the CLI's own check
+    assert main(["run", "CraftPlanks", "--world", "gridworld", "--planner", "oracle", "--seed", str(2**31)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]             # past the CLI, the grid world's range
+    assert err == "deps run: error: grid world seed 2147483648 is out of range; accepted: a whole number 0 to 2147483647"
 
 
 # ---------------------------------------------------------------- batch

@@ -30,12 +30,23 @@ def load_object(spec: str) -> Any:
         return getattr(module, attr)
     except (ImportError, AttributeError) as e:
         raise SettingsError(f"cannot load {spec!r} ({e}); accepted: package.module:factory on the Python path") from None
+    except SyntaxError as e:
+        raise SettingsError(f"cannot load {spec!r}: syntax error in {e.filename}, line {e.lineno}: {e.msg}") from None
+    except Exception as e:  # noqa: BLE001 - the plugin's own code failed while importing: say which and why
+        raise SettingsError(f"cannot load {spec!r}: importing {module_name} raised {type(e).__name__}: "
+                            f"{' '.join(str(e).split())[:200]}") from None
 
 
 def _mp5(llm: Any, settings: RunSettings) -> Any:
-    from nodes.planners.mp5.planner import MP5Planner   # loads FAISS and the embeddings only when asked for
+    from nodes.planners.mp5.planner import MP5Planner  # loads FAISS and the embeddings only when asked for
 
     return MP5Planner(llm, settings)
+
+
+def _rider(llm: Any, settings: RunSettings) -> Any:
+    from nodes.planners.rider import make_rider
+
+    return make_rider(llm, settings)
 
 
 def _planner_registry() -> dict[str, Callable[[Any, RunSettings], Any]]:
@@ -44,6 +55,7 @@ def _planner_registry() -> dict[str, Callable[[Any, RunSettings], Any]]:
         "deps": lambda llm, s: DialoguePlanner(llm, name="deps"),
         "dep": lambda llm, s: DialoguePlanner(llm, name="dep"),
         "mp5": _mp5,   # nodes/planners/mp5: parser, patroller, percipient, knowledge and performer memories
+        "rider": _rider,   # nodes/planners/rider: next skill, feedback-revision, retrieval, relabelling
         **BASELINES,   # zero-shot, progprompt, cot, code-as-policies, inner-monologue
     }
 

@@ -122,23 +122,28 @@ def test_percipient_answers_from_the_observation_and_says_what_it_cannot_see(kb)
 
 # --------------------------------------------------------------------------- memories on disk
 def test_second_run_retrieves_what_the_first_stored(kb, memory):
-    task = task_from_instruction("craft a wooden pickaxe", kb.canonical)
+    pickaxe = task_from_instruction("craft a wooden pickaxe", kb.canonical)
     first = ScriptedLLM(kb)
-    r1 = run_episode(task, _settings(memory), llm=first, kb=kb)
+    r1 = run_episode(pickaxe, _settings(memory), llm=first, kb=kb)
     assert r1["success"]
     assert not any("Situation:" in c for p in first.prompts for c in p)   # nothing stored yet
     stored = [json.loads(line) for f in (memory / "performer").glob("records-*.jsonl")
               for line in f.read_text().splitlines()]
-    assert {r["subobjective"] for r in stored} >= {"mine 3 log", "craft 1 wooden_pickaxe"}
+    assert {r["subobjective"] for r in stored} >= {"mine 3 log", "craft 1 crafting_table", "craft 1 wooden_pickaxe"}
 
     forget_open_stores()   # the second run reads the folder from disk
     second = ScriptedLLM(kb)
-    r2 = run_episode(task, _settings(memory), llm=second, kb=kb)
+    sword = task_from_instruction("craft a wooden sword", kb.canonical)
+    r2 = run_episode(sword, _settings(memory), llm=second, kb=kb)
     assert r2["success"]
-    pickaxe_prompt = next(p for p in second.prompts if "Sub-objective: craft 1 wooden_pickaxe" in p[-1])
-    assert any(c.startswith("Sub-objective: craft 1 wooden_pickaxe\nSituation:") for c in pickaxe_prompt)
+    # the very same sub-objective: the stored sequence is reused, with no LLM call
+    assert "(reused from the performer memory): craft 1 crafting_table" in r2["plans"][0]
+    assert not any("Sub-objective: craft 1 crafting_table" in p[-1] for p in second.prompts)
+    # a new one: the nearest stored sequences are shown as demonstrations
+    sword_prompt = next(p for p in second.prompts if "Sub-objective: craft 1 wooden_sword" in p[-1])
+    assert any(c.startswith("Sub-objective: craft 1 wooden_pickaxe\nSituation:") for c in sword_prompt)
     done_before = next(r["actions"] for r in stored if r["subobjective"] == "craft 1 wooden_pickaxe")
-    assert done_before in pickaxe_prompt   # shown as the demonstration's answer
+    assert done_before in sword_prompt   # shown as the demonstration's answer
 
 
 def test_without_performer_memory_nothing_is_stored_or_shown(kb, memory):

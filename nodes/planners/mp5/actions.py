@@ -105,7 +105,7 @@ def _alts(names: list[str]) -> str:
 @lru_cache(maxsize=8)
 def _grammar(items: tuple[str, ...], mobs: tuple[str, ...], tools: tuple[str, ...]) -> str:
     return "\n".join([
-        "root ::= line{1,6}",
+        "root ::= line{1,4}",
         'line ::= act "\\n"',
         "act ::= find | move | mine | craft | fight | equip | place",
         'find ::= "find(" thing ")"',

@@ -7,7 +7,9 @@ One plan call, for the task from what the agent holds now:
    space, shown the 2 nearest successful sequences of the performer memory;
 3. the Patroller checks the actions against the rules (tools, platform, materials) from
    what the agent will hold then; on a failed check it tells the Planner why and the
-   Planner revises (twice at most);
+   Planner revises (twice at most).  A stored sequence for the very same sub-objective
+   that passes the check is reused as it is, with no LLM call (our choice, to spare tokens
+   on a small machine; MP5 shows it to the LLM as a demonstration, as we do otherwise);
 4. the actions become goals of the DEPS code form, which the graph executes.
 After a failure in the world the Patroller reads the world's cause and the Parser re-lists
 the sub-objectives from what is held now (dropped items included); sequences that reached
@@ -124,6 +126,18 @@ class MP5Planner:
             return subs, why
         return [s for s in self.subs if not s.done], None   # no patroller: carry on with the old list
 
+    def _reuse(self, demos: list[dict[str, Any]], sub: SubObjective, req: PlanRequest, holding: dict[str, int],
+               biome: str | None, cause: str | None) -> tuple | None:
+        """A stored sequence for this very sub-objective, taken as it is (no LLM call) when the
+        patroller passes it here, or when there is no patroller; never right after it failed."""
+        exact = next((d for d in demos if d["subobjective"] == sub.text), None)
+        if exact is None or cause:
+            return None
+        actions = parse_actions(exact["actions"])
+        goals = to_goals(actions, sub, req.kb)
+        ok, _, after = self.patroller.check(goals, sub, holding, biome)
+        return (actions, goals, after) if ok or not self.use_patroller else None
+
     def plan(self, req: PlanRequest) -> PlanResult:
         usage = {"calls": 0, "tokens_in": 0, "tokens_out": 0}
         if req.plans:
@@ -143,8 +157,8 @@ class MP5Planner:
         for k, (sub, seen, demos) in enumerate(zip(subs, scenes, recalled), 1):
             situation = seen.text()
             msgs = self._messages(sub, seen.text(), holding, demos, cause if k == 1 else None)
-            checks = []
-            for attempt in range(1 + (REVISIONS if self.use_patroller else 0)):
+            checks, reused = [], self._reuse(demos, sub, req, holding, biome, cause if k == 1 else None)
+            for attempt in range(0 if reused else 1 + (REVISIONS if self.use_patroller else 0)):
                 text = self._ask(msgs, req, attempt, usage)
                 actions = parse_actions(text)
                 goals = to_goals(actions, sub, req.kb)
@@ -153,13 +167,18 @@ class MP5Planner:
                 if ok or not self.use_patroller:
                     break
                 msgs += [AIMessage(text), HumanMessage(f"The patroller says: {problem}. Write the actions again.")]
+            if reused:
+                actions, goals, after = reused
+                checks.append("reused from the performer memory")
             holding = after
             action_text = "\n".join(a.text() for a in actions)
             issued.append({"sub": sub.text, "sub_obj": sub, "situation": situation, "actions": action_text,
                            "first": sum(e["n_goals"] for e in issued), "n_goals": len(goals), "task": req.task.id})
             log["subs"].append({"sub": sub.text, "perceived": seen.facts, "missing": seen.missing,
                                 "demos": [d["subobjective"] for d in demos], "checks": checks})
-            lines.append(f"# sub-objective {k}: {sub.text} | {'; '.join(a.text() for a in actions) or 'no action'}")
+            source = " (reused from the performer memory)" if reused else ""
+            lines.append(f"# sub-objective {k}{source}: {sub.text} | "
+                         f"{'; '.join(a.text() for a in actions) or 'no action'}")
             lines += [f"{g.code()}  # {g.text}" for g in goals]
         if not subs:
             lines.append(f"# no sub-objective: {why or 'nothing to do'}")

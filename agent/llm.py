@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -32,6 +31,7 @@ from agent.local_server import (
     LocalServerError,
     shared_url,
 )
+from nodes.settings import redact_llm as redact  # noqa: F401 - re-exported: agent.llm.redact
 
 __all__ = [
     "ACCEPTED",
@@ -41,6 +41,7 @@ __all__ = [
     "ChatModelHandle",
     "parse_llm_spec",
     "open_chat_model",
+    "llm_options",
 ]
 
 ACCEPTED = (
@@ -80,8 +81,9 @@ class LLMSpec:
     kind: str
     model: str
     provider: str | None = None
-    base_url: str | None = None
+    base_url: str | None = None      # never holds user:password@ (that goes to `auth`)
     raw: str = ""
+    auth: tuple[str, str] | None = field(default=None, repr=False)   # user:password@ of a URL: HTTP Basic
 
     @property
     def name(self) -> str:
@@ -89,7 +91,8 @@ class LLMSpec:
             return f"local:{self.model}"
         if self.kind == "provider":
             return f"{self.provider}:{self.model}"
-        return f"{self.base_url}#{self.model}" if self.model else str(self.base_url)
+        base = redact(str(self.base_url))
+        return f"{base}#{self.model}" if self.model else base
 
 
 def parse_llm_spec(spec: str) -> LLMSpec:
@@ -102,21 +105,29 @@ def parse_llm_spec(spec: str) -> LLMSpec:
 
     if low.startswith(("http://", "https://")):
         url, _, model = s.partition("#")
-        parsed = urllib.parse.urlsplit(url)
+        try:
+            parsed = urllib.parse.urlsplit(url)
+            parsed.hostname  # noqa: B018 - raises ValueError on a bad IPv6 literal
+        except ValueError as exc:
+            raise LLMError(f"--llm {redact(raw)!r} is not a valid URL ({exc}); {ACCEPTED}") from None
         if not parsed.hostname:
-            raise LLMError(f"--llm {raw!r}: the URL has no host; {ACCEPTED}")
+            raise LLMError(f"--llm {redact(raw)!r}: the URL has no host; {ACCEPTED}")
         try:
             parsed.port  # noqa: B018 - raises ValueError on a bad port
         except ValueError:
-            raise LLMError(f"--llm {raw!r}: the URL has a bad port; {ACCEPTED}") from None
+            raise LLMError(f"--llm {redact(raw)!r}: the URL has a bad port; {ACCEPTED}") from None
         if parsed.query:
-            raise LLMError(f"--llm {raw!r}: put the model after '#', not in a query string; {ACCEPTED}")
+            raise LLMError(f"--llm {redact(raw)!r}: put the model after '#', not in a query string; {ACCEPTED}")
         path = parsed.path.rstrip("/") or "/v1"
-        base = urllib.parse.urlunsplit((parsed.scheme.lower(), parsed.netloc, path, "", ""))
-        return LLMSpec(kind="url", model=model.strip(), base_url=base, raw=raw)
+        netloc = parsed.netloc.rpartition("@")[2]            # credentials travel as a header, never in the URL
+        base = urllib.parse.urlunsplit((parsed.scheme.lower(), netloc, path, "", ""))
+        auth = None
+        if parsed.username is not None or parsed.password is not None:
+            auth = (urllib.parse.unquote(parsed.username or ""), urllib.parse.unquote(parsed.password or ""))
+        return LLMSpec(kind="url", model=model.strip(), base_url=base, raw=raw, auth=auth)
 
     if "://" in s:
-        raise LLMError(f"--llm {raw!r}: only http:// and https:// URLs are supported; {ACCEPTED}")
+        raise LLMError(f"--llm {redact(raw)!r}: only http:// and https:// URLs are supported; {ACCEPTED}")
 
     if low == "local":
         return LLMSpec(kind="local", model=DEFAULT_LOCAL_MODEL, raw=raw)
@@ -125,25 +136,25 @@ def parse_llm_spec(spec: str) -> LLMSpec:
     prefix = prefix.strip().lower()
     rest = rest.strip()
     if not sep:
-        raise LLMError(f"--llm {raw!r} names no provider (did you mean openai:{s}?); {ACCEPTED}")
+        raise LLMError(f"--llm {redact(raw)!r} names no provider (did you mean openai:{s}?); {ACCEPTED}")
     if prefix == "local":
         if not rest:
-            raise LLMError(f"--llm {raw!r}: no model after 'local:'; {ACCEPTED}")
+            raise LLMError(f"--llm {redact(raw)!r}: no model after 'local:'; {ACCEPTED}")
         if rest.lower() in LOCAL_MODELS:
             return LLMSpec(kind="local", model=rest.lower(), raw=raw)
         if rest.lower().endswith(".gguf"):
             return LLMSpec(kind="local", model=os.path.abspath(os.path.expanduser(rest)), raw=raw)
         raise LLMError(
-            f"--llm {raw!r}: unknown local model {rest!r}; local models: {', '.join(LOCAL_MODELS)} "
+            f"--llm {redact(raw)!r}: unknown local model {rest!r}; local models: {', '.join(LOCAL_MODELS)} "
             "or the path of a .gguf file"
         )
     if prefix in PROVIDERS:
         if not rest:
-            raise LLMError(f"--llm {raw!r}: no model after '{prefix}:' (e.g. openai:gpt-4o-mini); {ACCEPTED}")
+            raise LLMError(f"--llm {redact(raw)!r}: no model after '{prefix}:' (e.g. openai:gpt-4o-mini); {ACCEPTED}")
         return LLMSpec(kind="provider", model=rest, provider=prefix, raw=raw)
     if rest.split("/")[0].isdigit():  # localhost:8000/v1 without a scheme
-        raise LLMError(f"--llm {raw!r} looks like a URL without its scheme (http://{s}?); {ACCEPTED}")
-    raise LLMError(f"--llm {raw!r}: unknown provider {prefix!r}; {ACCEPTED}")
+        raise LLMError(f"--llm {redact(raw)!r} looks like a URL without its scheme (http://{s}?); {ACCEPTED}")
+    raise LLMError(f"--llm {redact(raw)!r}: unknown provider {prefix!r}; {ACCEPTED}")
 
 
 @dataclass
@@ -157,6 +168,14 @@ class ChatModelHandle:
     supports_json_schema: bool
     response_format_style: str  # "llama.cpp" | "openai" | "json_object"
     server: LocalServer | None = field(default=None, repr=False)
+    faults: Any = field(default=None, repr=False)   # the FaultTransport under --llm-faults, for its counts
+
+    def stats(self) -> dict:
+        """Calls, retries and calls that failed for good; with --llm-faults, the faults injected."""
+        out: dict[str, Any] = dict(self.model.stats()) if hasattr(self.model, "stats") else {}
+        if self.faults is not None:
+            out["faults"] = self.faults.stats()
+        return out
 
     @property
     def supports_grammar(self) -> bool:
@@ -195,24 +214,49 @@ def response_format_for(style: str, schema: dict | None, name: str = "response")
     return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
 
 
-def _get_models(base_url: str, api_key: str | None, timeout: float) -> list[dict]:
+def _basic_auth(auth: tuple[str, str] | None) -> dict[str, str]:
+    """The Authorization header for a URL's user:password@ (HTTP Basic), or none."""
+    if not auth:
+        return {}
+    import base64
+
+    return {"Authorization": "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()}
+
+
+def _url_key() -> str:
+    """The key for an OpenAI-compatible URL: $DEPS_LLM_API_KEY, else the file named by
+    $DEPS_LLM_API_KEY_FILE (so the key need not sit in the environment), else the local dummy."""
+    key = os.environ.get("DEPS_LLM_API_KEY", "").strip()
+    path = os.environ.get("DEPS_LLM_API_KEY_FILE", "").strip()
+    if not key and path:
+        try:
+            key = open(path, encoding="utf-8").read().strip()
+        except OSError as exc:
+            raise LLMError(f"cannot read DEPS_LLM_API_KEY_FILE {path!r} ({exc.strerror})") from None
+    return key or _LOCAL_KEY
+
+
+def _get_models(base_url: str, api_key: str | None, timeout: float,
+                headers: dict[str, str] | None = None) -> list[dict]:
     """GET {base}/models; returns its `data` list. Raises LLMError when unreachable or refused."""
     req = urllib.request.Request(base_url.rstrip("/") + "/models")
     if api_key:
         req.add_header("Authorization", f"Bearer {api_key}")
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             body = resp.read()
     except urllib.error.HTTPError as exc:
         if exc.code in (401, 403):
-            raise LLMError(f"{base_url} refused the API key (HTTP {exc.code}); check the key's env var") from None
+            raise LLMError(f"{redact(base_url)} refused the API key (HTTP {exc.code}); check the key's env var") from None
         if exc.code == 404:
             return []  # some servers have no /models; it answered, so it is reachable
-        raise LLMError(f"{base_url}/models answered HTTP {exc.code}; is it an OpenAI-compatible base URL?") from None
+        raise LLMError(f"{redact(base_url)}/models answered HTTP {exc.code}; is it an OpenAI-compatible base URL?") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise LLMError(
-            f"LLM server {base_url} is unreachable ({reason}); start it, or pick another --llm ({ACCEPTED})"
+            f"LLM server {redact(base_url)} is unreachable ({reason}); start it, or pick another --llm ({ACCEPTED})"
         ) from None
     try:
         data = json.loads(body).get("data") or []
@@ -222,7 +266,8 @@ def _get_models(base_url: str, api_key: str | None, timeout: float) -> list[dict
 
 
 def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float, seed: int | None,
-                 max_tokens: int, timeout: float, max_retries: int, legacy_max_tokens: bool):
+                 max_tokens: int, timeout: float, legacy_max_tokens: bool, http_client: Any = None,
+                 headers: dict[str, str] | None = None):
     try:
         from langchain_openai import ChatOpenAI
     except ImportError:  # pragma: no cover - a core dependency
@@ -234,8 +279,12 @@ def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float,
         temperature=temperature,
         max_tokens=max_tokens,
         timeout=timeout,
-        max_retries=max_retries,
+        max_retries=0,            # agent/llm_retry.py retries, the same way for every back-end
     )
+    if http_client is not None:
+        kwargs["http_client"] = http_client
+    if headers:
+        kwargs["default_headers"] = headers
     if seed is not None:
         kwargs["seed"] = seed
     if legacy_max_tokens:
@@ -245,6 +294,9 @@ def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float,
     return _traced(ChatOpenAI)(**kwargs)
 
 
+LOCAL_TIMEOUT_S = 120.0   # one request to the embedded model on a busy 2-core machine
+REMOTE_TIMEOUT_S = 60.0   # one request to a hosted API
+DEFAULT_RETRIES = 2       # extra attempts after a transient fault (timeouts, 429, 5xx, malformed replies)
 LARGE_PARAM_CHARS = 1000
 
 
@@ -279,22 +331,10 @@ def _traced(model_cls: type) -> type:
     return _TRACED[model_cls]
 
 
-_SECRETISH = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.]{20,}$|^(sk|pk|key|tok)[-_][A-Za-z0-9_\-]{8,}$", re.I)
-
-
-def redact(spec: str) -> str:
-    """An --llm spec fit to show or store: a URL loses its user:password@, its query string and
-    any path segment that looks like a token; other specs are returned as they are."""
-    if "://" not in str(spec):
-        return spec
-    parts = urllib.parse.urlsplit(str(spec))
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    if parts.username or parts.password:
-        host = "***@" + host
-    path = "/".join("***" if _SECRETISH.match(seg) else seg for seg in parts.path.split("/"))
-    return urllib.parse.urlunsplit((parts.scheme, host, path, "***" if parts.query else "", parts.fragment))
+def llm_options(settings: Any) -> dict[str, Any]:
+    """open_chat_model's keyword arguments from a run's settings (nodes.settings.RunSettings)."""
+    return {"seed": settings.seed, "timeout": settings.llm_timeout, "retries": settings.llm_retries,
+            "faults": settings.llm_faults}
 
 
 @contextlib.contextmanager
@@ -305,7 +345,10 @@ def open_chat_model(
     seed: int | None = None,
     max_tokens: int = 512,
     check: bool = True,
-    timeout: float = 300.0,
+    timeout: float | None = None,
+    retries: int = DEFAULT_RETRIES,
+    backoff: float = 1.0,
+    faults: str | None = None,
     server: LocalServer | None = None,
 ) -> Iterator[ChatModelHandle]:
     """Open the back-end named by `spec` and yield a ChatModelHandle.
@@ -313,8 +356,21 @@ def open_chat_model(
     local: uses `server` if given, else a shared server (agent.local_server.shared_server) if one is open,
     else starts a private LocalServer that is stopped when the block exits. Remote back-ends: checks up
     front (check=True) that {base}/models answers within a few seconds. All failures raise LLMError.
+    Each request may take `timeout` seconds (default: LOCAL_TIMEOUT_S for the embedded model, else
+    REMOTE_TIMEOUT_S); transient faults are retried `retries` times (agent/llm_retry.py);
+    `faults` injects faults at the wire (agent/llm_faults.py).
     """
+    from agent.llm_faults import FaultSpec, FaultSpecError, FaultTransport
+    from agent.llm_retry import ResilientChat
+
+    try:
+        fault_spec = FaultSpec.parse(faults)
+    except FaultSpecError as exc:
+        raise LLMError(str(exc)) from None
+    if retries < 0 or (timeout is not None and timeout <= 0):
+        raise LLMError(f"--llm-retries must be 0 or more and --llm-timeout above 0 (got {retries}, {timeout})")
     parsed = parse_llm_spec(spec)
+    headers: dict[str, str] = {}
     own: LocalServer | None = None
     try:
         if parsed.kind == "local":
@@ -335,7 +391,7 @@ def open_chat_model(
                     except LocalServerError as exc:
                         raise LLMError(" | ".join(str(exc).splitlines())) from None
                     base_url, model_name = own.base_url, own.model_name
-            api_key, style, max_retries = _LOCAL_KEY, "llama.cpp", 1
+            api_key, style = _LOCAL_KEY, "llama.cpp"
             name = f"local:{parsed.model}" if parsed.model in LOCAL_MODELS else f"local:{model_name}"
         elif parsed.kind == "provider":
             default_url, key_env, url_env = PROVIDERS[parsed.provider]
@@ -353,29 +409,39 @@ def open_chat_model(
                 _get_models(base_url, api_key, 10.0)
             model_name = parsed.model
             style = "openai" if parsed.provider in _JSON_SCHEMA_PROVIDERS else "json_object"
-            max_retries, name = 2, parsed.name
+            name = parsed.name
         else:  # url
             base_url = parsed.base_url
-            api_key = os.environ.get("DEPS_LLM_API_KEY", "").strip() or _LOCAL_KEY
+            api_key, headers = _url_key(), _basic_auth(parsed.auth)
             model_name = parsed.model or os.environ.get("DEPS_LLM_MODEL", "").strip()
-            models = _get_models(base_url, api_key, 5.0) if check or not model_name else []
+            models = _get_models(base_url, api_key, 5.0, headers) if check or not model_name else []
             if not model_name:
                 ids = [str(m.get("id")) for m in models if m.get("id")]
                 if not ids:
                     raise LLMError(
-                        f"{base_url} lists no model; name one after '#' ({base_url}#MODEL) or in DEPS_LLM_MODEL"
+                        f"{redact(base_url)} lists no model; name one after '#' ({redact(base_url)}#MODEL) or in DEPS_LLM_MODEL"
                     )
                 model_name = ids[0]
             # llama-cpp-python reports owned_by "me" and rejects {"type": "json_schema"}
             is_llama_cpp_py = any(m.get("owned_by") == "me" for m in models)
             style = "llama.cpp" if is_llama_cpp_py else "openai"
-            max_retries, name = 1, f"{base_url}#{model_name}"
+            name = f"{redact(base_url)}#{model_name}"
 
+        if timeout is None:
+            timeout = LOCAL_TIMEOUT_S if parsed.kind == "local" else REMOTE_TIMEOUT_S
+        transport = FaultTransport(fault_spec, seed=seed or 0) if fault_spec else None
+        if transport is not None:
+            import httpx
+
+            http_client = httpx.Client(transport=transport, timeout=timeout)
+        else:
+            http_client = None
         chat = _chat_openai(base_url=base_url, api_key=api_key, model=model_name, temperature=temperature,
-                            seed=seed, max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
-                            legacy_max_tokens=parsed.provider != "openai")
+                            seed=seed, max_tokens=max_tokens, timeout=timeout, http_client=http_client,
+                            legacy_max_tokens=parsed.provider != "openai", headers=headers)
         handle = ChatModelHandle(
-            model=chat,
+            model=ResilientChat(inner=chat, retries=retries, backoff_s=backoff, seed=seed or 0),
+            faults=transport,
             name=name,
             spec=parsed,
             base_url=base_url,

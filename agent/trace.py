@@ -11,6 +11,7 @@ from typing import Any, Iterator
 from langchain_core.callbacks import BaseCallbackHandler
 
 from nodes.ask import usage_of
+from nodes.settings import SettingsError
 
 TRACE_NAME = "trace.jsonl"
 CHECKPOINTS_NAME = "checkpoints.sqlite"
@@ -19,10 +20,14 @@ CHECKPOINTS_NAME = "checkpoints.sqlite"
 class Tracer:
     def __init__(self, trace_dir: str | Path, thread: str):
         self.dir = Path(trace_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
         self.thread = thread
         self.path = self.dir / TRACE_NAME
-        self._fh = self.path.open("a", encoding="utf-8")
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._fh = self.path.open("a", encoding="utf-8")
+        except OSError as e:
+            raise SettingsError(f"cannot write --trace-dir {str(trace_dir)!r} ({e.strerror or e}); "
+                                "accepted: a folder you can create and write") from None
         self._t0 = time.monotonic()
 
     def write(self, event: str, **data: Any) -> None:

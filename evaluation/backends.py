@@ -11,6 +11,7 @@ from collections import deque
 from typing import Any, Awaitable, Callable
 
 from evaluation.identity import EvalError
+from evaluation.safe_files import safe_name
 from nodes.settings import RunSettings
 from worlds.types import Task
 
@@ -22,7 +23,8 @@ EpisodeFn = Callable[..., "Awaitable[dict[str, Any]] | dict[str, Any]"]
 def episode_settings(settings: RunSettings, task: Task, episode: int, seed: int) -> RunSettings:
     changes: dict[str, Any] = {"seed": seed}
     if settings.trace_dir:
-        changes["trace_dir"] = os.path.join(settings.trace_dir, f"{task.id}-e{episode}")
+        # a task id is data: as a folder name it must stay inside --trace-dir (`../../x` too)
+        changes["trace_dir"] = os.path.join(settings.trace_dir, f"{safe_name(task.id)}-e{episode}")
     return dataclasses.replace(settings, **changes)
 
 
@@ -83,12 +85,33 @@ def import_ray():
     return ray
 
 
+RAY_CONNECT_TIMEOUT_S = 5.0
+
+
+def check_reachable(address: str) -> None:
+    """Fail fast when a Ray head at HOST:PORT does not accept connections (ray.init would retry for minutes)."""
+    import socket
+
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=RAY_CONNECT_TIMEOUT_S):
+            return
+    except ValueError:
+        raise EvalError(f"bad --ray-address {address!r}; accepted: HOST:PORT of a Ray head, or auto") from None
+    except OSError as exc:
+        raise EvalError(f"no Ray head answers at {address} ({exc.strerror or exc}); start one with "
+                        "'ray start --head', or leave out --ray-address for a local Ray") from None
+
+
 def run_ray(pending, settings, episode_fn, workers, ray_address, on_result, on_error, stop) -> None:
     ray = import_ray()
     address = ray_address or os.environ.get("RAY_ADDRESS") or None
     started = False
     if not ray.is_initialized():
         import logging
+
+        if address and address not in ("auto", "local") and not address.startswith("ray://"):
+            check_reachable(address)
 
         try:
             ray.init(address=address, ignore_reinit_error=True, include_dashboard=False,
@@ -149,16 +172,16 @@ def needs_llm(settings: RunSettings) -> bool:
 class OpenLLM:
     """Opens the shared LLM handle (agent.llm.open_chat_model) for the default episode runner."""
 
-    def __init__(self, spec: str):
-        self.spec, self._cm = spec, None
+    def __init__(self, settings: Any):
+        self.settings, self._cm = settings, None
 
     def __enter__(self) -> Any:
         try:
-            from agent.llm import open_chat_model
+            from agent.llm import llm_options, open_chat_model
         except ImportError as exc:
             raise EvalError(f"the LLM back-ends (agent.llm) are not available: {one_line(exc)}") from None
         try:
-            self._cm = open_chat_model(self.spec)
+            self._cm = open_chat_model(self.settings.llm, **llm_options(self.settings))
             return self._cm.__enter__()
         except EvalError:
             raise

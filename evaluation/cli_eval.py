@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence, TextIO
 from evaluation.identity import EvalError
 from evaluation.runner import check_request, run_eval
 from evaluation.sweep import run_sweep, sweep_param, sweep_value
-from nodes.settings import RunSettings
+from nodes.settings import RunSettings, bounded
 from worlds.context_tasks import split_judgeable
 from worlds.types import Task
 
@@ -255,6 +255,7 @@ def register(sub: Any, cli: Any) -> None:
 def bench_command(a: Any, cli: Any) -> int:
     from evaluation.bench import run_benchmarks
 
+    bounded("--repeat", a.repeat, 1, 100)
     metrics = run_benchmarks(repeat=a.repeat, progress=cli._err)
     for k, v in metrics.items():
         cli._err(f"{k:<40} {v}")

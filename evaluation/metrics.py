@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Sequence
 
-from nodes.settings import RunSettings
+from nodes.settings import RunSettings, redact_llm
 from worlds.types import Task
 
 
@@ -46,6 +46,7 @@ def _stats(rows: list[dict[str, Any]], task_ids: list[str]) -> dict[str, Any]:
         "mean_env_steps": _r(_mean([float(r.get("env_steps") or 0) for r in rows]), 2),
         "mean_rounds": _r(_mean([float(r.get("rounds") or 0) for r in rows]), 3),
         "llm_calls": sum(int(r.get("llm_calls") or 0) for r in rows),
+        "llm_failures": sum(1 for r in rows if r.get("llm_failed")),   # episodes ended by an LLM fault
         "wall_s": _r(sum(float(r.get("wall_s") or 0.0) for r in rows), 3),
     }
 
@@ -109,7 +110,8 @@ def summarize(
         "successes": overall["successes"],
         "tokens_per_success": overall["tokens_per_success"],
         "llm_calls": overall["llm_calls"],
-        "llm": s.llm,
+        "llm_failures": overall["llm_failures"],
+        "llm": redact_llm(s.llm),
         "selector": s.selector,
         "controller": s.controller,
         "mc_version": s.mc_version,

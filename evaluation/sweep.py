@@ -13,7 +13,7 @@ from typing import Any, Iterable, Sequence
 from evaluation.identity import SUMMARY_JSON, EvalError, write_json_atomic
 from evaluation.runner import run_eval
 from evaluation.store import JSONL_NAME, write_jsonl
-from nodes.settings import RunSettings, SettingsError
+from nodes.settings import RunSettings, SettingsError, redact_llm
 from worlds.types import Task
 
 _SWEEP_ALIASES = {"rounds": "max_rounds", "max-rounds": "max_rounds", "mc-version": "mc_version",
@@ -55,6 +55,8 @@ def sweep_value(param: str, raw: Any) -> Any:
 def value_label(param: str, value: Any) -> str:
     if param == "max_rounds" and value == INF_ROUNDS:
         return "inf"
+    if param == "llm":
+        return redact_llm(str(value))     # a folder name or a table never shows credentials
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 

@@ -8,6 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 
+class LLMCallFailed(RuntimeError):
+    """The LLM could not answer (after the back-end's retries): one line saying why. The runner
+    ends the episode with it as the failure_reason, so the episode is stored, not lost."""
+
+
 def _get(obj: Any, key: str) -> Any:
     if isinstance(obj, dict):
         return obj.get(key)

@@ -115,8 +115,8 @@ def test_no_check_builds_client(monkeypatch):
     with open_chat_model("openai:gpt-4o-mini", check=False, seed=3, max_tokens=32) as h:
         assert h.name == "openai:gpt-4o-mini"
         assert h.supports_json_schema and h.response_format_style == "openai"
-        assert h.model.model_name == "gpt-4o-mini"
-        payload = h.json_mode({"type": "object"}).bound._get_request_payload(
+        assert h.model.inner.model_name == "gpt-4o-mini"     # the client under the retrying wrapper
+        payload = h.json_mode({"type": "object"}).bound.inner._get_request_payload(
             [("user", "x")], **h.json_mode({"type": "object"}).kwargs
         )
         assert payload["seed"] == 3 and payload["max_completion_tokens"] == 32

@@ -29,6 +29,7 @@ REQUIRED_KEYS = ("id", "group", "instruction", "target", "max_steps")
 OPTIONAL_KEYS = ("inventory", "biome")
 FILE_SUFFIXES = (".json", ".yaml", ".yml")
 CUSTOM_MAX_STEPS = 12000
+MAX_GOAL_COUNT = 100_000   # items of one kind a task may ask for (beyond it no budget is meaningful)
 
 _ACCEPTED = f"accepted: {', '.join(SUITES)}, or a path to a {'/'.join(FILE_SUFFIXES)} file"
 _KEYS_HELP = f"required keys: {', '.join(REQUIRED_KEYS)}; optional: {', '.join(OPTIONAL_KEYS)}"
@@ -46,7 +47,13 @@ def suite_path(name_or_path: str | Path) -> Path:
     text = str(name_or_path).strip()
     if text in SUITES:
         return SUITE_DIR / f"{text}.yaml"
+    if len(text) > 4096 or "\0" in text:
+        raise SuiteError(f"suite name {text[:60]!r}... is too long or has a NUL byte ({_ACCEPTED})")
     path = Path(text).expanduser()
+    try:
+        path.is_file()
+    except OSError as e:   # a name too long for the file system, and the like
+        raise SuiteError(f"suite {text[:60]!r}: {e.strerror or e} ({_ACCEPTED})") from None
     if path.suffix.lower() not in FILE_SUFFIXES:
         if path.is_file():
             raise SuiteError(f"{text}: unsupported file type '{path.suffix}' ({_ACCEPTED})")
@@ -301,8 +308,8 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
             count = _NUMBERS[toks.pop(0)]
         if not toks:
             continue
-        if count < 1:
-            raise SuiteError(f"instruction {raw!r}: count must be >= 1, got {count} ({example})")
+        if not 1 <= count <= MAX_GOAL_COUNT:
+            raise SuiteError(f"instruction {raw[:80]!r}: count must be from 1 to {MAX_GOAL_COUNT}, got {count} ({example})")
         phrase = " ".join(toks)
         item = _resolve_phrase(phrase, verb, resolve_item)
         if item is None:

@@ -25,15 +25,22 @@ def _device(name: str) -> str:
 
 def cmd_train_learned(a: argparse.Namespace) -> int:
     from nodes.settings import SettingsError
+    from skills.learned.paths import LearnedError
     from skills.learned.train import TrainConfig, train
 
-    for flag, v in (("--episodes", a.episodes), ("--steps", a.steps), ("--dagger", a.dagger + 1)):
-        if v is None or v < 1:
-            raise SettingsError(f"{flag} must be 1 or more, got {v}")
+    for flag, v, low in (("--episodes", a.episodes, 1), ("--steps", a.steps, 1), ("--dagger", a.dagger, 0),
+                         ("--batch-size", a.batch_size, 1), ("--threads", a.threads, 1),
+                         ("--eval-episodes", a.eval_episodes, 0)):
+        if v is None or v < low:
+            raise SettingsError(f"{flag} must be {low} or more, got {v}")
     cfg = TrainConfig(kind=a.target, out=a.out, device=_device(a.device), seed=a.seed, episodes=a.episodes,
-                      steps=a.steps, dagger_rounds=a.dagger, batch_size=a.batch_size,
+                      steps=a.steps, dagger_rounds=a.dagger, batch_size=a.batch_size, threads=a.threads,
+                      eval_episodes=a.eval_episodes,
                       command="deps " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["train"] else "")
-    card = train(cfg, progress=not a.quiet)
+    try:
+        card = train(cfg, progress=not a.quiet)
+    except LearnedError as e:
+        raise SettingsError(str(e)) from None
     print(f"wrote {card['file']} ({card['bytes']} bytes): " + ", ".join(
         f"{k} {v}" for k, v in card.get("measured", {}).items()), file=sys.stderr)
     if a.json:
@@ -58,6 +65,11 @@ def add_train_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--dagger", type=int, default=1 if target == "controller" else 0,
                        help="DAgger rounds after behaviour cloning (default: 1 for controller, 0 for selector)")
         p.add_argument("--batch-size", type=int, default=256)
+        p.add_argument("--threads", type=int, default=1,
+                       help="torch CPU threads (default: 1, the fastest on a small or shared CPU)")
+        p.add_argument("--eval-episodes", type=int, default=64 if target == "controller" else 0,
+                       help="rollouts of the trained policy on fresh worlds, for the card's success rate "
+                            "(default: 64 for controller; 0: none)")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         p.add_argument("--json", action="store_true", help="print the card as JSON on the last line")
         p.set_defaults(fn=cmd_train_learned, target=target)

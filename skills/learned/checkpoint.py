@@ -27,6 +27,7 @@ FORMAT = "deps-goalnet-1"
 def save(path: str | Path, net: GoalNet, *, vocab_version: str, goals: list[str], card: dict[str, Any]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    card = json.loads(json.dumps(card, default=str))   # plain data only: torch.load(weights_only=True) reads it back
     state = {k: v.detach().to("cpu").half() if v.is_floating_point() else v.cpu()
              for k, v in net.state_dict().items()}   # float16 on disk: a few hundred KB
     torch.save({"format": FORMAT, "shape": net.shape.to_dict(), "vocab_version": vocab_version,

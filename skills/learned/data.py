@@ -1,0 +1,184 @@
+"""Training data from the scripted experts on the batched grid world.
+
+Each world of a BatchGridWorld pursues one goal at a time (mine log, kill cow...), driven
+by the scripted expert (skills/experts.py); when the goal is done the same world gets the
+next goal from where the agent stands (so states look like those the agent meets between
+a plan's goals), and after a few goals a fresh seeded world. Every step gives a row: the
+observation, the goal, the expert's action and, once the goal is reached at step T, the
+horizon h_t = T - t (DEPS 3.3). Pursuits that fail are dropped.
+
+With `policy` set (DAgger), the policy's action is executed while a fresh expert, asked
+from the current state, gives the label: the states come from the learner, the actions
+from the teacher.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from skills.experts import Expert
+from skills.learned.features import encode_obs
+from worlds.gridworld.batch import BatchGridWorld
+from worlds.gridworld.spec import PRIMITIVE_ID, goal_code
+from worlds.types import Goal
+
+# The goals the policy learns: (action, item, weight, what is held at the start besides extras).
+TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
+    ("mine", "log", 3.0, {}),
+    ("mine", "cobblestone", 3.0, {"wooden_pickaxe": 1}),
+    ("mine", "dirt", 1.0, {}),
+    ("mine", "sand", 1.0, {}),
+    ("mine", "coal", 1.5, {"wooden_pickaxe": 1}),
+    ("mine", "iron_ore", 1.0, {"stone_pickaxe": 1}),
+    ("kill", "cow", 1.0, {}),
+    ("kill", "pig", 1.0, {}),
+    ("kill", "sheep", 1.0, {}),
+    ("kill", "chicken", 1.0, {}),
+)
+EXTRAS = ("planks", "stick", "crafting_table", "log", "dirt", "cobblestone", "wooden_pickaxe")
+GOALS_PER_WORLD = 3
+PURSUIT_CAP = 300          # expert steps one pursuit may take before it counts as failed
+
+
+@dataclass
+class Pursuit:
+    goal: Goal
+    expert: Expert
+    rows: list            # (grid, vec, code, action)
+    t0: int = 0
+
+
+def safe_act(expert: Expert) -> tuple[int, int] | None:
+    """The expert's next action; an expert that loops on itself counts as a failed pursuit."""
+    try:
+        return expert.act()
+    except RecursionError:
+        expert.result = {"ok": False, "error": "the expert looped", "missing": {}}
+        return None
+
+
+def sample_goal(rng: np.random.Generator) -> tuple[Goal, dict]:
+    w = np.array([g[2] for g in TRAIN_GOALS])
+    action, item, _, inv = TRAIN_GOALS[int(rng.choice(len(TRAIN_GOALS), p=w / w.sum()))]
+    return Goal(action, {item: 1}), dict(inv)
+
+
+def start_options(rng: np.random.Generator, inv: dict) -> dict:
+    extra = {}
+    for name in EXTRAS:
+        if rng.random() < 0.2:
+            extra[name] = int(rng.integers(1, 5))
+    return {"inventory": {**extra, **inv}, "time_of_day": float(rng.uniform(0.0, 0.4))}
+
+
+def goal_key_of(goal: Goal) -> str:
+    (item, _), = goal.obj.items()
+    return f"{goal.action}:{item}"
+
+
+def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = None,
+            on_pursuit: Callable[[bool], None] | None = None) -> tuple[dict[str, torch.Tensor], dict]:
+    """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside."""
+    rng = np.random.default_rng(seed)
+    env = BatchGridWorld(n_envs, kb)
+    vocab = env.vocab
+    seeds = [int(s) for s in rng.integers(0, 2**31 - 1, n_envs)]
+    starts = [sample_goal(rng) for _ in range(n_envs)]
+    env.reset(seeds, [start_options(rng, inv) for _, inv in starts])
+    goals_done = np.zeros(n_envs, int)
+    cur: list[Pursuit] = []
+    for i, (g, _) in enumerate(starts):
+        cur.append(Pursuit(g, Expert(env, i, g), []))
+    grids, vecs, codes, acts, hors = [], [], [], [], []
+    stats = {"pursuits": 0, "ok": 0, "failed": 0, "rows": 0, "by_goal": {}}
+    finished = 0
+    obs = env.observe()
+    while finished < pursuits:
+        actions = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (n_envs, 1))
+        labels = np.full(n_envs, -1, np.int64)
+        ended: list[tuple[int, bool]] = []
+        for i, p in enumerate(cur):
+            a = safe_act(p.expert)
+            if a is None or len(p.rows) >= PURSUIT_CAP:
+                ended.append((i, a is None and bool(p.expert.result and p.expert.result["ok"])))
+                continue
+            labels[i] = a[0]
+            actions[i] = a
+        if policy is not None:
+            live = labels >= 0
+            if live.any():
+                code_arr = np.array([goal_code(p.goal, vocab, kb) for p in cur], np.int64)
+                pa = policy.act({k: v for k, v in obs.items()}, code_arr)
+                for i in np.nonzero(live)[0]:
+                    if pa[i] in (PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]) and actions[i, 0] != pa[i]:
+                        continue   # the policy's placing needs an item argument: keep the expert's step
+                    actions[i] = (pa[i], -1)
+        grid, vec = encode_obs(obs, vocab)
+        for i, p in enumerate(cur):
+            if labels[i] >= 0:
+                p.rows.append((grid[i], vec[i], goal_code(p.goal, vocab, kb), int(labels[i])))
+        for i, ok in ended:
+            p = cur[i]
+            key = goal_key_of(p.goal)
+            s = stats["by_goal"].setdefault(key, {"ok": 0, "failed": 0, "steps": 0})
+            stats["pursuits"] += 1
+            finished += 1
+            if ok and p.rows:
+                T = len(p.rows)
+                for t, (gr, ve, co, ac) in enumerate(p.rows):
+                    grids.append(gr); vecs.append(ve); codes.append(co); acts.append(ac); hors.append(T - t)
+                stats["ok"] += 1
+                s["ok"] += 1
+                s["steps"] += T
+            else:
+                stats["failed"] += 1
+                s["failed"] += 1
+            if on_pursuit:
+                on_pursuit(ok)
+            goals_done[i] += 1
+            g, inv = sample_goal(rng)
+            if goals_done[i] >= GOALS_PER_WORLD or env.dead[i]:
+                goals_done[i] = 0
+                mask = np.zeros(n_envs, bool)
+                mask[i] = True
+                opts = [{}] * n_envs
+                opts[i] = start_options(rng, inv)
+                env.reset_some(mask, [int(rng.integers(0, 2**31 - 1))], opts)
+            else:
+                _top_up(env, i, inv)
+            cur[i] = Pursuit(g, Expert(env, i, g), [])
+        obs, _, _, _, info = env.step(actions)
+        for i, ev in info["events"].items():
+            cur[i].expert.feedback(ev)
+        if policy is not None:     # DAgger: where the learner left the teacher's path, ask the teacher afresh
+            for i, p in enumerate(cur):
+                if p.expert.result is None and labels[i] >= 0 and actions[i, 0] != labels[i]:
+                    fresh = Expert(env, i, p.goal)
+                    fresh.start = p.expert.start
+                    fresh.kills = p.expert.kills
+                    p.expert = fresh
+    stats["rows"] = len(acts)
+    data = {
+        "grid": torch.as_tensor(np.stack(grids)) if grids else torch.zeros(0),
+        "vec": torch.as_tensor(np.stack(vecs)) if vecs else torch.zeros(0),
+        "goal": torch.as_tensor(np.array(codes, np.int64)),
+        "action": torch.as_tensor(np.array(acts, np.int64)),
+        "horizon": torch.as_tensor(np.array(hors, np.int64)),
+    }
+    return data, stats
+
+
+def _top_up(env: BatchGridWorld, i: int, inv: dict) -> None:
+    """Give world i the tool the next goal needs (as if crafted between goals)."""
+    from worlds.gridworld import functional
+
+    if not inv:
+        return
+    bag = functional.bag_of(env, i)
+    for name, n in inv.items():
+        if bag.held(name) < n:
+            bag.add({name: n - bag.held(name)})
+    functional.store_bag(env, i, bag)

@@ -1,0 +1,87 @@
+"""Batched rollouts of one goal per world, driven by the learned policy or the scripted
+expert, on the same seeded worlds: the skill table and the training card's success rate.
+
+Success is the goal's item appearing in the inventory (mine) or the mob dying by the
+agent's hand (kill) within the step budget, as the controllers judge it.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from skills.experts import Expert
+from skills.learned.controller import BUILDING, NO_ITEM
+from skills.learned.data import safe_act
+from worlds.gridworld.batch import BatchGridWorld
+from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES, goal_code
+from worlds.types import Goal
+
+_NO_ITEM_MASK = np.array([p in NO_ITEM for p in PRIMITIVES], dtype=bool)
+
+
+def _item_ids(kb: Any, vocab: Any, item: str) -> list[int]:
+    names = kb.variants(item) or [item]
+    return [vocab.item_id[n] for n in names if n in vocab.item_id]
+
+
+def rollout(kb: Any, episodes: Sequence[tuple[Goal, int, dict]], driver: str, policy: Any = None,
+            budget: int = 600, n_envs: int = 32, greedy: bool = False, seed: int = 0) -> list[dict]:
+    """One result {ok, steps} per (goal, world seed, reset options), in order; `driver` is
+    'learned' (the policy, batched) or 'scripted' (the expert)."""
+    rng = np.random.default_rng(seed)
+    out: list[dict] = []
+    for s in range(0, len(episodes), n_envs):
+        chunk = list(episodes[s:s + n_envs])
+        env = BatchGridWorld(len(chunk), kb)
+        v = env.vocab
+        obs = env.reset([sd for _, sd, _ in chunk], [o for _, _, o in chunk])
+        goals = [g for g, _, _ in chunk]
+        items = [next(iter(g.obj)) for g in goals]
+        ids = [_item_ids(kb, v, it) for it in items]
+        start = np.array([env.inv[i, ids[i]].sum() if ids[i] else 0 for i in range(len(chunk))])
+        codes = np.array([goal_code(g, v, kb) for g in goals], np.int64)
+        experts = [Expert(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
+        done = np.zeros(len(chunk), bool)
+        ok = np.zeros(len(chunk), bool)
+        steps = np.zeros(len(chunk), int)
+        build_ids = [v.item_id[b] for b in BUILDING]
+        for _ in range(budget):
+            if done.all():
+                break
+            acts = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (len(chunk), 1))
+            if driver == "learned":
+                held = env.inv[:, build_ids] > 0                          # [n, len(BUILDING)]
+                masks = np.tile(_NO_ITEM_MASK, (len(chunk), 1))
+                can_place = held.any(1)
+                masks[can_place, PRIMITIVE_ID["use"]] = True
+                masks[can_place, PRIMITIVE_ID["jump_place"]] = True
+                a = policy.act(obs, codes, masks, greedy=greedy, rng=rng)
+                acts[:, 0] = a
+                block = np.array(build_ids)[held.argmax(1)]
+                place = np.isin(a, [PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]])
+                acts[place, 1] = block[place]
+            else:
+                for i, ex in enumerate(experts):
+                    if not done[i]:
+                        a = safe_act(ex)
+                        if a is None:
+                            done[i] = True
+                            ok[i] = bool(ex.result and ex.result["ok"])
+                        else:
+                            acts[i] = a
+            acts[done] = (PRIMITIVE_ID["noop"], -1)
+            live = ~done
+            obs, _, _, _, info = env.step(acts)
+            steps[live] += 1
+            for i, ev in info["events"].items():
+                if experts is not None:
+                    experts[i].feedback(ev)
+                if not done[i] and goals[i].action == "kill" and ev.get("killed") == items[i]:
+                    done[i], ok[i] = True, True
+            for i in np.nonzero(~done)[0]:
+                if goals[i].action != "kill" and ids[i] and env.inv[i, ids[i]].sum() > start[i]:
+                    done[i], ok[i] = True, True
+            done |= env.dead
+        out += [{"ok": bool(ok[i]), "steps": int(steps[i])} for i in range(len(chunk))]
+    return out

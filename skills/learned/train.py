@@ -1,0 +1,136 @@
+"""`deps train controller|selector`: collect expert data, fit, measure, write the checkpoint.
+
+controller: behaviour cloning of the scripted experts (policy loss, horizon loss as an
+auxiliary), then `dagger_rounds` rounds of DAgger (the policy acts, the expert labels).
+selector: the horizon predictor (horizon loss, policy loss as an auxiliary: the encoder
+is shared, DEPS 3.3). Progress bars go to stderr; the card records what was done.
+"""
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from skills.learned import checkpoint
+from skills.learned.data import TRAIN_GOALS, collect, start_options
+from skills.learned.features import net_shape
+from skills.learned.fit import concat, evaluate, fit, split
+from skills.learned.model import GoalNet
+from skills.learned.paths import LearnedError
+from skills.learned.policy import GoalPolicy
+from worlds.gridworld.spec import make_vocab
+from worlds.types import Goal
+
+HELD_OUT = 0.1
+EVAL_EPISODES = 64
+
+
+@dataclass
+class TrainConfig:
+    kind: str                 # controller | selector
+    out: str
+    device: str = "cpu"
+    seed: int = 0
+    episodes: int = 600       # expert goal pursuits collected
+    steps: int = 3000         # gradient steps per round
+    dagger_rounds: int = 0
+    batch_size: int = 256
+    n_envs: int = 16
+    threads: int = 1          # torch CPU threads (1: fastest on a shared or small CPU)
+    eval_episodes: int = EVAL_EPISODES   # controller only: rollouts on fresh worlds for the card (0: none)
+    mc_version: str = "1.11.2"
+    command: str = ""
+
+
+def _bar(total: int, desc: str, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, file=sys.stderr, disable=not enabled, leave=False, dynamic_ncols=True)
+
+
+def _collect(kb: Any, n: int, seed: int, cfg: TrainConfig, policy: Any, desc: str, progress: bool):
+    with _bar(n, desc, progress) as bar:
+        data, stats = collect(kb, n, seed, n_envs=cfg.n_envs, policy=policy, on_pursuit=lambda ok: bar.update(1))
+    return data, stats
+
+
+def _fit(net: GoalNet, data: dict, cfg: TrainConfig, seed: int, desc: str, progress: bool) -> list[float]:
+    w_pol, w_hor = (1.0, 0.5) if cfg.kind == "controller" else (0.5, 1.0)
+    with _bar(cfg.steps, desc, progress) as bar:
+        def on_step(i: int, parts: dict) -> None:
+            bar.update(1)
+            if i % 50 == 0:
+                bar.set_postfix({k: f"{v:.3f}" for k, v in parts.items()})
+        return fit(net, data, steps=cfg.steps, batch_size=cfg.batch_size, device=cfg.device, seed=seed,
+                   w_policy=w_pol, w_horizon=w_hor, on_step=on_step)
+
+
+def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
+    """Fresh worlds (seeds not used in training), one goal each, in a fixed order."""
+    rng = np.random.default_rng(10_000 + seed)
+    eps = []
+    for k in range(n):
+        action, item, _, inv = TRAIN_GOALS[k % len(TRAIN_GOALS)]
+        eps.append((Goal(action, {item: 1}), int(rng.integers(2**30, 2**31 - 1)),
+                    {**start_options(rng, dict(inv)), "time_of_day": 0.1}))
+    return eps
+
+
+def train(cfg: TrainConfig, progress: bool = True) -> dict:
+    from skills.learned.rollout import rollout
+    from worlds.knowledge import load_kb
+
+    if cfg.kind not in ("controller", "selector"):
+        raise LearnedError(f"unknown training target {cfg.kind!r}; accepted: controller, selector")
+    t0 = time.monotonic()
+    if cfg.threads > 0:
+        torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    kb = load_kb(cfg.mc_version)
+    vocab = make_vocab(kb)
+    data, stats = _collect(kb, cfg.episodes, cfg.seed, cfg, None, "expert episodes", progress)
+    if len(data["goal"]) == 0:
+        raise LearnedError("the experts produced no successful episode; try more --episodes")
+    train_set, held_out = split(data, HELD_OUT, cfg.seed)
+    net = GoalNet(net_shape(vocab))
+    history = _fit(net, train_set, cfg, cfg.seed, "fit (behaviour cloning)" if cfg.kind == "controller"
+                   else "fit (horizon)", progress)
+    rounds = []
+    for r in range(cfg.dagger_rounds if cfg.kind == "controller" else 0):
+        policy = GoalPolicy(net, kb, {"goals": [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]}, cfg.device)
+        more, st = _collect(kb, max(cfg.episodes // 2, 1), cfg.seed + 1 + r, cfg, policy, f"DAgger round {r + 1}",
+                            progress)
+        train_set = concat(train_set, more)
+        rounds.append({"pursuits": st["pursuits"], "rows": st["rows"], "learner_ok": st["ok"]})
+        history += _fit(net, train_set, cfg, cfg.seed + 1 + r, f"fit (DAgger {r + 1})", progress)
+    measured = evaluate(net, held_out, cfg.device)
+    measured["loss_first"] = round(float(np.mean(history[:20])), 4)
+    measured["loss_last"] = round(float(np.mean(history[-20:])), 4)
+    goals = [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]
+    if cfg.kind == "controller" and cfg.eval_episodes > 0:
+        policy = GoalPolicy(net, kb, {"goals": goals}, cfg.device)
+        eps = eval_episodes(cfg.eval_episodes, cfg.seed)
+        res = rollout(kb, eps, "learned", policy, budget=600, n_envs=32, seed=cfg.seed)
+        measured["rollout_success"] = round(sum(r["ok"] for r in res) / len(res), 3)
+        measured["rollout_episodes"] = len(res)
+    card = {
+        "kind": cfg.kind, "command": cfg.command or f"deps train {cfg.kind} --out {cfg.out}",
+        "config": asdict(cfg), "data": {"expert_pursuits": stats["pursuits"], "successful": stats["ok"],
+                                        "rows": stats["rows"], "train_rows": int(len(train_set["goal"])),
+                                        "held_out_rows": int(len(held_out["goal"])), "by_goal": stats["by_goal"],
+                                        "dagger": rounds},
+        "device": cfg.device, "torch": str(torch.__version__), "machine": f"{platform.machine()} {platform.system()}, "
+        f"{torch.get_num_threads()} torch threads", "wall_s": round(time.monotonic() - t0, 1),
+        "measured": measured, "vocab_version": vocab.version,
+    }
+    path = checkpoint.save(Path(cfg.out) / f"{cfg.kind}.pt", net.cpu(), vocab_version=vocab.version, goals=goals,
+                           card=card)
+    card["file"] = str(path)
+    card["bytes"] = path.stat().st_size
+    return card

@@ -1,0 +1,140 @@
+"""The learned controller and the horizon selector (skills/learned/, nodes/horizon.py):
+a short training run through `deps train` lowers the loss and writes a loadable
+checkpoint with its card; checkpoints of another shape, vocabulary or no checkpoint at
+all are refused with one line; the shipped predictor ranks a near goal before a far one;
+the shipped policy mines a log next to it."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from agent.cli import main
+from skills.learned import checkpoint
+from skills.learned.features import net_shape
+from skills.learned.model import GoalNet
+from skills.learned.paths import SHIPPED, CheckpointError
+from worlds.gridworld.spec import make_vocab
+from worlds.gridworld.world import GridWorld
+from worlds.knowledge import load_kb
+from worlds.types import Goal
+
+SIZE = (24, 24)
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb("1.11.2")
+
+
+@pytest.fixture(scope="module")
+def vocab(kb):
+    return make_vocab(kb)
+
+
+def flat(kb, blocks=(), mobs=(), agent=(12, 65, 12)):
+    w = GridWorld(kb, size=SIZE)
+    layout = {"ground": 64, "blocks": [list(b) for b in blocks], "mobs": [list(m) for m in mobs], "agent": list(agent)}
+    w.reset(seed=0, options={"layout": layout, "time_of_day": 0.1})
+    return w
+
+
+def tree(x, z, height=3):
+    return [(x, 65 + k, z, "oak_log") for k in range(height)]
+
+
+def test_short_training_run_lowers_the_loss_and_writes_a_loadable_checkpoint(tmp_path, capsys, kb, vocab):
+    rc = main(["train", "controller", "--out", str(tmp_path), "--episodes", "6", "--steps", "60",
+               "--batch-size", "64", "--dagger", "0", "--eval-episodes", "0", "--device", "cpu",
+               "--seed", "3", "--quiet", "--json"])
+    assert rc == 0
+    card = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert card["measured"]["loss_last"] < card["measured"]["loss_first"]
+    assert card["data"]["successful"] >= 1 and card["data"]["rows"] > 0
+    assert (tmp_path / "controller.pt").is_file()
+    on_disk = json.loads((tmp_path / "controller.card.json").read_text())
+    assert on_disk["vocab_version"] == vocab.version and on_disk["config"]["seed"] == 3
+    net, loaded = checkpoint.load(tmp_path / "controller.pt", expected=net_shape(vocab), vocab_version=vocab.version)
+    assert isinstance(net, GoalNet) and "mine:log" in loaded["goals"]
+
+
+def _save(path, vocab, version=None, **shape):
+    net = GoalNet(replace(net_shape(vocab), **shape))
+    return checkpoint.save(path, net, vocab_version=version or vocab.version, goals=["mine:log"], card={})
+
+
+def test_checkpoints_of_another_shape_or_vocabulary_are_refused(tmp_path, vocab):
+    want = net_shape(vocab)
+    other = _save(tmp_path / "a" / "c.pt", vocab, n_actions=want.n_actions + 1)
+    with pytest.raises(CheckpointError, match="another shape.*n_actions"):
+        checkpoint.load(other, expected=want, vocab_version=vocab.version)
+    old = _save(tmp_path / "b" / "c.pt", vocab, version="grid-0/1.11.2/0000000000")
+    with pytest.raises(CheckpointError, match="grid vocabulary 'grid-0"):
+        checkpoint.load(old, expected=want, vocab_version=vocab.version)
+    with pytest.raises(CheckpointError, match="not found"):
+        checkpoint.load(tmp_path / "none.pt", expected=want, vocab_version=vocab.version)
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a torch file")
+    with pytest.raises(CheckpointError, match="not a readable torch file"):
+        checkpoint.load(junk, expected=want, vocab_version=vocab.version)
+    # a net of other hidden sizes is fine: only what the world fixes is checked, the card's shape rebuilds it
+    small = _save(tmp_path / "c" / "c.pt", vocab, hidden=32)
+    net, _ = checkpoint.load(small, expected=want, vocab_version=vocab.version)
+    assert net.shape.hidden == 32
+
+
+@pytest.mark.parametrize("flag,env", [("--controller", "DEPS_CONTROLLER_CHECKPOINT"),
+                                      ("--selector", "DEPS_SELECTOR_CHECKPOINT")])
+def test_a_bad_checkpoint_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, vocab, flag, env):
+    bad = _save(tmp_path / "bad.pt", vocab, n_actions=3)
+    for path, why in ((tmp_path / "missing.pt", "not found"), (bad, "another shape")):
+        monkeypatch.setenv(env, str(path))
+        rc = main(["run", "obtain a stone pickaxe", "--world", "gridworld", "--planner", "oracle",
+                   flag, "learned" if flag == "--controller" else "horizon", "--quiet"])
+        err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+        assert rc == 2 and len(err) == 1 and err[0].startswith("deps run: error: ") and why in err[0], err
+
+
+def test_train_refuses_bad_sizes(tmp_path, capsys):
+    assert main(["train", "selector", "--out", str(tmp_path), "--episodes", "0"]) == 2
+    assert "--episodes must be 1 or more" in capsys.readouterr().err
+
+
+needs_shipped = pytest.mark.skipif(not (SHIPPED / "selector.pt").is_file() or not (SHIPPED / "controller.pt").is_file(),
+                                   reason="no shipped checkpoints (deps train controller|selector --out skills/checkpoints)")
+
+
+@needs_shipped
+def test_the_shipped_predictor_ranks_a_near_goal_before_a_far_one(kb):
+    from nodes.horizon import HorizonSelector
+    from skills.learned.predictor import HorizonPredictor
+
+    predictor = HorizonPredictor.load(kb=kb, device="cpu")
+    log, cow = Goal("mine", {"log": 1}), Goal("kill", {"cow": 1})
+    near_tree = flat(kb, blocks=tree(13, 11), mobs=[(2, 65, 22, "cow")])
+    near_cow = flat(kb, blocks=tree(1, 1), mobs=[(13, 65, 11, "cow")])
+    h_log, h_cow = predictor.horizons(near_tree, [log, cow])
+    assert h_log < h_cow
+    h_log, h_cow = predictor.horizons(near_cow, [log, cow])
+    assert h_cow < h_log
+
+    class Ctx:
+        world = near_tree
+
+    pick, why = HorizonSelector(predictor).choose([cow, log], [0, 1], [0, 1], {}, Ctx())
+    assert pick == 1 and why["rule"] == "least predicted horizon"
+
+
+@needs_shipped
+def test_the_shipped_policy_mines_a_log_next_to_it(kb):
+    from skills.grid_controller import GridScriptedController
+    from skills.learned.controller import LearnedController
+    from skills.learned.policy import GoalPolicy
+
+    policy = GoalPolicy.load("controller", kb=kb, device="cpu")
+    ctl = LearnedController(kb, policy, GridScriptedController(kb), seed=0)
+    w = flat(kb, blocks=tree(12, 10))
+    out = ctl.run(Goal("mine", {"log": 1}), w)
+    assert out["ok"], out
+    assert kb.count(out["gained"], "log") >= 1 and out["steps"] < 200

@@ -17,6 +17,7 @@ from agent.components import (
     make_selector,
     needs_llm,
 )
+from agent.fresh import check_fresh_state, check_new_thread
 from agent.graph import build_graph
 from agent.trace import LLMCallRecorder, Tracer
 from nodes.context import AgentContext
@@ -194,6 +195,8 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
         start: dict | None = state
         if resume or from_step is not None:
             state, start = _restart_point(graph, ctx, config, from_step), None
+        else:   # a fresh run never starts on a thread that holds another run's state (agent/fresh.py)
+            check_new_thread(graph, config, settings.trace_dir)
         if tracer:
             tracer.write("start", task=task.to_dict(), settings=settings.to_dict(),
                          resumed_from=config["configurable"].get("checkpoint_id") or (resume or None))
@@ -202,6 +205,8 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
         for mode, data in graph.stream(start, config=config, context=ctx, stream_mode=["updates", "values"],
                                        **durable):
             if mode == "values":
+                if state is start:   # a fresh run's first state: round 0, no history
+                    check_fresh_state(data, thread)
                 state = data
                 continue
             for node, update in data.items():

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from evaluation.safe_files import write_atomic
 from evaluation.store import STORE_NAME, ResultStore
 from nodes.settings import RunSettings
 
@@ -60,13 +60,8 @@ def _diff(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 
 def write_json_atomic(path: Path, obj: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(obj, f, indent=2, default=str)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """Replace `path` at once, through a new temp file (never a link's target; safe_files)."""
+    write_atomic(path, json.dumps(obj, indent=2, default=str) + "\n")
 
 
 def check_out_dir(out: Path, identity: dict[str, Any], run_key: str, resume: bool) -> dict | None:

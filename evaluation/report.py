@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 from evaluation.plots import plot_groups, plot_lines
 from evaluation.published import group_map, load_published, norm_name, published_rows, suite_matches, suite_name
-from evaluation.tables import fmt, fmt_pub, md_table, pct, run_label
+from evaluation.safe_files import write_atomic
+from evaluation.tables import fmt, fmt_pub, md_cell, md_table, pct, run_label
 
 REPORT_MD = "report.md"
 GROUP_PNG = "success_by_group.png"
@@ -107,7 +108,8 @@ def _coverage_note(summary: dict[str, Any]) -> str | None:
     for g, items in ours.items():
         th = next((v for k, v in theirs.items() if norm_name(k) == norm_name(g)), set())
         if th and items != th:
-            notes.append(f"{g}: {len(items)} task(s) here, {len(th)} in the paper's Table 21, {len(items & th)} shared")
+            notes.append(f"{md_cell(g)}: {len(items)} task(s) here, {len(th)} in the paper's Table 21, "
+                         f"{len(items & th)} shared")
     return "; ".join(notes) if notes else None
 
 
@@ -132,7 +134,7 @@ def _series_for_plot(summary: dict[str, Any]) -> list[tuple[str, dict, dict | No
 
 def render_report(summary: dict[str, Any], *, png_name: str | None = GROUP_PNG) -> str:
     s = summary
-    lines = [f"# deps eval: {s.get('suite') or 'tasks'}, planner {s.get('planner')}", ""]
+    lines = [f"# deps eval: {md_cell(s.get('suite') or 'tasks')}, planner {s.get('planner')}", ""]
     lines.append(
         f"world `{s.get('world')}` (Minecraft {s.get('mc_version')}), llm `{s.get('llm')}`, selector "
         f"`{s.get('selector') or 'default'}`, controller `{s.get('controller') or 'default'}`, max rounds "
@@ -167,7 +169,7 @@ def render_report(summary: dict[str, Any], *, png_name: str | None = GROUP_PNG) 
     errs = s.get("errors") or []
     if errs:
         lines += ["", f"## Episodes that raised ({len(errs)}; not stored, `--resume` retries them)", ""]
-        lines += [f"- {e['task_id']} episode {e['episode']}: {e['error']}" for e in errs[:50]]
+        lines += [f"- {md_cell(e['task_id'])} episode {e['episode']}: {md_cell(e['error'])}" for e in errs[:50]]
     lines.append("")
     return "\n".join(lines)
 
@@ -179,7 +181,7 @@ def write_report(out_dir: str | os.PathLike[str], summary: dict[str, Any]) -> Pa
     png_ok = plot_groups(out / GROUP_PNG, groups, _series_for_plot(summary),
                          f"{summary.get('suite') or ''}: success per group")
     path = out / REPORT_MD
-    path.write_text(render_report(summary, png_name=GROUP_PNG if png_ok else None), encoding="utf-8")
+    write_atomic(path, render_report(summary, png_name=GROUP_PNG if png_ok else None))
     return path
 
 
@@ -372,5 +374,5 @@ def write_sweep_report(out_dir: str | os.PathLike[str], param: str,
                 panels.append((t.get("label") or "published", pub_series))
     png_ok = plot_lines(out / SWEEP_PNG, xlabels, panels, param.replace("_", "-"))
     path = out / REPORT_MD
-    path.write_text(render_sweep(param, runs, SWEEP_PNG if png_ok else None), encoding="utf-8")
+    write_atomic(path, render_sweep(param, runs, SWEEP_PNG if png_ok else None))
     return path

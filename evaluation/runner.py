@@ -16,7 +16,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -43,8 +45,17 @@ from evaluation.identity import (
     write_json_atomic,
 )
 from evaluation.metrics import summarize
+from evaluation.out_guard import OutDirLock, refuse_links
 from evaluation.progress import Progress
+from evaluation.safe_files import repair_jsonl
 from evaluation.store import JSONL_NAME, STORE_NAME, ResultStore, append_jsonl, write_jsonl
+from evaluation.task_hashes import (
+    ContaminatedResult,
+    adopt_stored_identity,
+    canonical_suite,
+    check_store_unchanged,
+    task_hashes,
+)
 from nodes.settings import RunSettings, SettingsError
 from worlds.types import Task
 
@@ -66,10 +77,19 @@ def check_request(settings: RunSettings, *, episodes: int, workers: int, backend
         import_ray()
 
 
-def run_eval(
+def run_eval(tasks: Sequence[Task], settings: RunSettings, **options: Any) -> dict[str, Any]:
+    """Run an eval (the options and what it does: `_run_eval`) holding its out dir's lock from
+    the first file it reads to the last it writes: a second eval on the same --out is refused
+    with one line (evaluation/out_guard.py); the OS frees the lock however this process ends."""
+    with contextlib.ExitStack() as guards:
+        return _run_eval(tasks, settings, guards=guards, **options)
+
+
+def _run_eval(
     tasks: Sequence[Task],
     settings: RunSettings,
     *,
+    guards: contextlib.ExitStack,
     episodes: int,
     out_dir: str | os.PathLike[str],
     workers: int = 1,
@@ -111,9 +131,15 @@ def run_eval(
     if out.exists() and not out.is_dir():
         raise EvalError(f"--out {out} exists and is not a directory; choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    identity = run_identity(settings, suite)
+    guards.enter_context(OutDirLock(out))   # one eval per out dir at a time
+    refuse_links(out)                       # never write through a link planted in it
+    identity = run_identity(settings, canonical_suite(suite))   # a suite file by any path is one suite
     run_key = run_key_of(identity)
+    identity, run_key = adopt_stored_identity(out, identity, run_key)
     stored_run = check_out_dir(out, identity, run_key, resume)
+    hashes = task_hashes(tasks)   # each task's definition, stored with its episodes
+    if resume:
+        check_store_unchanged(out, run_key, hashes, suite)
     now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     run_info = {
         "run_key": run_key,
@@ -124,6 +150,7 @@ def run_eval(
         "tasks": ids,
         "workers": workers,
         "backend": backend,
+        "task_hashes": hashes,
         "created": (stored_run or {}).get("created", now),
         "updated": now,
     }
@@ -147,15 +174,27 @@ def run_eval(
             for t in tasks for e in range(episodes) if (t.id, e) not in done
         ]
         before = stored_rows()
+        repaired = repair_jsonl(jsonl)   # a truncated last line (a full disk, a crash): said, then rebuilt
+        if repaired:
+            print(f"deps eval: warning: {repaired}", file=sys.stderr)
         write_jsonl(jsonl, before)  # the file matches the store before anything is appended
         bar = Progress(len(wanted), len(before), sum(1 for r in before if r.get("success")),
                         progress, desc=f"eval {suite or ''} {settings.planner}".strip())
+        threads = {r.get("thread") for r in store.rows(run_key)} - {None}   # each run's own checkpoint thread
 
         def on_result(task: Task, ep: int, seed: int, res: dict[str, Any]) -> None:
-            if store.put(run_key, task.id, ep, res, seed=seed, group=task.group):
+            thread = res.get("thread")
+            if thread and thread in threads:   # a result made on another run's thread is never stored
+                on_error(task, ep, ContaminatedResult(f"thread {thread!r} already made a stored result"))
+                return
+            if store.put(run_key, task.id, ep, res, seed=seed, group=task.group, task_hash=hashes[task.id]):
+                threads.add(thread)
                 row = dict(res)
                 row.update(task_id=task.id, episode=ep, seed=seed, group=task.group)
-                append_jsonl(jsonl, row)
+                try:
+                    append_jsonl(jsonl, row)
+                except OSError as exc:   # a full disk: the store has it, the file is rebuilt at the end
+                    bar.write(f"[eval] {JSONL_NAME} not appended ({one_line(exc)}); the result is stored")
                 bar.update(bool(res.get("success")))
 
         def on_error(task: Task, ep: int, exc: BaseException) -> None:

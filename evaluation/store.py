@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+from evaluation.safe_files import append_line, write_lines
+
 STORE_NAME = "results.sqlite"
 JSONL_NAME = "episodes.jsonl"
 
@@ -31,6 +33,7 @@ CREATE TABLE IF NOT EXISTS episodes (
     success     INTEGER NOT NULL,
     result      TEXT    NOT NULL,
     finished_at REAL    NOT NULL,
+    task_hash   TEXT,
     UNIQUE (run_key, task_id, episode)
 )
 """
@@ -56,6 +59,15 @@ class ResultStore:
         self._conn.execute("PRAGMA synchronous=FULL")
         self._conn.execute("PRAGMA busy_timeout=60000")
         self._conn.execute(_SCHEMA)
+        # each episode keeps the hash of its task's definition (evaluation/task_hashes.py);
+        # stores written before it gain the column, their old rows hold NULL
+        cols = {r[1] for r in self._conn.execute("PRAGMA table_info(episodes)")}
+        if "task_hash" not in cols:
+            try:
+                self._conn.execute("ALTER TABLE episodes ADD COLUMN task_hash TEXT")
+            except sqlite3.OperationalError as exc:   # another process added it first
+                if "duplicate column" not in str(exc):
+                    raise
 
     # -- writing -------------------------------------------------------------------------
     def put(
@@ -67,6 +79,7 @@ class ResultStore:
         *,
         seed: int | None = None,
         group: str | None = None,
+        task_hash: str | None = None,
     ) -> bool:
         """Store one episode's result and commit. Returns False if that
         (run_key, task_id, episode) was already stored (the stored row is kept)."""
@@ -74,12 +87,23 @@ class ResultStore:
         with self._lock:
             cur = self._conn.execute(
                 "INSERT OR IGNORE INTO episodes"
-                " (run_key, task_id, episode, seed, grp, success, result, finished_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " (run_key, task_id, episode, seed, grp, success, result, finished_at, task_hash)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_key, task_id, int(episode), seed, group, int(bool(result.get("success"))),
-                 payload, time.time()),
+                 payload, time.time(), task_hash),
             )
             return cur.rowcount == 1
+
+    def task_hashes(self, run_key: str) -> dict[str, set[str]]:
+        """The task-definition hashes stored with one run's episodes, per task (NULLs left out)."""
+        with self._lock:
+            cur = self._conn.execute(
+                "SELECT DISTINCT task_id, task_hash FROM episodes WHERE run_key = ? AND task_hash IS NOT NULL",
+                (run_key,))
+            out: dict[str, set[str]] = {}
+            for tid, h in cur.fetchall():
+                out.setdefault(tid, set()).add(h)
+            return out
 
     # -- reading -------------------------------------------------------------------------
     def done_keys(self, run_key: str | None = None) -> set[tuple[str, int]]:
@@ -141,22 +165,13 @@ class ResultStore:
 
 # -- episodes.jsonl -------------------------------------------------------------------------
 def append_jsonl(path: str | os.PathLike[str], row: dict[str, Any]) -> None:
-    """Append one line (best effort: the store is the truth, the file is rebuilt at the end)."""
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(_to_json(row) + "\n")
-        f.flush()
+    """Append one line, whole or not at all (one os.write on an O_APPEND fd, fsync; a short
+    write is cut back; a link is refused: evaluation/safe_files.py). The store is the truth,
+    the file is rebuilt from it at the end."""
+    append_line(path, _to_json(row))
 
 
 def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> int:
-    """Rewrite the file from `rows` atomically (temp file + rename). Returns the line count."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    n = 0
-    with open(tmp, "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(_to_json(row) + "\n")
-            n += 1
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    return n
+    """Rewrite the file from `rows` atomically (a new temp file, never a link's target, then
+    rename). Returns the line count."""
+    return write_lines(path, (_to_json(row) for row in rows))

@@ -32,11 +32,20 @@ def fmt_pub(mean: float | None, std: float | None = None) -> str:
     return s
 
 
+def md_cell(value: Any) -> str:
+    """Text from the data (a group name, a task id) made safe inside a Markdown table row or
+    list item: `|` and backticks escaped, `<` as an entity, line breaks as `<br>`, so the
+    row stays one row and nothing in the name opens a code span or a tag."""
+    s = str(value).replace("\r\n", "\n").replace("\r", "\n")
+    s = s.replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
+    return s.replace("\n", "<br>")
+
+
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align_first_left: bool = True) -> str:
-    lines = ["| " + " | ".join(header) + " |",
+    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |",
              "| " + " | ".join([":---" if (i == 0 and align_first_left) else "---:" for i in range(len(header))]) + " |"]
     for r in rows:
-        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |")
+        lines.append("| " + " | ".join(md_cell(c) for c in r) + " |")
     return "\n".join(lines)
 
 

@@ -34,7 +34,7 @@ DIR/card.json  one JSON object:
 Writers use `write_dataset` (validates everything first, writes into a temporary folder
 next to DIR and renames it into place, so nothing half-written is ever left). Readers use
 `load_dataset(dir, base_model=...)`: an empty, malformed or foreign dataset raises
-`DatasetError` (a ValueError; one line naming the file, the line and what is accepted).
+`DatasetError` (a SettingsError, so a ValueError; one line naming the file, the line and what is accepted).
 """
 from __future__ import annotations
 
@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from nodes.settings import SettingsError
+
 FORMAT = "deps-sft/1"
 ROLES = ("system", "user", "assistant")
 FORMATS = ("rider-step", "deps-plan")
@@ -57,8 +59,8 @@ CARD_FILE = "card.json"
 CARD_KEYS = ("format", "base_model", "tasks", "episodes", "examples", "counts", "command")
 
 
-class DatasetError(ValueError):
-    """A bad fine-tuning dataset; the message is one line."""
+class DatasetError(SettingsError):
+    """A bad fine-tuning dataset; the message is one line (the CLI prints it, exit 2)."""
 
 
 @dataclass

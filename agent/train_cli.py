@@ -73,3 +73,6 @@ def add_train_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         p.add_argument("--json", action="store_true", help="print the card as JSON on the last line")
         p.set_defaults(fn=cmd_train_learned, target=target)
+    from agent.sft_cli import add_llm_parsers  # llm, llm-data: the embedded model's LoRA fine-tuning
+
+    add_llm_parsers(sub)

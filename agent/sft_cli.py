@@ -1,0 +1,84 @@
+"""`deps train llm` and `deps train llm-data`: the embedded model's fine-tuning commands,
+registered into the `deps train` group by agent/train_cli.py."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _command() -> str:
+    return "deps " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["train"] else ""
+
+
+def cmd_train_llm(a: argparse.Namespace) -> int:
+    from agent.sft_train import LoraTrainConfig, train_lora
+    from agent.train_cli import _device
+
+    cfg = LoraTrainConfig(data=a.data, out=a.out, base=a.base, device=_device(a.device), seed=a.seed,
+                          steps=a.steps, epochs=a.epochs, lr=a.lr, rank=a.rank, alpha=a.alpha,
+                          batch_size=a.batch_size, max_len=a.max_len, threads=a.threads, command=_command())
+    card = train_lora(cfg, progress=not a.quiet)
+    print(f"wrote {a.out}/adapter.gguf ({card['adapter']['bytes']} bytes) after {card['train']['steps']} steps, "
+          f"loss {card['train']['loss_first']} -> {card['train']['loss_last']}, {card['wall_s']} s; "
+          f"serve it with --llm local:{a.out}/adapter.gguf", file=sys.stderr)
+    if a.json:
+        sys.stdout.write(json.dumps(card, default=str) + "\n")
+    return 0
+
+
+def cmd_train_llm_data(a: argparse.Namespace) -> int:
+    from agent.sft_teacher import make_teacher_dataset
+    from nodes.settings import SettingsError
+
+    if a.teacher != "oracle":
+        raise SettingsError(f"--teacher {a.teacher!r} not accepted; accepted: oracle")
+    if a.augment < 0:
+        raise SettingsError(f"--augment must be 0 or more, got {a.augment}")
+    card = make_teacher_dataset(a.out, [s.strip() for s in a.suite.split(",") if s.strip()],
+                                mc_version=a.mc_version, augment=a.augment, holdout=a.holdout,
+                                command=_command(), progress=not a.quiet)
+    print(f"wrote {a.out}/train.jsonl: {card['examples']} examples from {len(card['tasks'])} tasks "
+          f"({card['counts'].get('tasks_held_out', 0)} held out)", file=sys.stderr)
+    if a.json:
+        sys.stdout.write(json.dumps(card) + "\n")
+    return 0
+
+
+def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("llm", help="LoRA fine-tuning of the embedded model on a deps-sft/1 dataset",
+                       description="LoRA supervised fine-tuning of the embedded model (SmolLM2-135M, the shipped "
+                       "GGUF's own weights) on DIR/train.jsonl; writes OUT/adapter.gguf (a llama.cpp LoRA "
+                       "adapter: --llm local:OUT/adapter.gguf) and OUT/card.json.")
+    p.add_argument("--data", required=True, metavar="DIR", help="a deps-sft/1 dataset folder (agent/sft_data.py)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder for adapter.gguf and card.json")
+    p.add_argument("--base", default="smollm2", help="base model: smollm2 or a .gguf path (default: smollm2)")
+    p.add_argument("--device", default="cpu", choices=("auto", "cpu", "cuda"),
+                   help="where to train (default: cpu; auto = CUDA when present)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--steps", type=int, default=None, help="optimizer steps (default: --epochs over the data)")
+    p.add_argument("--epochs", type=float, default=2.0, help="passes over the data when --steps is not given")
+    p.add_argument("--lr", type=float, default=5e-4, help="learning rate (default: 5e-4)")
+    p.add_argument("--rank", type=int, default=8, help="LoRA rank (default: 8)")
+    p.add_argument("--alpha", type=float, default=None, help="LoRA alpha (default: 2 x rank)")
+    p.add_argument("--batch-size", type=int, default=4, help="examples per optimizer step (default: 4)")
+    p.add_argument("--max-len", type=int, default=1536, help="tokens per example, cut from the left (default: 1536)")
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the card as JSON on the last line")
+    p.set_defaults(fn=cmd_train_llm)
+
+    d = sub.add_parser("llm-data", help="teacher data for `deps train llm`: the DEPS planner's prompt, the oracle's plan",
+                       description="Writes a deps-sft/1 dataset: for each task, the messages the DEPS planner sends "
+                       "for its first plan, answered by the oracle's plan in the grammar's code form.")
+    d.add_argument("--teacher", default="oracle", help="who answers (accepted: oracle)")
+    d.add_argument("--suite", default="deps71,plan4mc", help="suites, comma-separated (default: deps71,plan4mc)")
+    d.add_argument("--holdout", default="plan4mc:iron", metavar="SUITE:GROUP",
+                   help="tasks whose targets are left out entirely (default: plan4mc:iron; 'none' keeps all)")
+    d.add_argument("--augment", type=int, default=2,
+                   help="extra examples per task that start part-way through the oracle's plan (default: 2)")
+    d.add_argument("--mc-version", default="1.11.2")
+    d.add_argument("--out", required=True, metavar="DIR")
+    d.add_argument("--quiet", action="store_true")
+    d.add_argument("--json", action="store_true", help="print the card as JSON on the last line")
+    d.set_defaults(fn=cmd_train_llm_data)

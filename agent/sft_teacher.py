@@ -1,0 +1,167 @@
+"""Teacher data for the DEPS planner: its own first-plan prompt, answered by the oracle.
+
+For each task, the messages are exactly what `nodes/planners/llm.py` (DialoguePlanner)
+sends for the first plan (its own message builder is called, no prompt is copied here),
+and the reply is the oracle's plan (worlds/solver.py) in the code form the GBNF grammar
+of nodes/planners/grammar.py accepts: one goal a line, "  # step K: comment", each line
+ending in a newline. The examples are labelled source "teacher:oracle", format "deps-plan".
+
+`--augment N` adds, per task, up to N copies that start part-way: the inventory after the
+first k goals of the oracle's plan, answered by the oracle from there (so the model learns
+to plan from what is held, as it must when the dialogue asks it to plan again).
+
+Tasks whose target is a target of a held-out task (default: the plan4mc "iron" group) are
+left out entirely, for the generalisation figure.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from typing import Any, Iterable
+
+from agent.sft_data import DatasetError, default_base_model, write_dataset
+from nodes.planners.base import PlanRequest
+from nodes.planners.grammar import plan_vocabulary
+from nodes.planners.llm import DialoguePlanner
+from worlds.solver import Unreachable, solve
+from worlds.types import Goal, Task
+
+MAX_LINES = 16      # the grammar's cap (code_form_grammar's max_steps)
+MAX_COMMENT = 60    # the grammar's comment length
+DEFAULT_HOLDOUT = "plan4mc:iron"
+
+_ROLE = {"system": "system", "human": "user", "ai": "assistant"}
+
+
+def _role_dicts(msgs: list) -> list[dict[str, str]]:
+    return [{"role": _ROLE[m.type], "content": str(m.content)} for m in msgs]
+
+
+def plan_reply(goals: list[Goal]) -> str:
+    """The oracle's goals as the grammar writes them (every line ends in a newline), with a
+    short comment ("craft 1 stick"): fewer tokens to write, the same plan."""
+    lines = []
+    for k, g in enumerate(goals, 1):
+        comment = " ".join([g.action, *(f"{n} {k}" for k, n in g.obj.items())])[:MAX_COMMENT]
+        lines.append(f"{g.code()}  # step {k}: {comment}\n")
+    return "".join(lines)
+
+
+def _fits_grammar(goals: list[Goal], kb: Any) -> bool:
+    items, mobs, tools = plan_vocabulary(kb)
+    names = set(items) | set(mobs)
+    if not goals or len(goals) > MAX_LINES:
+        return False
+    for g in goals:
+        if any(k not in names for k in g.obj) or any(k not in names for k in g.materials):
+            return False
+        if g.tool and g.tool not in tools and not (g.action == "smelt" and g.tool == "furnace"):
+            return False
+        if len(g.materials) > 5 or any(not 1 <= n <= 99 for n in [*g.obj.values(), *g.materials.values()]):
+            return False
+    return True
+
+
+def _after(inventory: dict[str, int], goals: list[Goal]) -> dict[str, int]:
+    inv = dict(inventory)
+    for g in goals:
+        for k, n in g.materials.items():
+            inv[k] = inv.get(k, 0) - n
+        for k, n in g.obj.items():
+            inv[k] = inv.get(k, 0) + n
+    return {k: n for k, n in sorted(inv.items()) if n > 0}
+
+
+def first_plan_example(task: Task, kb: Any, inventory: dict[str, int] | None = None, *,
+                       planner: DialoguePlanner | None = None, recipe_hints: bool = True) -> dict | None:
+    """One deps-sft/1 example for `task` (already localized), or None if the oracle's plan
+    does not fit the grammar (too long, or a name outside its vocabulary)."""
+    planner = planner or DialoguePlanner(None, output="grammar")
+    inv = dict(task.inventory if inventory is None else inventory)
+    try:
+        goals = solve(kb, task.target, inv)
+    except Unreachable:
+        return None
+    if not _fits_grammar(goals, kb):
+        return None
+    req = PlanRequest(task=replace(task, inventory=inv), inventory=inv, plans=[], descriptions=[],
+                      explanations=[], kb=kb, recipe_hints=recipe_hints)
+    msgs = _role_dicts(planner.messages(req))
+    msgs.append({"role": "assistant", "content": plan_reply(goals)})
+    return {"messages": msgs, "task": task.id, "source": "teacher:oracle", "format": "deps-plan",
+            "relabelled": False, "inventory": inv}
+
+
+def holdout_targets(spec: str) -> set[str]:
+    """'SUITE:GROUP[,GROUP]' -> the target items of those tasks ('' or 'none' -> none)."""
+    from worlds.tasks import load_suite
+
+    if not spec or spec == "none":
+        return set()
+    suite, _, groups = spec.partition(":")
+    wanted = set(groups.split(",")) if groups else None
+    out = set()
+    for t in load_suite(suite):
+        if wanted is None or t.group in wanted or t.id in wanted:
+            out |= set(t.target)
+    return out
+
+
+def teacher_examples(tasks: Iterable[Task], kb: Any, *, augment: int = 0,
+                     holdout: set[str] = frozenset(), progress: bool = False) -> tuple[list[dict], dict]:
+    """Examples for every task not held out; also {kept, skipped, held_out} task ids."""
+    from worlds.tasks import localize
+
+    planner = DialoguePlanner(None, output="grammar")
+    examples, info = [], {"kept": [], "skipped": [], "held_out": []}
+    seen: set[tuple] = set()
+    for task in tasks:
+        task = localize(task, kb)
+        if set(task.target) & holdout:
+            info["held_out"].append(task.id)
+            continue
+        ex = first_plan_example(task, kb, planner=planner)
+        if ex is None:
+            info["skipped"].append(task.id)
+            continue
+        key = (tuple(sorted(task.target.items())), tuple(sorted(ex["inventory"].items())))
+        if key in seen:
+            continue
+        seen.add(key)
+        info["kept"].append(task.id)
+        examples.append(ex)
+        goals = solve(kb, task.target, dict(task.inventory))
+        for k in range(1, min(augment, len(goals) - 1) + 1):
+            inv = _after(task.inventory, goals[:k])
+            key = (tuple(sorted(task.target.items())), tuple(sorted(inv.items())))
+            if key in seen:
+                continue
+            aug = first_plan_example(task, kb, inv, planner=planner)
+            if aug is not None:
+                seen.add(key)
+                examples.append(aug)
+    if progress:
+        print(f"{len(examples)} examples from {len(info['kept'])} tasks ({len(info['held_out'])} held out, "
+              f"{len(info['skipped'])} unplannable in the grammar)", file=sys.stderr)
+    return examples, info
+
+
+def make_teacher_dataset(out: str | os.PathLike, suites: list[str], *, mc_version: str = "1.11.2",
+                         augment: int = 0, holdout: str = DEFAULT_HOLDOUT, command: str = "",
+                         progress: bool = False) -> dict:
+    """Write the teacher dataset for `suites` to `out` (atomically); returns its card."""
+    from worlds.knowledge import load_kb
+    from worlds.tasks import load_suite
+
+    kb = load_kb(mc_version)
+    tasks = [t for s in suites for t in load_suite(s)]
+    examples, info = teacher_examples(tasks, kb, augment=augment, holdout=holdout_targets(holdout),
+                                      progress=progress)
+    if not examples:
+        raise DatasetError(f"no teacher examples from suites {', '.join(suites)} (all held out or unplannable)")
+    counts = {"tasks_kept": len(info["kept"]), "tasks_skipped": len(info["skipped"]),
+              "tasks_held_out": len(info["held_out"]), "augment": augment, "holdout": holdout,
+              "held_out_tasks": info["held_out"], "skipped_tasks": info["skipped"]}
+    return write_dataset(out, examples, base_model=default_base_model(), command=command, episodes=0,
+                         counts=counts)

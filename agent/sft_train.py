@@ -1,0 +1,249 @@
+"""`deps train llm`: LoRA supervised fine-tuning of the embedded model on a deps-sft/1 dataset.
+
+The base weights are the shipped GGUF, dequantized (agent/sft_base.py), so the adapter fits
+exactly what llama.cpp serves. The loss is taken on the assistant replies only (their text and
+the end-of-turn token, so the model learns to stop). The adapter is written as a GGUF LoRA
+adapter (agent/lora_gguf.py) with a card; everything goes to a temporary folder inside --out
+and is moved into place at the end, so a failure (bad data, no disk space) leaves nothing
+half-written.
+
+    OUT/adapter.gguf      the GGUF LoRA adapter (serve it: --llm local:OUT/adapter.gguf)
+    OUT/card.json         command, data, seed, device, steps, losses, wall time, checksums
+    OUT/peft/             the same adapter in PEFT's own form (adapter_config.json + safetensors)
+"""
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.sft_data import Dataset, DatasetError, base_model_id, file_sha256, load_dataset
+from nodes.settings import SettingsError
+
+CARD_FORMAT = "deps-lora/1"
+TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+class TrainError(SettingsError):
+    """Training could not run or its output could not be written; one line."""
+
+
+@dataclass
+class LoraTrainConfig:
+    data: str
+    out: str
+    base: str = "smollm2"          # a packaged model key or a .gguf path (agent.local_server.find_model)
+    device: str = "cpu"
+    seed: int = 0
+    steps: int | None = None       # optimizer steps; default: epochs over the data
+    epochs: float = 2.0
+    lr: float = 5e-4
+    rank: int = 8
+    alpha: float | None = None     # default: 2 * rank
+    batch_size: int = 4            # examples per optimizer step (gradient accumulation)
+    max_len: int = 1536            # tokens per example; longer ones are cut from the left
+    threads: int | None = None
+    command: str = ""
+
+
+def encode(tokenizer: Any, messages: list[dict[str, str]], max_len: int) -> tuple[list[int], list[int]]:
+    """Token ids and labels (-100 where no loss) for one chat: loss on every assistant reply's
+    content and its end-of-turn token, nothing else. Each message is rendered by the model's
+    own chat template on its own, so the pieces join exactly as the template joins them."""
+    ids: list[int] = []
+    labels: list[int] = []
+    for i, m in enumerate(messages):
+        # each message through the template on its own; after the first, behind an empty system
+        # message that is cut off again (the template would otherwise add its default one)
+        ctx = [m] if i == 0 else [{"role": "system", "content": ""}, m]
+        text = tokenizer.apply_chat_template(ctx, tokenize=False)
+        if ctx[0] is not m:
+            head = tokenizer.apply_chat_template(ctx[:1], tokenize=False)
+            text = text[len(head):]
+        if m["role"] != "assistant":
+            piece = tokenizer(text, add_special_tokens=False)["input_ids"]
+            ids += piece
+            labels += [-100] * len(piece)
+            continue
+        start = text.index(m["content"]) if m["content"] else len(text)
+        end = start + len(m["content"])
+        head_ids = tokenizer(text[:start], add_special_tokens=False)["input_ids"]
+        body_ids = tokenizer(m["content"], add_special_tokens=False)["input_ids"]
+        tail = text[end:]
+        eot = tokenizer.eos_token or ""
+        if eot and tail.startswith(eot):
+            eot_ids = tokenizer(eot, add_special_tokens=False)["input_ids"]
+            rest_ids = tokenizer(tail[len(eot):], add_special_tokens=False)["input_ids"]
+        else:
+            eot_ids, rest_ids = [], tokenizer(tail, add_special_tokens=False)["input_ids"]
+        ids += head_ids + body_ids + eot_ids + rest_ids
+        labels += [-100] * len(head_ids) + body_ids + eot_ids + [-100] * len(rest_ids)
+    if len(ids) > max_len:
+        ids, labels = ids[-max_len:], labels[-max_len:]
+    return ids, labels
+
+
+def _prepare_out(out: Path) -> tuple[Path, bool]:
+    """A temp folder inside `out` (created if needed); TrainError if it cannot be written."""
+    created = not out.exists()
+    if out.exists() and not out.is_dir():
+        raise TrainError(f"--out {out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
+    except OSError as e:
+        raise TrainError(f"--out {out}: cannot write there ({e.strerror or e})") from e
+    return tmp, created
+
+
+def _cleanup(out: Path, tmp: Path, created: bool) -> None:
+    shutil.rmtree(tmp, ignore_errors=True)
+    if created:
+        try:
+            out.rmdir()   # only if empty
+        except OSError:
+            pass
+
+
+def _os_error(e: OSError, where: str) -> TrainError:
+    if e.errno == errno.ENOSPC:
+        return TrainError(f"no space left on the device while writing {where}; free some and run again")
+    return TrainError(f"cannot write {where} ({e.strerror or e})")
+
+
+def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]:
+    """Train, convert, write OUT/adapter.gguf + OUT/card.json (+ OUT/peft/); returns the card."""
+    from agent.local_server import LocalServerError, find_model
+
+    try:
+        base_gguf = find_model(cfg.base)
+    except LocalServerError as e:
+        raise TrainError(str(e).splitlines()[0]) from e
+    base_id = base_model_id(base_gguf)
+    ds: Dataset = load_dataset(cfg.data, base_model=base_id)
+    for flag, v in (("--rank", cfg.rank), ("--batch-size", cfg.batch_size)):
+        if v < 1:
+            raise TrainError(f"{flag} must be 1 or more, got {v}")
+    if cfg.steps is not None and cfg.steps < 1:
+        raise TrainError(f"--steps must be 1 or more, got {cfg.steps}")
+    if cfg.steps is None and not cfg.epochs > 0:
+        raise TrainError(f"--epochs must be above 0, got {cfg.epochs}")
+    if not cfg.lr > 0:
+        raise TrainError(f"--lr must be above 0, got {cfg.lr}")
+    out = Path(cfg.out)
+    tmp, created = _prepare_out(out)
+    try:
+        card = _train(cfg, ds, base_gguf, base_id, tmp, progress)
+        for name in ("peft", "adapter.gguf", "card.json"):   # the card last: it vouches for the rest
+            dest = out / name
+            if dest.is_dir():
+                shutil.rmtree(dest)
+            os.replace(tmp / name, dest)
+        tmp.rmdir()
+        return card
+    except OSError as e:
+        _cleanup(out, tmp, created)
+        raise _os_error(e, str(out)) from e
+    except BaseException:
+        _cleanup(out, tmp, created)
+        raise
+
+
+def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tmp: Path,
+           progress: bool) -> dict[str, Any]:
+    import torch
+    from peft import LoraConfig, get_peft_model, get_peft_model_state_dict
+    from tqdm import tqdm
+
+    from agent.lora_gguf import adapter_info, write_lora_gguf
+    from agent.sft_base import load_base
+
+    t0 = time.perf_counter()
+    random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    model, tok, _ = load_base(base_gguf, progress=progress)
+    encoded = [encode(tok, ex["messages"], cfg.max_len) for ex in ds.examples]
+    encoded = [e for e in encoded if any(x != -100 for x in e[1])]
+    if not encoded:
+        raise DatasetError(f"dataset {ds.path}: no example has an assistant reply left within {cfg.max_len} tokens")
+    alpha = cfg.alpha if cfg.alpha is not None else 2.0 * cfg.rank
+    lcfg = LoraConfig(r=cfg.rank, lora_alpha=alpha, lora_dropout=0.0, bias="none",
+                      target_modules=list(TARGET_MODULES), task_type="CAUSAL_LM")
+    model = get_peft_model(model, lcfg)
+    device = torch.device(cfg.device)
+    model.to(device)
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
+    per_epoch = math.ceil(len(encoded) / cfg.batch_size)
+    steps = cfg.steps or max(1, math.ceil(cfg.epochs * per_epoch))
+    warm = max(1, steps // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warm) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps))))
+    order: list[int] = []
+    rng = random.Random(cfg.seed)
+    losses: list[float] = []
+    n_tokens = 0
+    bar = tqdm(range(steps), desc="lora", unit="step", file=sys.stderr, disable=not progress)
+    for _ in bar:
+        opt.zero_grad(set_to_none=True)
+        total = 0.0
+        for _k in range(cfg.batch_size):
+            if not order:
+                order = list(range(len(encoded)))
+                rng.shuffle(order)
+            ids, labels = encoded[order.pop()]
+            x = torch.tensor([ids], device=device)
+            y = torch.tensor([labels], device=device)
+            loss = model(input_ids=x, labels=y).loss / cfg.batch_size
+            loss.backward()
+            total += float(loss)
+            n_tokens += len(ids)
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        opt.step()
+        sched.step()
+        losses.append(total)
+        bar.set_postfix(loss=f"{total:.3f}")
+    bar.close()
+    train_s = time.perf_counter() - t0
+    model.eval()
+    state = get_peft_model_state_dict(model)
+    if not state:
+        raise TrainError("training produced no LoRA weights")
+    model.save_pretrained(str(tmp / "peft"))
+    adapter = tmp / "adapter.gguf"
+    write_lora_gguf(adapter, state, config=model.base_model.model.config, alpha=alpha, base_model=base_id,
+                    name=f"deps-lora-{Path(cfg.data).name}")
+    info = adapter_info(adapter)   # read back: refuses a file that is not an adapter
+    k = max(1, len(losses) // 10)
+    card = {
+        "format": CARD_FORMAT,
+        "base_model": base_id,
+        "adapter": {"file": "adapter.gguf", "bytes": adapter.stat().st_size, "sha256": file_sha256(adapter),
+                    "tensors": info["tensors"], "rank": cfg.rank, "alpha": alpha,
+                    "target_modules": list(TARGET_MODULES)},
+        "data": {"path": str(ds.path), "examples": len(ds.examples), "used": len(encoded),
+                 "tasks": len(ds.card.get("tasks", [])), "counts": ds.card.get("counts", {}),
+                 "command": ds.card.get("command", "")},
+        "train": {**{k2: v for k2, v in asdict(cfg).items() if k2 not in ("data", "out", "command")},
+                  "steps": steps, "alpha": alpha, "tokens_seen": n_tokens,
+                  "loss_first": round(sum(losses[:k]) / k, 4), "loss_last": round(sum(losses[-k:]) / k, 4),
+                  "torch": torch.__version__, "threads": torch.get_num_threads()},
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "train_s": round(train_s, 1),
+        "command": cfg.command,
+        "measured": {},
+    }
+    (tmp / "card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    return card

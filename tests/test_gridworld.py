@@ -311,6 +311,15 @@ def test_animals_wander_in_when_a_kind_runs_low(kb):
     assert (w.env.mob_kind[0] == cow).sum() >= 1
 
 
+def test_a_scarce_kind_wanders_in_even_when_the_mob_table_is_full(kb):
+    w = flat(kb, mobs=[(1 + k % 14, 65, 1 + k // 14, "pig") for k in range(40)])   # every slot a pig
+    cow, pig = w.env.vocab.mob_id["cow"], w.env.vocab.mob_id["pig"]
+    for _ in range(60):
+        w.step({"action": "noop"})
+    kinds = w.env.mob_kind[0]
+    assert (kinds == cow).sum() >= 1 and (kinds == pig).sum() >= 30
+
+
 def test_reset_some_restarts_only_the_chosen_worlds(kb):
     env = BatchGridWorld(2, kb, size=SIZE)
     env.reset([0, 1], [{"layout": {}}, {"layout": {}}])

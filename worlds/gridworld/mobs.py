@@ -94,8 +94,24 @@ def _restock_animals(env: Any) -> None:
                 solid = np.nonzero(rules.solid[col])[0]
                 y = int(solid[-1]) + 1 if solid.size else 0
                 if solid.size and col[y - 1] == grass and y < env.H and col[y] == 0:
-                    env.add_mob(i, k, x, y, z)
+                    if (env.mob_kind[i] == 0).any() or _make_room(env, i, low):
+                        env.add_mob(i, k, x, y, z)
                     break
+
+
+def _make_room(env: Any, i: int, low: int) -> bool:
+    """A full mob table: one animal of the most numerous passive kind (if it has more than
+    `low`) wanders off, the one farthest from the agent, so a scarce kind can come in."""
+    kinds = env.mob_kind[i]
+    passive = (kinds > 0) & ~env.rules.mob_hostile[kinds]
+    counts = np.bincount(kinds[passive], minlength=len(env.vocab.mobs))
+    k = int(counts.argmax())
+    if counts[k] <= low:
+        return False
+    slots = np.nonzero(kinds == k)[0]
+    far = np.abs(env.mob_pos[i, slots] - env.pos[i]).sum(axis=1)
+    kinds[slots[int(far.argmax())]] = 0
+    return True
 
 
 def _spawn_hostiles(env: Any, night: np.ndarray) -> None:

@@ -32,10 +32,21 @@ class ScriptedController:
         self.kb = kb
         self.max_retries = max_retries  # failed attempts of one unit before giving up (stochastic worlds)
 
+    def breaks_block(self, goal: Goal, item: str) -> bool:
+        """Does this `mine` goal name a block that drops something else ("mine 3 stone" gives
+        cobblestone)?  The world breaks the block and hands over its drop, as the text world
+        does, so the goal counts blocks broken rather than the named item."""
+        if goal.action != "mine":
+            return False
+        kb, name = self.kb, self.kb.canonical(item) or item
+        return (not kb.mine_sources(name) and not kb.interactions(name)
+                and name in kb.blocks() and bool(kb.block_drops(name)))
+
     def run(self, goal: Goal, world: Any) -> dict:
         steps, gained = 0, {}
         for item, wanted in goal.obj.items():
             is_mob = goal.action == "kill" and item in self.kb.mobs()
+            by_unit = is_mob or goal.action == "equip" or self.breaks_block(goal, item)
             got, misses = 0, 0
             while got < wanted:
                 if world.steps >= world.max_steps:
@@ -45,7 +56,7 @@ class ScriptedController:
                 for k, n in info.get("gained", {}).items():
                     gained[k] = gained.get(k, 0) + n
                 if info["ok"]:
-                    got = got + 1 if is_mob or goal.action == "equip" else self.kb.count(gained, item)
+                    got = got + 1 if by_unit else self.kb.count(gained, item)
                     misses = 0
                 elif info.get("error") and not info.get("chance"):
                     return _outcome(False, info["error"], steps, gained, info.get("missing"))

@@ -176,5 +176,7 @@ class GoalParser:
 
 
 def parse(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    if state.get("no_plan"):   # the planner said no plan is possible: nothing to map (execute ends the episode)
+        return {"goals": [], "parse_notes": []}
     goals, notes = runtime.context.parser.parse(state["plans"][-1])
     return {"goals": [g.to_dict() for g in goals], "parse_notes": notes}

@@ -26,4 +26,4 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         observation=world_state(ctx.world),
     )
     result = ctx.planner.plan(request)
-    return {"plans": [result.text], "plan_usage": result.usage or {}}
+    return {"plans": [result.text], "plan_usage": result.usage or {}, "no_plan": result.no_plan_cause()}

@@ -27,6 +27,7 @@ class AgentState(TypedDict, total=False):
     # plan
     plans: Annotated[list[str], operator.add]             # plan: each plan's text, initial first
     plan_usage: Annotated[dict[str, int], add_usage]      # plan: LLM calls and tokens
+    no_plan: str | None                                   # plan: why no plan is possible (the episode ends), else None
     # parse
     goals: list[dict[str, Any]]                           # parse: the current plan as Goal dicts
     parse_notes: list[str]                                # parse: steps it could not map, or mapped loosely

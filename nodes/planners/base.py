@@ -6,6 +6,7 @@ with a `plan(request)` method is a planner; so is a plain function `request -> s
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -35,6 +36,25 @@ class PlanRequest:
 class PlanResult:
     text: str
     usage: dict[str, int] = field(default_factory=dict)   # {calls, tokens_in, tokens_out}
+    impossible: str | None = None    # the cause, when the planner knows no plan can reach the task
+
+    def no_plan_cause(self) -> str | None:
+        """Why no plan is possible: `impossible`, or a plan whose first line says so
+        ("no plan is possible: <cause>", or "# no plan: <cause>"); None for a real plan.
+        The graph ends the episode at once with this cause (nodes/execute.py)."""
+        if self.impossible:
+            return self.impossible
+        first = next((ln.strip() for ln in str(self.text).splitlines() if ln.strip()), "")
+        m = _NO_PLAN.match(first)
+        return (m.group(1).strip() or "the planner gave no reason") if m else None
+
+
+_NO_PLAN = re.compile(r"^#?\s*no plan(?: is possible)?\s*:\s*(.*)$", re.IGNORECASE)
+
+
+def no_plan(cause: str, usage: dict[str, int] | None = None) -> PlanResult:
+    """The answer of a planner that knows no plan exists: the episode ends with `cause`."""
+    return PlanResult(f"# no plan is possible: {cause}", dict(usage or {}), impossible=cause)
 
 
 class Planner(Protocol):

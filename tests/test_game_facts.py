@@ -1,0 +1,102 @@
+"""Game facts and the controller (issue 9, items 15-18): blocks that drop something else,
+cooking recipes from a data set, apples, eggs, renamed and aliased names, the peony's tool,
+and a planner that knows no plan exists."""
+from __future__ import annotations
+
+import pytest
+
+from agent.runner import run_episode
+from nodes.planners.base import PlanResult
+from nodes.settings import RunSettings
+from skills.controller import ScriptedController
+from tests.fakes import FakeLLM
+from worlds.knowledge import load_kb
+from worlds.textworld import TextWorld
+from worlds.types import Goal, Task
+
+VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
+
+
+def _world(version: str, inventory: dict[str, int], max_steps: int = 12000) -> TextWorld:
+    world = TextWorld(load_kb(version))
+    world.reset(seed=0, options={"inventory": inventory, "max_steps": max_steps})
+    return world
+
+
+# ---------------------------------------------------------------- 15: blocks that drop something else
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("block, tool, drop, per_block", [
+    ("stone", "wooden_pickaxe", "cobblestone", 1),
+    ("coal_ore", "wooden_pickaxe", "coal", 1),
+    ("diamond_ore", "iron_pickaxe", "diamond", 1),
+    ("clay", None, "clay_ball", 4),
+    ("grass_block", None, "dirt", 1),
+])
+def test_mining_a_block_counts_blocks_broken_not_the_block_item(version, block, tool, drop, per_block):
+    world = _world(version, {tool: 1} if tool else {})
+    kb = world.kb
+    out = ScriptedController(kb).run(Goal("mine", {block: 3}, {}, tool), world)
+    assert out["ok"], out
+    assert kb.count(out["gained"], drop) == 3 * per_block   # three blocks broken, their drops kept
+    assert world.steps < world.max_steps                      # no loop until the budget is gone
+
+
+def test_snow_block_mines_to_snowballs_where_the_block_exists():
+    world = _world("1.19.2", {"wooden_shovel": 1})
+    out = ScriptedController(world.kb).run(Goal("mine", {"snow_block": 2}, {}, None), world)
+    assert out["ok"] and out["gained"] == {"snowball": 8}
+
+
+def test_a_block_that_drops_itself_still_counts_the_item():
+    world = _world("1.16.5", {})
+    out = ScriptedController(world.kb).run(Goal("mine", {"log": 3}, {}, None), world)
+    assert out["ok"] and world.kb.count(out["gained"], "log") == 3
+
+
+def test_mining_without_the_tool_still_fails_with_the_worlds_cause():
+    world = _world("1.16.5", {})
+    out = ScriptedController(world.kb).run(Goal("mine", {"stone": 3}, {}, None), world)
+    assert not out["ok"] and "wooden_pickaxe" in out["error"]
+
+
+# ---------------------------------------------------------------- 18: no plan is possible
+BEDROCK = Task("ObtainBedrock", "MT1", "Obtain bedrock.", {"bedrock": 1}, 3000)
+
+
+def test_the_oracle_ends_at_once_with_the_real_cause_when_no_plan_exists():
+    updates: list[str] = []
+    result = run_episode(BEDROCK, RunSettings(planner="oracle"), kb=load_kb("1.16.5"),
+                         on_update=lambda node, u: updates.append(node))
+    assert not result["success"]
+    assert result["rounds"] == 0 and len(result["plans"]) == 1          # planned once, not 12 times
+    assert result["failure_reason"].startswith("no plan is possible: nothing gives bedrock")
+    assert "describe" not in updates and "explain" not in updates
+
+
+def test_a_skill_restriction_that_blocks_every_route_is_the_stated_cause():
+    settings = RunSettings(planner="oracle", skills=("craft",))
+    task = Task("CraftPlanks", "MT1", "Obtain planks.", {"planks": 4}, 3000)
+    result = run_episode(task, settings, kb=load_kb("1.11.2"))
+    assert not result["success"] and result["rounds"] == 0
+    assert result["failure_reason"].startswith("no plan is possible: ")
+
+
+def say_no():
+    """A custom planner (package.module:factory form) that answers in plain text."""
+    def plan(request):
+        return "no plan is possible: this world has no trees"
+    return plan
+
+
+def test_any_planner_may_say_no_plan_is_possible_in_its_text():
+    result = run_episode(BEDROCK, RunSettings(planner="tests.test_game_facts:say_no"), llm=FakeLLM([]),
+                         kb=load_kb("1.11.2"))
+    assert result["failure_reason"] == "no plan is possible: this world has no trees"
+    assert result["rounds"] == 0
+
+
+def test_no_plan_cause_reads_the_flag_or_the_first_line_only():
+    assert PlanResult("x", impossible="no furnace").no_plan_cause() == "no furnace"
+    assert PlanResult("\n# no plan: gave up").no_plan_cause() == "gave up"
+    assert PlanResult("mine({'log':1}, null)\n# no plan: later").no_plan_cause() is None
+    assert PlanResult("mine({'log':1}, null)").no_plan_cause() is None

@@ -78,7 +78,8 @@ Seeds: 0 <= seed < 2**31; an unknown biome or a seed out of range raises GridWor
 (a ValueError) with one line.  Also: inventory, has(name, n), steps, max_steps,
 observation_space, action_space, goal_distance(goal) -> int (path steps, digging
 included, to the nearest source of the goal's item; -1 when none is reachable),
-context_state() -> {biome, time_of_day, nearby_mobs, nearby_blocks, standing_on, y},
+context_state() -> {biome, time_of_day, brightness, nearby_mobs, nearby_blocks, standing_on,
+y, depth},
 place(x, y, z, cell) and spawn(mob, x, y, z) to set up scenarios, render() -> str.
 
 Layouts: options["layout"] builds a flat test map instead of a generated one:

@@ -243,6 +243,9 @@ def test_resume_after_a_task_changed_is_refused_naming_it(tmp_path, monkeypatch)
     kw = dict(settings=RunSettings(), episode_fn=fast)
     assert eval_cli("mine.json", out, **kw)[0] == 0                           # by relative path
     assert eval_cli(tmp_path / "mine.json", out, resume=True, **kw)[0] == 0   # the same suite by absolute path
+    write_suite(tmp_path / "other.json", [suite_task("Keep"), suite_task("Edit")])
+    code, err = eval_cli("other.json", out, resume=True, **kw)   # another file, even with equal tasks: refused
+    assert code == 2 and "suite: stored" in err
 
     write_suite(suite, [suite_task("Keep"), suite_task("Edit", max_steps=10)])
     code, err = eval_cli(suite, out, resume=True, episodes=2, **kw)

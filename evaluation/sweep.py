@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from evaluation.identity import SUMMARY_JSON, EvalError, write_json_atomic
+from evaluation.out_guard import refuse_links
 from evaluation.runner import run_eval
 from evaluation.store import JSONL_NAME, write_jsonl
 from nodes.settings import RunSettings, SettingsError, redact_llm
@@ -98,6 +99,7 @@ def run_sweep(
         variants.append(s)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    refuse_links(out)   # the combined report, plot and files: never written through a planted link
     runs: list[dict[str, Any]] = []
     for v, label, s in zip(vals, labels, variants):
         sub = out / sweep_dir_name(param, v)

@@ -106,6 +106,12 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
                    help="mp5: who answers the patroller's questions (default: the observation's symbols)")
     g.add_argument("--ablate", default=None, metavar="LIST",
                    help="mp5: modules to switch off, comma-separated: performer-memory,patroller")
+    g.add_argument("--revisions", type=int, default=5, metavar="N",
+                   help="rider: feedback-revisions of a skill that cannot run, before the episode gives up (default: 5)")
+    g.add_argument("--no-relabel", dest="relabel", action="store_false",
+                   help="rider: keep the episode's task in the prompt (no sub-task relabelling)")
+    g.add_argument("--rider-cot", action="store_true",
+                   help="rider: check the recipe's requirements against the inventory (one more LLM call) first")
 
 
 def _settings(a: argparse.Namespace) -> RunSettings:
@@ -116,6 +122,7 @@ def _settings(a: argparse.Namespace) -> RunSettings:
         recipe_hints=a.recipe_hints,
         random_drop=a.random_drop, memory=a.memory, percipient=a.percipient, ablate=_skills(a.ablate),
         trace_dir=a.trace_dir, biome=a.biome, render=getattr(a, "render", False),
+        revisions=a.revisions, relabel=a.relabel, rider_cot=a.rider_cot,
     ).validate()
 
 

@@ -107,6 +107,7 @@ def eval_command(
     progress: bool = True,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    collect: str | None = None,
 ) -> int:
     """The whole `deps eval` behaviour; returns the exit code.
 
@@ -137,6 +138,8 @@ def eval_command(
         kwargs = dict(workers=workers, resume=resume, backend=backend, episode_fn=episode_fn,
                       progress=progress, ray_address=ray_address,
                       suite=next((t.suite for t in all_tasks if t.suite), None) or str(suite))
+        if sw is not None and collect:
+            raise EvalError("--collect works with one eval, not with --sweep; run one eval per setting")
         if sw is not None:
             result = run_sweep(sw[0], sw[1], chosen, settings, episodes=episodes, out_dir=out, **kwargs)
             errors = [e for r in result["runs"].values() for e in (r.get("errors") or [])]
@@ -146,6 +149,12 @@ def eval_command(
                                  for v, sr in result["success_rate"].items())
                      + f"; report: {Path(out) / 'report.md'}")
         else:
+            if collect:   # the explored episodes as a fine-tuning dataset (evaluation/collect.py)
+                from evaluation.collect import Collector
+
+                kwargs["collect"] = Collector(collect, settings, resume=resume,
+                                              command="deps " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["eval"]
+                                              else f"deps eval --suite {suite} --collect {collect}")
             result = run_eval(chosen, settings, episodes=episodes, out_dir=out, **kwargs)
             errors, missing = result.get("errors") or [], result.get("missing") or 0
             human = _human_summary(result)
@@ -235,10 +244,14 @@ def register(sub: Any, cli: Any) -> None:
                         "llm=local,openai:gpt-4o-mini, selector=fixed,random,oracle, planner=...")
     e.add_argument("--ray-address", default=None, help="Ray cluster address for --backend ray (default: local)")
     e.add_argument("--json", action="store_true", help="print the summary as JSON on the last line")
+    e.add_argument("--collect", default=None, metavar="DIR",
+                   help="write the successful (sub-)task decisions of a --planner rider run as a fine-tuning "
+                        "dataset (train.jsonl + card.json, deps-sft/1) into DIR, as episodes end")
     cli._add_run_flags(e)
     e.set_defaults(fn=lambda a: eval_command(
         a.suite, a.out, cli._settings(a), episodes=a.episodes, tasks=a.tasks, workers=a.workers,
-        backend=a.backend, resume=a.resume, json_out=a.json, sweep=a.sweep, ray_address=a.ray_address))
+        backend=a.backend, resume=a.resume, json_out=a.json, sweep=a.sweep, ray_address=a.ray_address,
+        collect=a.collect))
 
     c = sub.add_parser("compare", help="one comparison table of several eval output folders")
     c.add_argument("dirs", nargs="+", help="eval output folders (each with summary.json)")

@@ -102,6 +102,7 @@ def _run_eval(
     ray_address: str | None = None,
     max_errors: int = 10,
     report: bool = True,
+    collect: Any = None,
 ) -> dict[str, Any]:
     """Run `episodes` episodes of every task; returns the summary (also in DIR/summary.json).
 
@@ -113,6 +114,8 @@ def _run_eval(
     An episode that raises is reported on stderr and not stored (a later --resume retries it);
     after more than `max_errors` of them the run stops early. The summary's `errors` lists
     them and `missing` counts the (task, episode) pairs without a stored result.
+    `collect` (evaluation/collect.py's Collector, for --collect) sees the stored episodes
+    (`begin(rows)`) and each newly stored one (`add(row)`).
     Raises EvalError (one line) for a bad request or out dir.
     """
     t_start = time.monotonic()
@@ -174,6 +177,8 @@ def _run_eval(
             for t in tasks for e in range(episodes) if (t.id, e) not in done
         ]
         before = stored_rows()
+        if collect is not None:   # --collect: evaluation/collect.py turns stored episodes into a dataset
+            collect.begin(before)
         repaired = repair_jsonl(jsonl)   # a truncated last line (a full disk, a crash): said, then rebuilt
         if repaired:
             print(f"deps eval: warning: {repaired}", file=sys.stderr)
@@ -196,6 +201,8 @@ def _run_eval(
                 except OSError as exc:   # a full disk: the store has it, the file is rebuilt at the end
                     bar.write(f"[eval] {JSONL_NAME} not appended ({one_line(exc)}); the result is stored")
                 bar.update(bool(res.get("success")))
+                if collect is not None:
+                    collect.add(row)
 
         def on_error(task: Task, ep: int, exc: BaseException) -> None:
             errors.append({"task_id": task.id, "episode": ep, "error": one_line(exc)})

@@ -1,0 +1,156 @@
+"""Exploration experience as a fine-tuning dataset: `deps eval ... --planner rider --collect DIR`.
+
+LLaMA-Rider (section 4.2) keeps what its exploration got right: every decision of a
+successful episode, and every decision that served a sub-task which was then completed
+(also in episodes that failed as a whole), as (prompt, skill) pairs. Each kept decision
+becomes one chat example in the `deps-sft/1` format (agent/sft_data.py):
+
+- the rider's own next-skill question (nodes/planners/rider/prompt.py, so the data is exactly
+  what the planner sends) with the episode's task, and the skill that ran as the reply
+  (`relabelled: false`; successful episodes only);
+- the same decision with the sub-task it served as the prompt's task (`relabelled: true`),
+  whether or not the explored run showed that label (`--no-relabel` runs get it too).
+
+A decision is kept only when its skill ran: the next decision was not a revision, or it was
+the last one of a successful episode. The prompt is the plain question, without the
+revision's feedback or the requirement check, as the fine-tuned model will be asked.
+
+The dataset is rebuilt from the eval's stored episodes whenever one adds examples, and
+written atomically (temp folder, rename), so it always matches the store: a killed run
+resumed with `--resume` goes on where it stopped, with nothing lost or counted twice.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from agent.sft_data import CARD_FILE, FORMAT, TRAIN_FILE, DatasetError, write_dataset
+from evaluation.identity import EvalError
+from nodes.planners.rider.prompt import as_chat, read_record, reply_text, step_messages
+from nodes.settings import RunSettings
+
+SOURCE = "exploration"
+
+
+def _base_model(llm: str) -> dict[str, str] | str:
+    """The GGUF the prompts go to (the base model, adapters included), or "any" for other back-ends."""
+    if not llm.startswith("local"):
+        return "any"
+    from agent.sft_data import base_model_id, default_base_model
+
+    path = llm.partition(":")[2]
+    if path.endswith(".gguf") and Path(path).is_file() and "lora" not in Path(path).name.lower():
+        return base_model_id(path)
+    return default_base_model()
+
+
+def served(record: dict) -> list[dict]:
+    """The sub-task stack a decision worked for: the one its skill opened, else the one it was shown."""
+    return record["next_stack"] if len(record["next_stack"]) > len(record["stack"]) else record["stack"]
+
+
+def _completed(records: list[dict], k: int, depth: int) -> bool:
+    """Was the sub-task at `depth` of decision k's stack done later in the episode (dropped)?"""
+    item = next(iter(served(records[k])[depth]))
+    for later in records[k + 1:]:
+        stack = later["stack"]
+        if len(stack) <= depth or item not in stack[depth]:
+            return True
+    return False
+
+
+def episode_examples(kb: Any, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The examples one stored episode gives (none from other planners' episodes)."""
+    records = [r for r in (read_record(p) for p in row.get("plans") or []) if r is not None]
+    if not records:
+        return []
+    success = bool(row.get("success"))
+    task = str(row.get("task_id") or row.get("task"))
+    root = records[0]["stack"][0]
+    out = []
+
+    def example(r: dict, shown: dict, relabelled: bool, k: int) -> dict[str, Any]:
+        msgs = step_messages(kb, shown, r["inventory"], r["history"])
+        chat = [*as_chat(msgs), {"role": "assistant", "content": reply_text(r["skill"])}]
+        return {"messages": chat, "task": task, "source": SOURCE, "format": "rider-step",
+                "relabelled": relabelled, "episode": row.get("episode"), "seed": row.get("seed"),
+                "step": k, "subtask": next(iter(shown)) if relabelled else None}
+
+    for k, r in enumerate(records):
+        ran = records[k + 1]["revision"] == 0 if k + 1 < len(records) else success
+        if not ran:
+            continue
+        if success:
+            out.append(example(r, root, False, k))
+        stack = served(r)
+        depth = len(stack) - 1
+        if depth >= 1 and (success or _completed(records, k, depth)):
+            out.append(example(r, stack[-1], True, k))
+    return out
+
+
+def _is_dataset(d: Path) -> bool:
+    try:
+        card = json.loads((d / CARD_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(card, dict) and card.get("format") == FORMAT
+
+
+class Collector:
+    """Turns each stored episode of an eval into examples and keeps DIR up to date."""
+
+    def __init__(self, out: str, settings: RunSettings, *, command: str = "", resume: bool = False):
+        d = Path(out)
+        if d.exists() and not d.is_dir():
+            raise EvalError(f"--collect {d} exists and is not a folder; choose another --collect DIR")
+        if d.is_dir() and any(d.iterdir()):
+            if not _is_dataset(d):
+                raise EvalError(f"--collect {d} holds other files; accepted: a new or empty folder "
+                                f"(or one holding this eval's {FORMAT} dataset, with --resume)")
+            if not resume:
+                raise EvalError(f"--collect {d} already holds a dataset; choose another folder, or pass "
+                                "--resume to rebuild it from this eval's stored episodes")
+        from worlds.knowledge import load_kb
+
+        self.out, self.command = d, command
+        self.kb = load_kb(settings.mc_version)
+        self.base_model = _base_model(settings.llm)
+        self.episodes = 0
+        self.successes = 0
+        self.examples: list[dict[str, Any]] = []
+
+    def begin(self, rows: Iterable[dict[str, Any]]) -> None:
+        """The episodes already stored (a resumed eval): their examples, written once."""
+        before = len(self.examples)
+        for row in rows:
+            self._take(row)
+        if len(self.examples) > before:
+            self.write()
+
+    def add(self, row: dict[str, Any]) -> None:
+        """One newly stored episode; the dataset is rewritten when it adds examples."""
+        if self._take(row):
+            self.write()
+
+    def _take(self, row: dict[str, Any]) -> int:
+        self.episodes += 1
+        self.successes += int(bool(row.get("success")))
+        new = episode_examples(self.kb, row)
+        self.examples += new
+        return len(new)
+
+    def write(self) -> dict[str, Any] | None:
+        if not self.examples:
+            return None
+        try:
+            return write_dataset(self.out, self.examples, base_model=self.base_model, command=self.command,
+                                 episodes=self.episodes,
+                                 counts={"successful_episodes": self.successes,
+                                         "subtask_examples": sum(1 for e in self.examples if e["relabelled"])})
+        except DatasetError as exc:
+            raise EvalError(str(exc)) from None
+
+
+__all__ = ["Collector", "episode_examples", "TRAIN_FILE", "CARD_FILE"]

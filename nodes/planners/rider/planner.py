@@ -1,0 +1,136 @@
+"""The LLaMA-Rider planner (Feng et al. 2023): an LLM as a next-skill policy that explores.
+
+Each round it asks for ONE skill from the task, the inventory, the last three skills that
+ran and the recipe book's line for the task's item, and returns a one-goal plan; the
+graph runs it and comes back (plan -> parse -> select -> execute -> ... -> plan).
+
+- Feedback-revision (its Algorithm 1): when the skill could not run, the world's own cause
+  (`needs 3 planks, has 2`, with the recipe book's line for what is missing) goes back to
+  the LLM with its reply, and it revises; after `revisions` failed revisions in a row the
+  exploration has failed and the episode ends (a `# no plan` plan).
+- Action retrieval (appendix D): the reply is mapped onto a skill by noun, then embedding.
+- Sub-task relabelling: while the skills work on an item the task still needs, that item
+  is the prompt's task (nodes/planners/rider/subtasks.py); `relabel=False` ablates it.
+- The requirement check (appendix B.3's chain of thought) as an option: one more call first.
+- With llama.cpp the reply is held to one line, `Next skill: VERB ITEM`, by a GBNF grammar.
+
+Its state lives in the plans (a `# rider {...}` line each), so a resumed run goes on.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from nodes.planners.base import PlanRequest, PlanResult
+from nodes.planners.rider.prompt import (
+    cot_messages,
+    read_record,
+    record_line,
+    revise_messages,
+    skill_grammar,
+    step_messages,
+)
+from nodes.planners.rider.retrieval import ActionRetriever, vocabulary
+from nodes.planners.rider.subtasks import Level, push, refresh
+from worlds.options import how_to_make
+from worlds.types import Goal
+
+HISTORY = 3        # skills the prompt recalls (the paper's h_t: the last three)
+
+
+def _add(total: dict[str, int], used: dict[str, int]) -> None:
+    for k, v in used.items():
+        total[k] = total.get(k, 0) + v
+
+
+def feedback_text(kb: Any, outcome: dict) -> str:
+    """The world's cause, with the recipe book's line for each missing item."""
+    text = (outcome.get("error") or "it failed").rstrip(".") + "."
+    missing = outcome.get("missing") or {}
+    names = [v if k == "tool" else k for k, v in missing.items() if k != "fuel"]
+    hints = [how_to_make(kb, n) for n in names if isinstance(n, str) and kb.canonical(n)]
+    return text + (" Recipe book: " + "; ".join(hints) + "." if hints else "")
+
+
+class RiderPlanner:
+    name = "rider"
+    replans = True
+    explainer = "game"        # the world's cause is the feedback; no LLM explanation
+    rounds_per_budget = 10    # one skill per round: --max-rounds 12 allows 120 skills
+
+    def __init__(self, llm: Any, *, revisions: int = 5, relabel: bool = True, cot: bool = False,
+                 temperature: float | None = 0.7, kb: Any = None):
+        self.llm, self.revisions, self.relabel, self.cot = llm, revisions, relabel, cot
+        self.temperature = temperature
+        self._retriever: ActionRetriever | None = None
+        self._kb = kb
+
+    def _runnable(self, req: PlanRequest, salt: int, *, names: frozenset[str] | None, max_tokens: int) -> Any:
+        """The model to ask: held to one skill line over `names` where it takes a grammar."""
+        if names and getattr(self.llm, "supports_grammar", False):
+            runnable = self.llm.grammar_mode(skill_grammar(names))
+        else:
+            runnable = self.llm.model
+        kwargs: dict[str, Any] = {"max_tokens": max_tokens}
+        if self.temperature is not None:   # explore: sample, reproducibly from the episode's seed
+            kwargs.update(temperature=self.temperature, seed=req.seed * 10_000 + salt)
+        return runnable.bind(**kwargs)
+
+    def _ask(self, runnable: Any, msgs: list[BaseMessage], total: dict[str, int]) -> str:
+        from nodes.ask import ask
+
+        text, used = ask(runnable, msgs)
+        _add(total, used)
+        return text
+
+    def plan(self, req: PlanRequest) -> PlanResult:
+        kb = req.kb or self._kb
+        if self._retriever is None or self._retriever.kb is not kb:
+            self._retriever = ActionRetriever(kb, vocabulary(kb, req.task.target))
+        ran = [o for o in req.outcomes if o.get("goal")]            # goals the world ran, oldest first
+        records = [r for r in (read_record(p) for p in req.plans) if r is not None]
+        last = records[-1] if records else None
+        failed = 0
+        for o in reversed(ran):
+            if o["ok"]:
+                break
+            failed += 1
+        if failed > self.revisions:
+            why = ran[-1].get("error") or "it failed"
+            return PlanResult(f"# no plan: the rider gave up after {self.revisions} revision(s); last: {why}")
+
+        root: Level = dict(req.task.target)
+        stack = refresh(kb, last["next_stack"] if last else [root], req.inventory)
+        shown = stack[-1] if self.relabel else root
+        history = [r["skill"] for r, o in zip(records, ran) if o["ok"]][-HISTORY:]
+        # (each record's goal ran exactly once, in order: records and ran line up)
+        total: dict[str, int] = {}
+        salt = len(records) * 10
+        analysis = ""
+        if self.cot:
+            analysis = self._ask(self._runnable(req, salt + 9, names=None, max_tokens=120),
+                                 cot_messages(kb, shown, req.inventory), total).strip()
+        msgs = step_messages(kb, shown, req.inventory, history, analysis)
+        feedback = None
+        if failed and last is not None:
+            feedback = feedback_text(kb, ran[-1])
+            msgs = revise_messages(msgs, last["reply"], last["skill"], feedback, req.inventory)
+        reply = self._ask(self._runnable(req, salt, names=self._retriever.names, max_tokens=24), msgs, total)
+        action, how = self._retriever.retrieve(reply)
+        if action is None:
+            return PlanResult(f"# no plan: the LLM named no skill (reply {reply.strip()[:80]!r})", total)
+        made = list(kb.mob_drops(action.item)) if action.action == "kill" and kb.is_mob(action.item) else [action.item]
+        next_stack = push(kb, stack, made, req.inventory)
+        record = {"skill": action.text, "action": action.action, "item": action.item, "reply": reply.strip(),
+                  "how": how, "stack": stack, "shown": shown, "inventory": dict(req.inventory),
+                  "history": history, "revision": failed, "feedback": feedback, "analysis": analysis or None,
+                  "next_stack": next_stack, "relabel": self.relabel}
+        goal = Goal(action.action, {action.item: 1})
+        text = f"{goal.code()}  # step 1: {action.text}\n{record_line(record)}"
+        return PlanResult(text, total)
+
+
+def make_rider(llm: Any, settings: Any) -> RiderPlanner:
+    return RiderPlanner(llm, revisions=getattr(settings, "revisions", 5), relabel=getattr(settings, "relabel", True),
+                        cot=getattr(settings, "rider_cot", False))

@@ -1,0 +1,65 @@
+"""Sub-task relabelling for the rider planner (LLaMA-Rider section 4.1).
+
+A task's sub-tasks are the items its recipe tree still needs (the knowledge base's
+requirements, computed from the current inventory by the recipe solver). When the planner's
+skill works on such an item, that item becomes the task the prompt shows, and stays so until
+it is no longer needed: a stack, the episode's task at the bottom.
+
+Each level is {item: count to hold}; the counts are recomputed from the inventory every
+round, and a level is dropped (it is done) as soon as the level below no longer needs it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from worlds.solver import Unreachable, solve
+
+Level = dict[str, int]
+
+
+def needed(kb: Any, target: Level, inventory: dict[str, int]) -> dict[str, int] | None:
+    """What is still to be made for `target` from `inventory`: {item: count} over the solver's
+    plan (a kill counts as the mob's drops; tools and tables included). None when unreachable."""
+    try:
+        goals = solve(kb, target, inventory)
+    except Unreachable:
+        return None
+    out: dict[str, int] = {}
+    for g in goals:
+        for name, n in g.obj.items():
+            made = kb.mob_drops(name) if g.action == "kill" and kb.is_mob(name) else {name: 1}
+            for item, per in made.items():
+                out[item] = out.get(item, 0) + n * per
+    return out
+
+
+def refresh(kb: Any, stack: list[Level], inventory: dict[str, int]) -> list[Level]:
+    """The stack with finished levels dropped and the counts of the rest brought up to date."""
+    out = [dict(stack[0])]
+    for level in stack[1:]:
+        item = next(iter(level))
+        need = needed(kb, out[-1], inventory)
+        if need is None:              # the solver cannot tell: keep the level as it was
+            out.append(dict(level))
+            continue
+        if need.get(item, 0) <= 0:
+            break                     # done: the level below needs no more of it
+        out.append({item: kb.count(inventory, item) + need[item]})
+    return out
+
+
+def push(kb: Any, stack: list[Level], items: list[str], inventory: dict[str, int]) -> list[Level]:
+    """The stack after the planner chose a skill that makes `items` (a kill: the mob's drops): a new
+    level for the first of them the current task needs (and is not already on the stack), else unchanged."""
+    same = [dict(level) for level in stack]
+    need = needed(kb, stack[-1], inventory) or {}
+    for item in items:
+        if any(item in level for level in stack):
+            return same
+        if need.get(item, 0) > 0:
+            return [*same, {item: kb.count(inventory, item) + need[item]}]
+    return same
+
+
+def label_text(level: Level) -> str:
+    return ", ".join(f"{n} {item}" for item, n in level.items())

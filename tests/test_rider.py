@@ -1,0 +1,170 @@
+"""The LLaMA-Rider planner (nodes/planners/rider/) and its exploration data (evaluation/collect.py),
+run through the real graph, world and eval harness with scripted LLM replies."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+from agent.runner import run_episode
+from agent.sft_data import load_dataset
+from evaluation.collect import Collector, episode_examples
+from evaluation.identity import EvalError
+from evaluation.runner import run_eval
+from nodes.parse import GoalParser
+from nodes.planners.base import PlanRequest
+from nodes.planners.rider import RiderPlanner
+from nodes.planners.rider.prompt import read_record
+from nodes.planners.rider.retrieval import ActionRetriever
+from nodes.settings import RunSettings
+from worlds.knowledge import load_kb
+from worlds.types import Task
+
+KB = load_kb("1.11.2")
+PICKAXE = Task("craft_wooden_pickaxe", "log", "craft wooden pickaxe", {"wooden_pickaxe": 1}, 3000, suite="rider-test")
+# a small model's exploration: a wrong first skill, a loose name, then the right ones
+GOOD = ["Next skill: craft wooden pickaxe", "Next skill: harvest wood", "Next skill: mine log", "Next skill: mine log",
+        "Next skill: craft wooden planks", "Next skill: craft planks", "Next skill: craft planks",
+        "Next skill: get sticks", "Next skill: craft crafting table", "Next skill: craft wooden pickaxe"]
+
+
+class _Recording(FakeListChatModel):
+    """LangChain's fake chat model, keeping every prompt it was sent."""
+
+    seen: list = []
+
+    def _call(self, messages, stop=None, run_manager=None, **kwargs):
+        self.seen.append(list(messages))
+        return super()._call(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+
+class RecordingLLM:
+    supports_json_schema = False
+    name = "fake"
+
+    def __init__(self, replies: list[str]):
+        self.model = _Recording(responses=replies, seen=[])
+
+    @property
+    def prompts(self) -> list[list]:
+        return self.model.seen
+
+
+def _user_texts(llm: RecordingLLM) -> list[str]:
+    return [next(m.content for m in reversed(msgs) if m.type == "human") for msgs in llm.prompts]
+
+
+def test_the_planner_proposes_one_skill_the_parser_reads_exactly():
+    llm = RecordingLLM(["Next skill: harvest wood"])
+    req = PlanRequest(task=PICKAXE, inventory={}, plans=[], descriptions=[], explanations=[], kb=KB)
+    result = RiderPlanner(llm).plan(req)
+    goals, notes = GoalParser(KB).parse(result.text)
+    assert [g.code() for g in goals] == ["mine({'log':1}, null)"] and not notes
+    record = read_record(result.text)
+    assert record["reply"] == "Next skill: harvest wood" and record["skill"] == "mine log"
+    assert result.usage["calls"] == 1
+    question = llm.prompts[0][-1].content
+    assert "Task: obtain 1 wooden_pickaxe" in question and "3 planks + 2 stick on a crafting_table" in question
+
+
+def test_feedback_revision_sends_the_worlds_cause_back_and_gives_up_after_T():
+    llm = RecordingLLM(["Next skill: craft wooden pickaxe"])
+    result = run_episode(PICKAXE, RunSettings(planner="rider", revisions=2), llm=llm, kb=KB)
+    assert not result["success"] and result["llm_calls"] == 3           # the skill, then 2 revisions
+    assert "gave up after 2 revision(s)" in result["failure_reason"]
+    revision = llm.prompts[1]
+    assert revision[-2].type == "ai" and revision[-2].content == "Next skill: craft wooden pickaxe"
+    assert "needs 3 planks, has 0" in revision[-1].content                # the world's own cause
+    assert "craft 4 planks from 1 log" in revision[-1].content           # and the recipe for what is missing
+    none = run_episode(PICKAXE, RunSettings(planner="rider", revisions=0), llm=RecordingLLM(["Next skill: craft wooden pickaxe"]), kb=KB)
+    assert none["llm_calls"] == 1 and "gave up after 0" in none["failure_reason"]
+
+
+def test_a_revised_exploration_succeeds_and_relabelling_changes_the_prompts_task():
+    on = RecordingLLM(GOOD)
+    result = run_episode(PICKAXE, RunSettings(planner="rider"), llm=on, kb=KB)
+    assert result["success"] and result["llm_calls"] == 10
+    tasks = [t.splitlines()[0] for t in _user_texts(on) if t.startswith("Task:")]
+    assert "Task: obtain 3 log" in tasks and "Task: obtain 12 planks" in tasks
+    off = RecordingLLM(GOOD)
+    assert run_episode(PICKAXE, RunSettings(planner="rider", relabel=False), llm=off, kb=KB)["success"]
+    assert {t.splitlines()[0] for t in _user_texts(off) if t.startswith("Task:")} == {"Task: obtain 1 wooden_pickaxe"}
+
+
+def test_action_retrieval_maps_free_text_to_a_skill(monkeypatch):
+    r = ActionRetriever(KB)
+    cases = {"Next skill: craft wooden planks": "craft planks", "harvest wool": "kill sheep",
+             "get iron ingot": "smelt iron_ingot", "place crafting table nearby": "craft crafting_table",
+             "harvest beef": "kill cow", "chop wood": "mine log", "get sticks": "craft stick"}
+    for text, want in cases.items():
+        action, _ = r.retrieve(text)
+        assert f"{action.action} {action.item}" == want, text
+
+    import torch
+
+    import skills.embeddings as emb  # the embedding step, with a deterministic bag-of-words stand-in
+
+    def bag(texts):
+        vocab = ["mine", "craft", "ladder", "stone", "slab", "stick", "brick", "fence", "door"]
+        v = torch.tensor([[float(w in t.split()) for w in vocab] for t in texts]) + 1e-3
+        return v / v.norm(dim=1, keepdim=True)
+
+    monkeypatch.setattr(emb, "embed", bag)
+    action, how = r.retrieve("craft a stone ladder thing")   # no item is named so: nouns, then the embedding
+    assert how.endswith("embedding") and action.action == "craft"
+
+
+def _eval(tmp_path, collect, llm, episodes=2, resume=False):
+    return run_eval([PICKAXE], RunSettings(planner="rider"), episodes=episodes, out_dir=tmp_path / "run", llm=llm,
+                    progress=False, report=False, resume=resume, collect=collect)
+
+
+def test_collect_writes_valid_examples_and_a_card_and_resumes(tmp_path):
+    out = tmp_path / "data"
+    collector = Collector(str(out), RunSettings(planner="rider", llm="openai:x"), command="deps eval test")
+    summary = _eval(tmp_path, collector, RecordingLLM(GOOD))
+    assert summary["success_rate"] == 1.0
+    data = load_dataset(out)                       # the training side's own loader and validator
+    ex = data.examples
+    assert data.card["episodes"] == 2 and data.card["examples"] == len(ex) and data.card["base_model"] == "any"
+    assert {e["source"] for e in ex} == {"exploration"} and {e["format"] for e in ex} == {"rider-step"}
+    plain = [e for e in ex if not e["relabelled"]]
+    assert len(plain) == 2 * 9                     # the 9 skills that ran, per episode (not the failed one)
+    assert plain[0]["messages"][-1] == {"role": "assistant", "content": "Next skill: mine log"}
+    assert "Task: obtain 1 wooden_pickaxe" in plain[0]["messages"][-2]["content"]
+    sub = [e for e in ex if e["relabelled"]]
+    assert sub and all("Task: obtain 1 wooden_pickaxe" not in e["messages"][-2]["content"] for e in sub)
+    assert data.card["counts"]["relabelled"] == len(sub)
+    again = Collector(str(out), RunSettings(planner="rider", llm="openai:x"), resume=True)
+    _eval(tmp_path, again, RecordingLLM(GOOD), episodes=3, resume=True)   # one more episode
+    assert load_dataset(out).card["episodes"] == 3 and len(load_dataset(out).examples) == len(ex) * 3 // 2
+
+
+def test_a_failed_episode_keeps_only_completed_subtasks():
+    llm = RecordingLLM(["Next skill: mine log", "Next skill: mine log", "Next skill: mine log",
+                        "Next skill: craft wooden pickaxe"])
+    row = run_episode(PICKAXE, RunSettings(planner="rider", revisions=0), llm=llm, kb=KB)
+    assert not row["success"]
+    ex = episode_examples(KB, {**row, "task_id": PICKAXE.id})
+    assert len(ex) == 3 and all(e["relabelled"] and e["subtask"] == "log" for e in ex)
+
+
+def test_collect_refuses_a_folder_it_does_not_own(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(EvalError, match="holds other files"):
+        Collector(str(tmp_path), RunSettings(planner="rider", llm="openai:x"))
+    data = tmp_path / "d"
+    data.mkdir()
+    (data / "card.json").write_text(json.dumps({"format": "deps-sft/1"}))
+    with pytest.raises(EvalError, match="already holds a dataset"):
+        Collector(str(data), RunSettings(planner="rider", llm="openai:x"))
+
+
+def test_the_cli_takes_the_rider_flags():
+    from agent.cli import _settings, build_parser
+
+    a = build_parser().parse_args(["eval", "--suite", "plan4mc", "--out", "x", "--planner", "rider", "--revisions", "3",
+                                   "--no-relabel", "--rider-cot", "--collect", "d"])
+    s = _settings(a)
+    assert (s.planner, s.revisions, s.relabel, s.rider_cot, a.collect) == ("rider", 3, False, True, "d")

@@ -293,16 +293,24 @@ def test_a_short_write_leaves_no_half_line_and_resume_repairs_one(tmp_path, monk
     # an eval whose disk fills mid-run: every result still stored, the file whole at the end
     out = tmp_path / "out"
     tasks = [Task(f"T{i}", "G", "x", {"planks": 1}, 10) for i in range(3)]
-    calls = {"n": 0}
+    short, next_size = [], []
 
-    def flaky_write(fd, data):
-        calls["n"] += 1
-        return real_write(fd, bytes(data)[:7]) if calls["n"] == 2 else real_write(fd, data)
+    def flaky_write(fd, data):   # the second appended line comes back short, once
+        data = bytes(data)
+        if data.startswith(b'{"task": "T1"') and not short:
+            short.append(os.fstat(fd).st_size)
+            return real_write(fd, data[:7])
+        if data.startswith(b'{"task": "T2"'):
+            next_size.append(os.fstat(fd).st_size)   # the half line was cut back before anything else
+        return real_write(fd, data)
 
+    err = io.StringIO()
     monkeypatch.setattr(safe_files.os, "write", flaky_write)
+    monkeypatch.setattr(sys, "stderr", err)
     s = run_eval(tasks, RunSettings(), episodes=1, out_dir=out, progress=False, episode_fn=fast, report=False)
     monkeypatch.undo()
-    assert s["n"] == 3 and len(jsonl(out)) == 3
+    assert short and next_size == short and "episodes.jsonl not appended" in err.getvalue() and "short write" in err.getvalue()
+    assert s["n"] == 3 and [r["task_id"] for r in jsonl(out)] == ["T0", "T1", "T2"]
 
     # a truncated last line (an older writer, a crash) is dropped with a warning on resume
     with open(out / "episodes.jsonl", "ab") as f:

@@ -11,6 +11,7 @@ from nodes.settings import RunSettings
 from skills.controller import ScriptedController
 from tests.fakes import FakeLLM
 from worlds.knowledge import load_kb
+from worlds.solver import solve
 from worlds.textworld import TextWorld
 from worlds.types import Goal, Task
 
@@ -57,6 +58,62 @@ def test_mining_without_the_tool_still_fails_with_the_worlds_cause():
     world = _world("1.16.5", {})
     out = ScriptedController(world.kb).run(Goal("mine", {"stone": 3}, {}, None), world)
     assert not out["ok"] and "wooden_pickaxe" in out["error"]
+
+
+# ---------------------------------------------------------------- 17: apples, eggs, names, the peony
+@pytest.mark.parametrize("version", VERSIONS)
+def test_apples_fall_from_leaves_broken_by_hand_in_every_version(version):
+    kb = load_kb(version)
+    assert any(s.tools is None for s in kb.mine_sources("apple"))
+    world = _world(version, {})
+    out = ScriptedController(kb).run(Goal("mine", {"apple": 2}, {}, None), world)
+    assert out["ok"] and world.inventory.get("apple") == 2
+
+
+@pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
+def test_leaves_broken_by_hand_drop_saplings_and_sticks_not_themselves(version):
+    drops = load_kb(version).block_drops("oak_leaves")
+    assert drops == {"oak_sapling": 1, "stick": 1, "apple": 1}
+    assert load_kb(version).block_drops("birch_leaves") == {"birch_sapling": 1, "stick": 1}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("item", ["golden_apple", "cake", "pumpkin_pie", "wheat_seeds"])
+def test_foods_that_needed_an_apple_an_egg_or_seeds_have_a_plan(version, item):
+    goals = solve(load_kb(version), {item: 1})
+    assert goals and any(item in g.obj for g in goals)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_chickens_lay_eggs_picked_up_with_nothing_held(version):
+    kb = load_kb(version)
+    (way,) = kb.interactions("egg")
+    assert (way.source, way.on, way.uses) == ("chicken", "mob", None)
+    world = _world(version, {"bucket": 1})
+    out = ScriptedController(kb).run(Goal("mine", {"egg": 2}, {}, None), world)
+    assert out["ok"] and world.inventory == {"bucket": 1, "egg": 2}   # nothing consumed
+    assert kb.mob_drops("chicken").get("egg") is None                  # killing one gives none
+
+
+@pytest.mark.parametrize("version, name, meant", [
+    ("1.19.2", "grass_path", "dirt_path"), ("1.16.5", "dirt_path", "grass_path"),
+    ("1.11.2", "dirt_path", "grass_path"), ("1.16.5", "red_flower", "poppy"),
+    ("1.19.2", "yellow_flower", "dandelion"), ("1.11.2", "poppy", "red_flower"),
+    ("1.11.2", "snow_block", "snow"),
+])
+def test_renamed_items_translate_between_versions(version, name, meant):
+    assert load_kb(version).canonical(name) == meant
+    world = _world(version, {name: 2})                 # an inventory naming it is accepted
+    assert world.inventory == {meant: 2}
+
+
+@pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
+def test_a_peony_is_picked_by_hand(version):
+    kb = load_kb(version)
+    assert kb.harvest_tools("peony") is None
+    world = _world(version, {})
+    out = ScriptedController(kb).run(Goal("mine", {"peony": 1}, {}, None), world)
+    assert out["ok"] and world.inventory == {"peony": 1}
 
 
 # ---------------------------------------------------------------- 18: no plan is possible

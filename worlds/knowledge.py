@@ -36,16 +36,19 @@ __all__ = ["KnowledgeBase", "load_kb", "VERSIONS", "Recipe", "SmeltRecipe", "Min
 @dataclass(frozen=True)
 class Interaction:
     """Using a held item on a mob or a block gives an item (data/interactions.yaml): the
-    held item is consumed (a bucket becomes a milk bucket), the mob or block stays."""
+    held item is consumed (a bucket becomes a milk bucket), the mob or block stays.  With
+    no held item (`uses` None) the item is picked up where the mob left it (a chicken's egg)."""
     item: str     # what one use gives
     count: int
     source: str   # the mob or block it is used on
     on: str       # "mob" | "block"
-    uses: str     # the held item, consumed, one per use
+    uses: str | None  # the held item, consumed, one per use; None: nothing is held
     skill: str    # the agent skill that does it: "mine"
 
     def describe(self, units: int = 1) -> str:
         """'mine 1 milk_bucket with a bucket (use it on a cow; the bucket is used up)'."""
+        if self.uses is None:
+            return f"{self.skill} {units * self.count} {self.item} (pick up what {self.where()} leaves)"
         held = a(self.uses) if units == 1 else f"{units} {self.uses}"
         each = "it" if units == 1 else "each"
         return (f"{self.skill} {units * self.count} {self.item} with {held} "
@@ -172,7 +175,9 @@ class KnowledgeBase:
 
     def _load_mining(self) -> None:
         natural = _data("natural_blocks.yaml")["blocks"]
-        self._blocks = mcdata.load_blocks(self.version, self._items)
+        fixes = _data("block_patches.yaml")
+        self._blocks = mcdata.load_blocks(self.version, self._items, fixes.get("shears_only") or {},
+                                          (fixes.get("tools") or {}).get(self.version) or {})
         self._mine: dict[str, list[MineSource]] = {}
         for block, info in self._blocks.items():
             if not info["diggable"] or not any(fnmatch(block, p) for p in natural):
@@ -233,9 +238,10 @@ class KnowledgeBase:
             on = "mob" if "mob" in e else "block"
             source = str(e[on])
             present = source in self.mobs() if on == "mob" else source in self._blocks
-            if present and e["item"] in self._items and e["uses"] in self._items:
+            uses = e.get("uses")
+            if present and e["item"] in self._items and (uses is None or uses in self._items):
                 self._interactions.setdefault(e["item"], []).append(
-                    Interaction(e["item"], int(e.get("count", 1)), source, on, e["uses"], skill))
+                    Interaction(e["item"], int(e.get("count", 1)), source, on, uses, skill))
 
     # ------------------------------------------------------------------ names
     def canonical(self, name: str) -> str | None:

@@ -26,6 +26,7 @@ import json
 import os
 from collections import Counter
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from functools import lru_cache
 
 import minecraft_data
@@ -147,7 +148,20 @@ def _tool_names(tools: dict | None, names: dict[int, str]) -> list[str] | None:
     return sorted(n for n in (names.get(int(i)) for i in tools) if n)
 
 
-def load_blocks(version: str, items: dict[str, dict]) -> dict[str, dict]:
+def _shears_only(block: str, rules: dict[str, list[str]]) -> list[str] | None:
+    """The items `block` drops only to shears or silk touch, per the first matching rule."""
+    for pattern, only in rules.items():
+        if fnmatch(block, pattern):
+            return [o.replace("{block}", block) for o in only]
+    return None
+
+
+def load_blocks(version: str, items: dict[str, dict], shears_only: dict[str, list[str]] | None = None,
+                tools: dict[str, list[str] | None] | None = None) -> dict[str, dict]:
+    """Blocks with their drops (without silk touch) and harvest tools.  `shears_only`
+    (block pattern -> items dropped only to shears or silk touch) reads the loot tables that
+    flag nothing (leaves, grass, crops: minecraft-data lists every alternative unflagged);
+    `tools` replaces a block's harvest tools (None: any tool or the hand)."""
     names = _id_names(version, items)
     loot_folder = _entry(version, "blockLoot")
     loot = {}
@@ -157,9 +171,14 @@ def load_blocks(version: str, items: dict[str, dict]) -> dict[str, dict]:
     for b in _load(_entry(version, "blocks"), "blocks"):
         drops: dict[str, int] = {}
         no_silk = [d for d in loot.get(b["name"], []) if d.get("noSilkTouch")]
+        only = _shears_only(b["name"], shears_only or {}) if loot.get(b["name"]) else None
         if no_silk:  # the loot table's non-silk-touch drops are right where blocks.json is not
             for d in no_silk:
                 drops[d["item"]] = max(1, int((d.get("stackSizeRange") or [1])[0] or 1))
+        elif only is not None:  # blocks.json has the silk-touch drop (oak_leaves) or none: the loot's others
+            for d in loot[b["name"]]:
+                if not d.get("silkTouch") and d["item"] not in only:
+                    drops[d["item"]] = max(drops.get(d["item"], 0), max(1, int((d.get("stackSizeRange") or [1])[0] or 1)))
         else:
             for d in b.get("drops", []):
                 if isinstance(d, dict) and "drop" in d:  # 1.11 form {drop: id|{id,metadata}, minCount, maxCount}
@@ -169,8 +188,10 @@ def load_blocks(version: str, items: dict[str, dict]) -> dict[str, dict]:
                     name, n = _ref(d, names), 1
                 if name and name != "air":
                     drops[name] = max(drops.get(name, 0), n)
-        blocks[b["name"]] = {"drops": drops, "tools": _tool_names(b.get("harvestTools"), names),
-                             "diggable": b.get("diggable", True)}
+        harvest = _tool_names(b.get("harvestTools"), names)
+        if tools and b["name"] in tools:
+            harvest = list(tools[b["name"]]) if tools[b["name"]] else None
+        blocks[b["name"]] = {"drops": drops, "tools": harvest, "diggable": b.get("diggable", True)}
     return blocks
 
 

@@ -60,7 +60,8 @@ def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> 
         out.append(Option("mine", name, s.count, r.cost, {}, s.min_tool, s, success_rate=r.success_rate))
     for it in kb.interactions(name):  # the held item is consumed: an input, not a tool
         r = use_rate(costs, it)
-        out.append(Option(it.skill, name, it.count, r.cost, {it.uses: 1}, None, it, success_rate=r.success_rate))
+        used = {it.uses: 1} if it.uses else {}
+        out.append(Option(it.skill, name, it.count, r.cost, used, None, it, success_rate=r.success_rate))
     vs = set(kb.variants(name))
     for mob in kb.mob_sources(name):
         n = sum(c for i, c in kb.mob_drops(mob).items() if i in vs)
@@ -255,6 +256,8 @@ def how_to_obtain(kb: "KnowledgeBase", item: str) -> str:
     if o is None:
         return "nothing in this world gives it"
     if is_use(o):
+        if o.source.uses is None:
+            return f"picking it up where {o.source.where()} leaves it (mine {o.name})"
         return f"using {a(o.source.uses)} on {o.source.where()} (mine {o.name})"
     if o.kind == "mine":
         return f"mining {o.source.block}{o.source.tool_phrase()}"

@@ -196,10 +196,12 @@ class _Planner:
         """Use a held container on a mob or a block `units` times (a bucket on a cow): the
         containers are made first, each is consumed and the filled item given."""
         it = o.source
-        self.release(self.gather({it.uses: units}, None))
-        self._take(it.uses, units)
+        used = {it.uses: units} if it.uses else {}   # nothing held: an egg picked up where a chicken laid it
+        self.release(self.gather(used, None))
+        for held, k in used.items():
+            self._take(held, k)
         self._add(it.item, it.count * units)
-        self.goals.append(Goal(it.skill, {name: units * it.count}, {it.uses: units}, it.uses, it.describe(units)))
+        self.goals.append(Goal(it.skill, {name: units * it.count}, used, it.uses, it.describe(units)))
 
     def gather(self, needs: dict[str, int], tool: str | None) -> list[tuple[str, int]]:
         held = self.need_tool((tool,)) if tool else []

@@ -242,7 +242,7 @@ class TextWorld:
         held item is consumed, the filled one given.  Without it nothing is tried."""
         kb = self.kb
         ways = sorted(kb.interactions(item), key=lambda i: use_rate(self.costs, i).cost)  # stable: data order
-        usable = [i for i in ways if kb.count(self._inv, i.uses) >= 1]
+        usable = [i for i in ways if i.uses is None or kb.count(self._inv, i.uses) >= 1]
         if not usable:
             i = ways[0]
             return _fail(f"needs {a(i.uses)} to get {item} from {i.where()}", {i.uses: 1})
@@ -250,7 +250,8 @@ class TextWorld:
         rate = use_rate(self.costs, i)
         out = self._roll(Outcome(True, None, rate.cost, {i.item: i.count}), rate.success_rate, "mine")
         if out.ok:
-            self._take(i.uses, 1)
+            if i.uses is not None:
+                self._take(i.uses, 1)
             self._add(out.gained)
         return out
 

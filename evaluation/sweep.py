@@ -3,6 +3,7 @@ Table 4; `llm=...`, Table 19; `selector=...`), each in DIR/<param>=<value>/, the
 table and plot."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from evaluation.identity import SUMMARY_JSON, EvalError, write_json_atomic
-from evaluation.out_guard import refuse_links
+from evaluation.out_guard import OutDirLock, refuse_links
 from evaluation.runner import run_eval
 from evaluation.store import JSONL_NAME, write_jsonl
 from nodes.settings import RunSettings, SettingsError, redact_llm
@@ -67,12 +68,21 @@ def sweep_dir_name(param: str, value: Any) -> str:
     return f"{param.replace('_', '-')}={safe}"
 
 
-def run_sweep(
+def run_sweep(param: str, values: Iterable[Any], tasks: Sequence[Task], settings: RunSettings,
+              **options: Any) -> dict[str, Any]:
+    """A sweep (what it does: `_run_sweep`) holding OUT/.lock for its combined files, as each of
+    its runs holds its own sub-folder's (evaluation/out_guard.py)."""
+    with contextlib.ExitStack() as guards:
+        return _run_sweep(param, values, tasks, settings, guards=guards, **options)
+
+
+def _run_sweep(
     param: str,
     values: Iterable[Any],
     tasks: Sequence[Task],
     settings: RunSettings,
     *,
+    guards: contextlib.ExitStack,
     episodes: int,
     out_dir: str | os.PathLike[str],
     **eval_kwargs: Any,
@@ -99,6 +109,7 @@ def run_sweep(
         variants.append(s)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    guards.enter_context(OutDirLock(out))   # one sweep per out dir at a time
     refuse_links(out)   # the combined report, plot and files: never written through a planted link
     runs: list[dict[str, Any]] = []
     for v, label, s in zip(vals, labels, variants):

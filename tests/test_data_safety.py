@@ -211,6 +211,10 @@ def test_a_second_eval_on_the_same_out_is_refused_and_a_killed_one_frees_it(tmp_
     with OutDirLock(held):   # a held lock refuses, in this process too
         code, err = eval_cli("x", held, loader=lambda s: tasks, episode_fn=fast, settings=RunSettings())
     assert code == 2 and "another deps eval" in err and len(err.strip().splitlines()) == 1
+    with OutDirLock(held):   # a sweep's folder too (each of its runs also locks its own sub-folder)
+        code, err = eval_cli("x", held, loader=lambda s: tasks, episode_fn=fast, settings=RunSettings(),
+                             sweep="max-rounds=0,1")
+    assert code == 2 and "another deps eval" in err and not any(held.glob("max-rounds=*"))
 
     script = tmp_path / "slow.py"
     script.write_text(SLOW_EVAL)

@@ -4,13 +4,15 @@ and a planner that knows no plan exists."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from agent.runner import run_episode
 from nodes.planners.base import PlanResult
 from nodes.settings import RunSettings
 from skills.controller import ScriptedController
 from tests.fakes import FakeLLM
-from worlds.knowledge import load_kb
+from worlds.cooking import bedrock_source, load_cooking
+from worlds.knowledge import DATA, load_kb
 from worlds.solver import solve
 from worlds.textworld import TextWorld
 from worlds.types import Goal, Task
@@ -58,6 +60,58 @@ def test_mining_without_the_tool_still_fails_with_the_worlds_cause():
     world = _world("1.16.5", {})
     out = ScriptedController(world.kb).run(Goal("mine", {"stone": 3}, {}, None), world)
     assert not out["ok"] and "wooden_pickaxe" in out["error"]
+
+
+# ---------------------------------------------------------------- 16: cooking recipes from a data set
+COLOURS = ("white", "orange", "magenta", "light_blue", "yellow", "lime", "pink", "gray", "light_gray", "cyan",
+           "purple", "blue", "brown", "green", "red", "black")
+
+
+def _cooking(version: str) -> dict[tuple[str, str], tuple[str, ...]]:
+    kb = load_kb(version)
+    return {(c.input, c.output): c.kinds for c in load_cooking(version, kb._items, kb._groups)}
+
+
+@pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
+def test_the_data_set_has_the_cooking_families_the_hand_table_missed(version):
+    got = _cooking(version)
+    for pair in [("iron_ore", "iron_ingot"), ("sand", "glass"), ("cobblestone", "stone"), ("log", "charcoal"),
+                 ("clay", "terracotta"), ("netherrack", "nether_brick"), ("nether_bricks", "cracked_nether_bricks"),
+                 ("sea_pickle", "lime_dye"), ("kelp", "dried_kelp"), ("stone", "smooth_stone"),
+                 ("cactus", "green_dye"), ("nether_quartz_ore", "quartz"), ("iron_pickaxe", "iron_nugget")]:
+        assert pair in got, pair
+    for c in COLOURS:
+        assert (f"{c}_terracotta", f"{c}_glazed_terracotta") in got
+    assert set(got[("beef", "cooked_beef")]) == {"smelting", "smoking", "campfire"}
+    assert set(got[("iron_ore", "iron_ingot")]) == {"smelting", "blasting"}
+    assert all("smelting" in kinds for kinds in got.values())   # a furnace cooks all of them
+    assert not [p for p in got if p[0] == p[1]]
+
+
+def test_each_version_reads_the_table_of_its_time():
+    assert bedrock_source("1.19.2") == "1.19.1" and bedrock_source("1.16.5") == "1.17.10"
+    older = _cooking("1.16.5")
+    assert ("raw_iron", "iron_ingot") not in older and ("basalt", "smooth_basalt") not in older
+    assert ("raw_iron", "iron_ingot") in _cooking("1.19.2")
+    assert load_cooking("1.11.2", {}, {}) == []        # 1.11.2 has no data-pack recipes
+    assert [s.output for s in load_kb("1.11.2").smelting("hardened_clay")] == ["hardened_clay"]
+
+
+@pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
+def test_the_hand_table_holds_only_what_the_data_set_lacks(version):
+    with open(DATA / "smelting.yaml") as f:
+        gaps = yaml.safe_load(f)["modern_gaps"]
+    got = _cooking(version)
+    assert gaps and all((g["input"], g["output"]) not in got and g.get("source") for g in gaps)
+    kb = load_kb(version)
+    for g in gaps:
+        assert g["input"] in [s.input for s in kb.smelting(g["output"])]
+
+
+def test_glazed_terracotta_is_smelted_in_the_text_world():
+    world = _world("1.19.2", {"furnace": 1, "red_terracotta": 2, "coal": 1})
+    out = ScriptedController(world.kb).run(Goal("smelt", {"red_glazed_terracotta": 2}, {}, "furnace"), world)
+    assert out["ok"] and world.inventory.get("red_glazed_terracotta") == 2
 
 
 # ---------------------------------------------------------------- 17: apples, eggs, names, the peony

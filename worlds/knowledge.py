@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from worlds import mcdata
+from worlds.cooking import load_cooking
 from worlds.recipes import MineSource, Recipe, SmeltRecipe, a, as_generic, generalize
 
 VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
@@ -210,15 +211,20 @@ class KnowledgeBase:
                 self._mobs[mob] = drops
 
     def _load_smelting(self) -> None:
+        """Furnace recipes: 1.13+ from the data set (worlds/cooking.py) plus the few it lost,
+        1.11.2 from the hand table (smelting.yaml says why); fuels from the hand table."""
         d = _data("smelting.yaml")
         here = mcdata.version_key(self.version)
         self._smelt: list[SmeltRecipe] = []
-        for e in d["recipes"]:
-            if e.get("era") not in (None, self.era):
-                continue
+        seen: set[tuple[str, str]] = set()
+        if self.era == "modern":
+            for c in load_cooking(self.version, self._items, self._groups):
+                self._smelt.append(SmeltRecipe(c.input, c.output, c.count, c.kinds))
+                seen.add((c.input, c.output))
+        for e in d["legacy" if self.era == "legacy" else "modern_gaps"]:
             if "since" in e and here < mcdata.version_key(str(e["since"])):
                 continue
-            if self._known(e["input"]) and e["output"] in self._items:
+            if self._known(e["input"]) and e["output"] in self._items and (e["input"], e["output"]) not in seen:
                 self._smelt.append(SmeltRecipe(e["input"], e["output"], int(e.get("count", 1))))
         self._fuels = {k: float(v) for k, v in d["fuels"].items() if self._known(k)}
 

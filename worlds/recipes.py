@@ -39,6 +39,7 @@ class SmeltRecipe:
     input: str
     output: str
     count: int = 1
+    kinds: tuple[str, ...] = field(default=("smelting",), compare=False)  # also blasting, smoking, campfire
 
     def describe(self, n: int = 1) -> str:
         return f"smelt {n} {self.input} into {n * self.count} {self.output} in a furnace"

@@ -321,6 +321,10 @@ class KnowledgeBase:
         vs = set(self.variants(item)) | {self._name(item)}
         return [s for s in self._smelt if s.output in vs]
 
+    def smelt_recipes(self) -> list[SmeltRecipe]:
+        """Every furnace recipe of this version."""
+        return list(self._smelt)
+
     def fuels(self) -> dict[str, float]:
         return dict(self._fuels)
 

@@ -22,20 +22,34 @@ resumed with `--resume` goes on where it stopped, with nothing lost or counted t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
 from agent.sft_data import CARD_FILE, FORMAT, TRAIN_FILE, DatasetError, write_dataset
 from evaluation.identity import EvalError
 from nodes.planners.rider.prompt import as_chat, read_record, reply_text, step_messages
-from nodes.settings import RunSettings
+from nodes.settings import RunSettings, redact_llm
 
 SOURCE = "exploration"
 
 
-def _base_model(llm: str) -> dict[str, str] | str:
+def source_of(settings: RunSettings) -> str:
+    """exploration: the embedded model explored (the paper's way); teacher:oracle: the rider's
+    oracle teacher answered (nodes/planners/rider/teacher.py); teacher:<llm>: another LLM did."""
+    from nodes.planners.rider.teacher import NAME
+
+    if settings.planner == NAME:
+        return "teacher:oracle"
+    if settings.llm.startswith("local"):
+        return SOURCE
+    return "teacher:" + re.sub(r"[^A-Za-z0-9_.:/\-]", "-", redact_llm(settings.llm))
+
+
+def _base_model(settings: RunSettings) -> dict[str, str] | str:
     """The GGUF the prompts go to (the base model, adapters included), or "any" for other back-ends."""
-    if not llm.startswith("local"):
+    llm = settings.llm
+    if not llm.startswith("local") or source_of(settings) != SOURCE:
         return "any"
     from agent.sft_data import base_model_id, default_base_model
 
@@ -60,7 +74,7 @@ def _completed(records: list[dict], k: int, depth: int) -> bool:
     return False
 
 
-def episode_examples(kb: Any, row: dict[str, Any]) -> list[dict[str, Any]]:
+def episode_examples(kb: Any, row: dict[str, Any], source: str = SOURCE) -> list[dict[str, Any]]:
     """The examples one stored episode gives (none from other planners' episodes)."""
     records = [r for r in (read_record(p) for p in row.get("plans") or []) if r is not None]
     if not records:
@@ -73,7 +87,7 @@ def episode_examples(kb: Any, row: dict[str, Any]) -> list[dict[str, Any]]:
     def example(r: dict, shown: dict, relabelled: bool, k: int) -> dict[str, Any]:
         msgs = step_messages(kb, shown, r["inventory"], r["history"])
         chat = [*as_chat(msgs), {"role": "assistant", "content": reply_text(r["skill"])}]
-        return {"messages": chat, "task": task, "source": SOURCE, "format": "rider-step",
+        return {"messages": chat, "task": task, "source": source, "format": "rider-step",
                 "relabelled": relabelled, "episode": row.get("episode"), "seed": row.get("seed"),
                 "step": k, "subtask": next(iter(shown)) if relabelled else None}
 
@@ -116,7 +130,8 @@ class Collector:
 
         self.out, self.command = d, command
         self.kb = load_kb(settings.mc_version)
-        self.base_model = _base_model(settings.llm)
+        self.base_model = _base_model(settings)
+        self.source = source_of(settings)
         self.episodes = 0
         self.successes = 0
         self.examples: list[dict[str, Any]] = []
@@ -137,7 +152,7 @@ class Collector:
     def _take(self, row: dict[str, Any]) -> int:
         self.episodes += 1
         self.successes += int(bool(row.get("success")))
-        new = episode_examples(self.kb, row)
+        new = episode_examples(self.kb, row, self.source)
         self.examples += new
         return len(new)
 

@@ -9,7 +9,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from agent.runner import run_episode
 from agent.sft_data import load_dataset
-from evaluation.collect import Collector, episode_examples
+from evaluation.collect import Collector, episode_examples, source_of
 from evaluation.identity import EvalError
 from evaluation.runner import run_eval
 from nodes.parse import GoalParser
@@ -128,7 +128,8 @@ def test_collect_writes_valid_examples_and_a_card_and_resumes(tmp_path):
     data = load_dataset(out)                       # the training side's own loader and validator
     ex = data.examples
     assert data.card["episodes"] == 2 and data.card["examples"] == len(ex) and data.card["base_model"] == "any"
-    assert {e["source"] for e in ex} == {"exploration"} and {e["format"] for e in ex} == {"rider-step"}
+    assert {e["source"] for e in ex} == {"teacher:openai:x"} and {e["format"] for e in ex} == {"rider-step"}
+    assert source_of(RunSettings(planner="rider")) == "exploration"   # the embedded model explores
     plain = [e for e in ex if not e["relabelled"]]
     assert len(plain) == 2 * 9                     # the 9 skills that ran, per episode (not the failed one)
     assert plain[0]["messages"][-1] == {"role": "assistant", "content": "Next skill: mine log"}
@@ -148,6 +149,19 @@ def test_a_failed_episode_keeps_only_completed_subtasks():
     assert not row["success"]
     ex = episode_examples(KB, {**row, "task_id": PICKAXE.id})
     assert len(ex) == 3 and all(e["relabelled"] and e["subtask"] == "log" for e in ex)
+
+
+def test_the_oracle_teacher_answers_the_same_questions_without_an_llm(tmp_path):
+    from nodes.planners.rider.teacher import NAME
+
+    settings = RunSettings(planner=NAME)
+    collector = Collector(str(tmp_path / "t"), settings)
+    summary = run_eval([PICKAXE], settings, episodes=1, out_dir=tmp_path / "run", progress=False, report=False,
+                       collect=collector)
+    assert summary["success_rate"] == 1.0 and summary["tokens_in"] == 0
+    data = load_dataset(tmp_path / "t")
+    assert {e["source"] for e in data.examples} == {"teacher:oracle"} and data.card["base_model"] == "any"
+    assert data.examples[0]["messages"][-1]["content"] == "Next skill: mine log"
 
 
 def test_collect_refuses_a_folder_it_does_not_own(tmp_path):

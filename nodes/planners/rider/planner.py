@@ -84,6 +84,11 @@ class RiderPlanner:
         _add(total, used)
         return text
 
+    def propose(self, req: PlanRequest, msgs: list[BaseMessage], salt: int, total: dict[str, int]) -> str:
+        """The reply to the next-skill question (`msgs`): the LLM's, held to one skill line."""
+        assert self._retriever is not None
+        return self._ask(self._runnable(req, salt, names=self._retriever.names, max_tokens=24), msgs, total)
+
     def plan(self, req: PlanRequest) -> PlanResult:
         kb = req.kb or self._kb
         if self._retriever is None or self._retriever.kb is not kb:
@@ -116,7 +121,7 @@ class RiderPlanner:
         if failed and last is not None:
             feedback = feedback_text(kb, ran[-1])
             msgs = revise_messages(msgs, last["reply"], last["skill"], feedback, req.inventory)
-        reply = self._ask(self._runnable(req, salt, names=self._retriever.names, max_tokens=24), msgs, total)
+        reply = self.propose(req, msgs, salt, total)
         action, how = self._retriever.retrieve(reply)
         if action is None:
             return PlanResult(f"# no plan: the LLM named no skill (reply {reply.strip()[:80]!r})", total)

@@ -12,9 +12,10 @@ DIR/train.jsonl  one example per line, a JSON object:
      "relabelled": bool}                # true when the task was relabelled after the fact
                                         # (LLaMA-Rider's sub-task relabelling), else false
   - `messages` are exactly what the planner sends (system first when present), followed by
-    the reply it should have given. The last message is an "assistant" one; the loss is taken
-    on the content of every assistant message (earlier ones are the dialogue's own turns,
-    e.g. a rider revision: step, feedback, revised step). At least one "user" message.
+    the reply it should have given. The last message is an "assistant" one, and it is the only
+    one trained on (its content and the end-of-turn token); earlier assistant messages are
+    context (worked examples in the prompt, the dialogue's earlier turns, a rider step that
+    the feedback made it revise). At least one "user" message.
   - "rider-step": the rider planner's next-skill turn(s); "deps-plan": the DEPS planner's
     plan (code form, one goal a line, as the grammar in nodes/planners/grammar.py accepts).
   - Extra keys are allowed and kept (e.g. "episode", "seed"); the keys above are required.

@@ -205,7 +205,7 @@ class Expert:
         if not cells and not mobs:
             self._finish(False, f"{self.item} cannot be mined (no block in this world gives it)", {self.item: 1})
             return None
-        ways = self.kb.interactions(self.item)
+        ways = [w for w in self.kb.interactions(self.item) if w.uses]   # eggs: not laid in the grid world
         if ways:  # a held item used on a block or a mob
             held = [w for w in ways if functional.bag_of(env, i).held(w.uses) >= 1]
             if not held:

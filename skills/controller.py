@@ -25,6 +25,15 @@ def _outcome(ok: bool, error: str | None, steps: int, gained: dict[str, int], mi
     return {"ok": ok, "error": error, "steps": steps, "gained": gained, "missing": missing or {}}
 
 
+def names_a_block_dropping_else(kb: Any, item: str) -> bool:
+    """Does `mine item` name a block that drops something else ("mine 3 stone" gives
+    cobblestone)?  The world breaks the block and hands over its drop, so such a goal
+    counts blocks broken rather than the named item (the grid world's experts can too)."""
+    name = kb.canonical(item) or item
+    return (not kb.mine_sources(name) and not kb.interactions(name)
+            and name in kb.blocks() and bool(kb.block_drops(name)))
+
+
 class ScriptedController:
     name = "scripted"
 
@@ -33,14 +42,7 @@ class ScriptedController:
         self.max_retries = max_retries  # failed attempts of one unit before giving up (stochastic worlds)
 
     def breaks_block(self, goal: Goal, item: str) -> bool:
-        """Does this `mine` goal name a block that drops something else ("mine 3 stone" gives
-        cobblestone)?  The world breaks the block and hands over its drop, as the text world
-        does, so the goal counts blocks broken rather than the named item."""
-        if goal.action != "mine":
-            return False
-        kb, name = self.kb, self.kb.canonical(item) or item
-        return (not kb.mine_sources(name) and not kb.interactions(name)
-                and name in kb.blocks() and bool(kb.block_drops(name)))
+        return goal.action == "mine" and names_a_block_dropping_else(self.kb, item)
 
     def run(self, goal: Goal, world: Any) -> dict:
         steps, gained = 0, {}

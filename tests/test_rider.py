@@ -68,6 +68,15 @@ def test_the_planner_proposes_one_skill_the_parser_reads_exactly():
     assert "Task: obtain 1 wooden_pickaxe" in question and "3 planks + 2 stick on a crafting_table" in question
 
 
+def test_the_requirement_check_asks_first_and_feeds_the_skill_question():
+    llm = RecordingLLM(["planks: wants 3, holds 0, missing 3. Still missing: 3 planks, 2 stick.", "Next skill: mine log"])
+    req = PlanRequest(task=PICKAXE, inventory={}, plans=[], descriptions=[], explanations=[], kb=KB)
+    result = RiderPlanner(llm, cot=True).plan(req)
+    assert result.usage["calls"] == 2 and "Recipe wants: 3 planks, 2 stick, 1 crafting_table" in llm.prompts[0][-1].content
+    assert "My check of the recipe: planks: wants 3" in llm.prompts[1][-1].content
+    assert read_record(result.text)["skill"] == "mine log"
+
+
 def test_feedback_revision_sends_the_worlds_cause_back_and_gives_up_after_T():
     llm = RecordingLLM(["Next skill: craft wooden pickaxe"])
     result = run_episode(PICKAXE, RunSettings(planner="rider", revisions=2), llm=llm, kb=KB)

@@ -168,4 +168,45 @@ class Collector:
             raise EvalError(str(exc)) from None
 
 
-__all__ = ["Collector", "episode_examples", "TRAIN_FILE", "CARD_FILE"]
+def merge(out: str, dirs: list[str]) -> dict[str, Any]:
+    """One dataset from several (a second round's data with the first's, or exploration with
+    teacher data), every example kept with its own source; the bases must agree."""
+    from agent.sft_data import load_dataset
+
+    if not dirs:
+        raise DatasetError("merge: name one or more dataset folders to merge")
+    examples, episodes, commands, bases = [], 0, [], []
+    for d in dirs:
+        data = load_dataset(d)
+        examples += data.examples
+        episodes += data.card["episodes"]
+        commands.append(data.card["command"])
+        bases.append(data.card["base_model"])
+    named = [b for b in bases if b != "any"]
+    if any(b != named[0] for b in named):
+        raise DatasetError("merge: the datasets were written for different base models; merge one base's only")
+    return write_dataset(out, examples, base_model=named[0] if named else "any", command=" && ".join(commands),
+                         episodes=episodes)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m evaluation.collect merge OUT DIR [DIR ...]"""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 3 or args[0] != "merge":
+        print("usage: python -m evaluation.collect merge OUT DIR [DIR ...]", file=sys.stderr)
+        return 2
+    try:
+        card = merge(args[1], args[2:])
+    except DatasetError as exc:
+        print(f"merge: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args[1]}: {card['examples']} examples from {len(args) - 2} datasets", file=sys.stderr)
+    return 0
+
+
+__all__ = ["Collector", "episode_examples", "merge", "TRAIN_FILE", "CARD_FILE"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -9,7 +9,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from agent.runner import run_episode
 from agent.sft_data import load_dataset
-from evaluation.collect import Collector, episode_examples, source_of
+from evaluation.collect import Collector, episode_examples, merge, source_of
 from evaluation.identity import EvalError
 from evaluation.runner import run_eval
 from nodes.parse import GoalParser
@@ -171,6 +171,8 @@ def test_the_oracle_teacher_answers_the_same_questions_without_an_llm(tmp_path):
     data = load_dataset(tmp_path / "t")
     assert {e["source"] for e in data.examples} == {"teacher:oracle"} and data.card["base_model"] == "any"
     assert data.examples[0]["messages"][-1]["content"] == "Next skill: mine log"
+    merged = merge(str(tmp_path / "both"), [str(tmp_path / "t"), str(tmp_path / "t")])   # a second round's data
+    assert merged["examples"] == 2 * len(data.examples) and load_dataset(tmp_path / "both").card["episodes"] == 2
 
 
 def test_collect_refuses_a_folder_it_does_not_own(tmp_path):

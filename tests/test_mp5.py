@@ -87,6 +87,17 @@ def test_actions_map_onto_the_projects_skills(kb):
     assert kill[0].action == "kill" and kill[0].obj == {"cow": 2}
 
 
+def test_the_grammar_names_only_what_the_sub_objectives_knowledge_gives(kb):
+    from nodes.planners.mp5.actions import action_grammar
+
+    sub = SubObjective("mine", "cobblestone", 3, tool="wooden_pickaxe",
+                       fact="How to get cobblestone: mine stone with a wooden_pickaxe")
+    items = next(ln for ln in action_grammar(kb, sub, {"stick": 2}).splitlines() if ln.startswith("item ::="))
+    assert all(f'"{n}"' in items for n in ("cobblestone", "stone", "stick", "wooden_pickaxe"))
+    assert '"diamond"' not in items and "fight" not in action_grammar(kb, sub, {})
+    assert 'mob ::= "pig"' in action_grammar(kb, SubObjective("kill", "pig", 1), {})
+
+
 def test_parser_lists_sub_objectives_with_retrieved_knowledge(kb, memory):
     from nodes.planners.mp5.knowledge import KnowledgeMemory
 

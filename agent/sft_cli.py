@@ -17,7 +17,8 @@ def cmd_train_llm(a: argparse.Namespace) -> int:
 
     cfg = LoraTrainConfig(data=a.data, out=a.out, base=a.base, device=_device(a.device), seed=a.seed,
                           steps=a.steps, epochs=a.epochs, lr=a.lr, rank=a.rank, alpha=a.alpha,
-                          batch_size=a.batch_size, max_len=a.max_len, threads=a.threads, command=_command())
+                          batch_size=a.batch_size, max_len=a.max_len, threads=a.threads, layers=a.layers,
+                          prefix_refresh=a.prefix_refresh, command=_command())
     card = train_lora(cfg, progress=not a.quiet)
     print(f"wrote {a.out}/adapter.gguf ({card['adapter']['bytes']} bytes) after {card['train']['steps']} steps, "
           f"loss {card['train']['loss_first']} -> {card['train']['loss_last']}, {card['wall_s']} s; "
@@ -63,6 +64,9 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=None, help="LoRA alpha (default: 2 x rank)")
     p.add_argument("--batch-size", type=int, default=4, help="examples per optimizer step (default: 4)")
     p.add_argument("--max-len", type=int, default=1536, help="tokens per example, cut from the left (default: 1536)")
+    p.add_argument("--layers", type=int, default=None, help="LoRA on the top N transformer blocks only (default: all)")
+    p.add_argument("--prefix-refresh", type=int, default=8,
+                   help="steps between recomputing the shared prompt prefix's cache (default: 8)")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the card as JSON on the last line")

@@ -1,7 +1,7 @@
 """`deps train llm`: LoRA supervised fine-tuning of the embedded model on a deps-sft/1 dataset.
 
 The base weights are the shipped GGUF, dequantized (agent/sft_base.py), so the adapter fits
-exactly what llama.cpp serves. The loss is taken on the assistant replies only (their text and
+exactly what llama.cpp serves. The loss is taken on the last assistant reply only (its text and
 the end-of-turn token, so the model learns to stop). The adapter is written as a GGUF LoRA
 adapter (agent/lora_gguf.py) with a card; everything goes to a temporary folder inside --out
 and is moved into place at the end, so a failure (bad data, no disk space) leaves nothing
@@ -52,16 +52,21 @@ class LoraTrainConfig:
     batch_size: int = 4            # examples per optimizer step (gradient accumulation)
     max_len: int = 1536            # tokens per example; longer ones are cut from the left
     threads: int | None = None
+    layers: int | None = None      # LoRA on the top N transformer blocks only (default: all)
+    prefix_refresh: int = 8        # steps between recomputing a shared prompt prefix's cache
     command: str = ""
 
 
-def encode(tokenizer: Any, messages: list[dict[str, str]], max_len: int) -> tuple[list[int], list[int]]:
-    """Token ids and labels (-100 where no loss) for one chat: loss on every assistant reply's
-    content and its end-of-turn token, nothing else. Each message is rendered by the model's
-    own chat template on its own, so the pieces join exactly as the template joins them."""
+def encode(tokenizer: Any, messages: list[dict[str, str]], max_len: int) -> tuple[list[int], list[int], list[int]]:
+    """Token ids and labels (-100 where no loss) for one chat: loss on the last message (the
+    assistant's reply: its content and its end-of-turn token), nothing else. Each message is rendered by the model's
+    own chat template on its own, so the pieces join exactly as the template joins them.
+    Also returns where each message starts (token offsets), where a shared prefix may end."""
     ids: list[int] = []
     labels: list[int] = []
+    starts: list[int] = []
     for i, m in enumerate(messages):
+        starts.append(len(ids))
         # each message through the template on its own; after the first, behind an empty system
         # message that is cut off again (the template would otherwise add its default one)
         ctx = [m] if i == 0 else [{"role": "system", "content": ""}, m]
@@ -69,7 +74,7 @@ def encode(tokenizer: Any, messages: list[dict[str, str]], max_len: int) -> tupl
         if ctx[0] is not m:
             head = tokenizer.apply_chat_template(ctx[:1], tokenize=False)
             text = text[len(head):]
-        if m["role"] != "assistant":
+        if i < len(messages) - 1 or m["role"] != "assistant":
             piece = tokenizer(text, add_special_tokens=False)["input_ids"]
             ids += piece
             labels += [-100] * len(piece)
@@ -88,8 +93,92 @@ def encode(tokenizer: Any, messages: list[dict[str, str]], max_len: int) -> tupl
         ids += head_ids + body_ids + eot_ids + rest_ids
         labels += [-100] * len(head_ids) + body_ids + eot_ids + [-100] * len(rest_ids)
     if len(ids) > max_len:
-        ids, labels = ids[-max_len:], labels[-max_len:]
-    return ids, labels
+        cut = len(ids) - max_len
+        ids, labels, starts = ids[cut:], labels[cut:], [b - cut for b in starts if b >= cut]
+    return ids, labels, starts
+
+
+def _first_label(labels: list[int]) -> int:
+    return next((i for i, y in enumerate(labels) if y != -100), len(labels))
+
+
+def make_batches(encoded: list[tuple[list[int], list[int]]], size: int, rng: random.Random) -> list[list[int]]:
+    """One epoch of batches: examples sorted by their prompt (so a batch shares a long common
+    prefix, computed once), cut into batches of `size`, the batches shuffled."""
+    order = sorted(range(len(encoded)), key=lambda i: (encoded[i][0][:_first_label(encoded[i][1])], rng.random()))
+    batches = [order[k:k + size] for k in range(0, len(order), size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def _common_prefix(rows: list[list[int]]) -> int:
+    n = min(len(r) for r in rows)
+    for i in range(n):
+        t = rows[0][i]
+        if any(r[i] != t for r in rows):
+            return i
+    return n
+
+
+class PrefixCache:
+    """Key/value caches of shared prompt prefixes (the planner's system message and worked
+    examples), computed without gradient with the adapter as it stands, and recomputed every
+    `refresh` steps: the long prompt is not run again for every example of every step."""
+
+    def __init__(self, refresh: int = 8, size: int = 8):
+        self.refresh, self.size = refresh, size
+        self.store: dict[tuple[int, ...], tuple[int, list]] = {}
+
+    def get(self, body: Any, prefix: list[int], step: int, device: Any, batch: int) -> Any:
+        import torch
+        from transformers import DynamicCache
+
+        key = tuple(prefix)
+        hit = self.store.get(key)
+        if hit is None or step - hit[0] >= self.refresh:
+            with torch.no_grad():
+                c = body(input_ids=torch.tensor([prefix], device=device), use_cache=True).past_key_values
+            kv = [(layer.keys.detach(), layer.values.detach()) for layer in c.layers]
+            self.store.pop(key, None)
+            while len(self.store) >= self.size:
+                self.store.pop(next(iter(self.store)))
+            self.store[key] = hit = (step, kv)
+        return DynamicCache(ddp_cache_data=[(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1))
+                                            for k, v in hit[1]])
+
+
+def batch_loss(model: Any, batch: list[tuple[list[int], list[int], list[int]]], device: Any, *, pad_id: int = 0,
+               prefixes: PrefixCache | None = None, step: int = 0, min_prefix: int = 16) -> tuple[Any, int]:
+    """Mean token loss of a batch. The prompt prefix all its examples share, up to a message
+    boundary, comes from `prefixes` (no gradient through it; the adapter's effect on it still
+    shapes the forward pass); the rest runs as one right-padded batch with gradient. The
+    vocabulary projection is computed only where there is a label."""
+    import torch
+
+    core = model.get_base_model()          # LlamaForCausalLM with the LoRA layers injected
+    body, head = core.model, core.lm_head
+    limit = min(_common_prefix([e[0] for e in batch]), min(_first_label(e[1]) for e in batch) - 1)
+    p = max([b for b in batch[0][2] if b <= limit and all(b in e[2] for e in batch)], default=0)
+    cache = None
+    if prefixes is not None and p >= min_prefix:
+        cache = prefixes.get(body, batch[0][0][:p], step, device, len(batch))
+    else:
+        p = 0
+    rest = [(e[0][p:], e[1][p:]) for e in batch]
+    width = max(len(ids) for ids, _ in rest)
+    x = torch.full((len(rest), width), pad_id, dtype=torch.long)
+    y = torch.full((len(rest), width), -100, dtype=torch.long)
+    for r, (ids, lab) in enumerate(rest):
+        x[r, :len(ids)] = torch.tensor(ids)
+        y[r, :len(lab)] = torch.tensor(lab)
+    x, y = x.to(device), y.to(device)
+    # right padding: a causal model's real tokens never attend to the pads that follow them
+    hidden = body(input_ids=x, past_key_values=cache, use_cache=cache is not None).last_hidden_state
+    target = y[:, 1:]
+    keep = target != -100
+    logits = head(hidden[:, :-1][keep])
+    loss = torch.nn.functional.cross_entropy(logits.float(), target[keep])
+    return loss, sum(len(ids) for ids, _ in rest)
 
 
 def _prepare_out(out: Path) -> tuple[Path, bool]:
@@ -130,7 +219,8 @@ def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]
         raise TrainError(str(e).splitlines()[0]) from e
     base_id = base_model_id(base_gguf)
     ds: Dataset = load_dataset(cfg.data, base_model=base_id)
-    for flag, v in (("--rank", cfg.rank), ("--batch-size", cfg.batch_size)):
+    for flag, v in (("--rank", cfg.rank), ("--batch-size", cfg.batch_size), ("--layers", cfg.layers or 1),
+                    ("--prefix-refresh", cfg.prefix_refresh)):
         if v < 1:
             raise TrainError(f"{flag} must be 1 or more, got {v}")
     if cfg.steps is not None and cfg.steps < 1:
@@ -174,12 +264,14 @@ def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tm
         torch.set_num_threads(cfg.threads)
     model, tok, _ = load_base(base_gguf, progress=progress)
     encoded = [encode(tok, ex["messages"], cfg.max_len) for ex in ds.examples]
-    encoded = [e for e in encoded if any(x != -100 for x in e[1])]
+    encoded = [e for e in encoded if any(y != -100 for y in e[1])]
     if not encoded:
         raise DatasetError(f"dataset {ds.path}: no example has an assistant reply left within {cfg.max_len} tokens")
     alpha = cfg.alpha if cfg.alpha is not None else 2.0 * cfg.rank
+    n_layers = int(model.config.num_hidden_layers)
+    top = list(range(n_layers - min(cfg.layers, n_layers), n_layers)) if cfg.layers else None
     lcfg = LoraConfig(r=cfg.rank, lora_alpha=alpha, lora_dropout=0.0, bias="none",
-                      target_modules=list(TARGET_MODULES), task_type="CAUSAL_LM")
+                      target_modules=list(TARGET_MODULES), layers_to_transform=top, task_type="CAUSAL_LM")
     model = get_peft_model(model, lcfg)
     device = torch.device(cfg.device)
     model.to(device)
@@ -191,30 +283,25 @@ def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tm
     warm = max(1, steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min(1.0, (s + 1) / warm) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps))))
-    order: list[int] = []
     rng = random.Random(cfg.seed)
+    batches: list[list[int]] = []
     losses: list[float] = []
     n_tokens = 0
     bar = tqdm(range(steps), desc="lora", unit="step", file=sys.stderr, disable=not progress)
-    for _ in bar:
+    prefixes = PrefixCache(refresh=cfg.prefix_refresh)
+    for step in bar:
+        if not batches:
+            batches = make_batches(encoded, cfg.batch_size, rng)
         opt.zero_grad(set_to_none=True)
-        total = 0.0
-        for _k in range(cfg.batch_size):
-            if not order:
-                order = list(range(len(encoded)))
-                rng.shuffle(order)
-            ids, labels = encoded[order.pop()]
-            x = torch.tensor([ids], device=device)
-            y = torch.tensor([labels], device=device)
-            loss = model(input_ids=x, labels=y).loss / cfg.batch_size
-            loss.backward()
-            total += float(loss)
-            n_tokens += len(ids)
+        loss, seen = batch_loss(model, [encoded[i] for i in batches.pop()], device, pad_id=tok.eos_token_id or 0,
+                                prefixes=prefixes, step=step)
+        loss.backward()
+        n_tokens += seen
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         sched.step()
-        losses.append(total)
-        bar.set_postfix(loss=f"{total:.3f}")
+        losses.append(float(loss))
+        bar.set_postfix(loss=f"{float(loss):.3f}")
     bar.close()
     train_s = time.perf_counter() - t0
     model.eval()

@@ -51,12 +51,13 @@ def _base_model(settings: RunSettings) -> dict[str, str] | str:
     llm = settings.llm
     if not llm.startswith("local") or source_of(settings) != SOURCE:
         return "any"
-    from agent.sft_data import base_model_id, default_base_model
+    from agent.local_server import DEFAULT_LOCAL_MODEL, LocalServerError, find_model
+    from agent.sft_data import base_model_id
 
-    path = llm.partition(":")[2]
-    if path.endswith(".gguf") and Path(path).is_file() and "lora" not in Path(path).name.lower():
-        return base_model_id(path)
-    return default_base_model()
+    try:   # an adapter (local:rider, local:ADAPTER.gguf) is served on its base model: that one
+        return base_model_id(find_model(llm.partition(":")[2] or DEFAULT_LOCAL_MODEL))
+    except (LocalServerError, OSError):
+        return "any"
 
 
 def served(record: dict) -> list[dict]:

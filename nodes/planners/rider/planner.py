@@ -10,7 +10,8 @@ graph runs it and comes back (plan -> parse -> select -> execute -> ... -> plan)
   exploration has failed and the episode ends (a `# no plan` plan).
 - Action retrieval (appendix D): the reply is mapped onto a skill by noun, then embedding.
 - Sub-task relabelling: while the skills work on an item the task still needs, that item
-  is the prompt's task (nodes/planners/rider/subtasks.py); `relabel=False` ablates it.
+  is the prompt's task (nodes/planners/rider/subtasks.py); so is, in a revision, an item the
+  world said was missing, when the task needs it; `relabel=False` ablates it.
 - The requirement check (appendix B.3's chain of thought) as an option: one more call first.
 - With llama.cpp the reply is held to one line, `Next skill: VERB ITEM`, by a GBNF grammar.
 
@@ -44,12 +45,16 @@ def _add(total: dict[str, int], used: dict[str, int]) -> None:
         total[k] = total.get(k, 0) + v
 
 
+def missing_items(outcome: dict) -> list[str]:
+    """The items a failed skill lacked, as the world named them ({"planks": 2}, {"tool": "stone_pickaxe"})."""
+    missing = outcome.get("missing") or {}
+    return [v if k == "tool" else k for k, v in missing.items() if k != "fuel" and isinstance(v if k == "tool" else k, str)]
+
+
 def feedback_text(kb: Any, outcome: dict) -> str:
     """The world's cause, with the recipe book's line for each missing item."""
     text = (outcome.get("error") or "it failed").rstrip(".") + "."
-    missing = outcome.get("missing") or {}
-    names = [v if k == "tool" else k for k, v in missing.items() if k != "fuel"]
-    hints = [how_to_make(kb, n) for n in names if isinstance(n, str) and kb.canonical(n)]
+    hints = [how_to_make(kb, n) for n in missing_items(outcome) if kb.canonical(n)]
     return text + (" Recipe book: " + "; ".join(hints) + "." if hints else "")
 
 
@@ -107,6 +112,8 @@ class RiderPlanner:
 
         root: Level = dict(req.task.target)
         stack = refresh(kb, last["next_stack"] if last else [root], req.inventory)
+        if failed:   # a revision: what the world said is missing, when the task needs it, is the sub-task now
+            stack = push(kb, stack, missing_items(ran[-1]), req.inventory)
         shown = stack[-1] if self.relabel else root
         history = [r["skill"] for r, o in zip(records, ran) if o["ok"]][-HISTORY:]
         # (each record's goal ran exactly once, in order: records and ran line up)

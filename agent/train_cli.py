@@ -62,8 +62,9 @@ def add_train_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--episodes", type=int, default=episodes,
                        help=f"expert episodes to collect (default: {episodes})")
         p.add_argument("--steps", type=int, default=3000, help="gradient steps per round (default: 3000)")
-        p.add_argument("--dagger", type=int, default=1 if target == "controller" else 0,
-                       help="DAgger rounds after behaviour cloning (default: 1 for controller, 0 for selector)")
+        p.add_argument("--dagger", type=int, default=0,
+                       help="controller: DAgger rounds after behaviour cloning (default: 0; each re-plans the expert "
+                            "wherever the policy leaves its path: slow on a small CPU)")
         p.add_argument("--batch-size", type=int, default=256)
         p.add_argument("--threads", type=int, default=1,
                        help="torch CPU threads (default: 1, the fastest on a small or shared CPU)")

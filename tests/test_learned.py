@@ -101,11 +101,12 @@ def test_train_refuses_bad_sizes(tmp_path, capsys):
     assert "--episodes must be 1 or more" in capsys.readouterr().err
 
 
-needs_shipped = pytest.mark.skipif(not (SHIPPED / "selector.pt").is_file() or not (SHIPPED / "controller.pt").is_file(),
-                                   reason="no shipped checkpoints (deps train controller|selector --out skills/checkpoints)")
+def shipped(kind: str):
+    return pytest.mark.skipif(not (SHIPPED / f"{kind}.pt").is_file(),
+                              reason=f"no shipped checkpoint (deps train {kind} --out skills/checkpoints)")
 
 
-@needs_shipped
+@shipped("selector")
 def test_the_shipped_predictor_ranks_a_near_goal_before_a_far_one(kb):
     from nodes.horizon import HorizonSelector
     from skills.learned.predictor import HorizonPredictor
@@ -126,7 +127,7 @@ def test_the_shipped_predictor_ranks_a_near_goal_before_a_far_one(kb):
     assert pick == 1 and why["rule"] == "least predicted horizon"
 
 
-@needs_shipped
+@shipped("controller")
 def test_the_shipped_policy_mines_a_log_next_to_it(kb):
     from skills.grid_controller import GridScriptedController
     from skills.learned.controller import LearnedController

@@ -5,7 +5,9 @@ by the scripted expert (skills/experts.py); when the goal is done the same world
 next goal from where the agent stands (so states look like those the agent meets between
 a plan's goals), and after a few goals a fresh seeded world. Every step gives a row: the
 observation, the goal, the expert's action and, once the goal is reached at step T, the
-horizon h_t = T - t (DEPS 3.3). Pursuits that fail are dropped.
+horizon h_t = T - t (DEPS 3.3). Pursuits that fail are dropped. Half the worlds are scatter maps (skills/learned/scenes.py:
+trees, sand and animals at set distances on a plain), so that the horizon is learned from
+how far a source is, not only from the goal's kind.
 
 With `policy` set (DAgger), the policy's action is executed while a fresh expert, asked
 from the current state, gives the label: the states come from the learner, the actions
@@ -21,6 +23,7 @@ import torch
 
 from skills.experts import Expert
 from skills.learned.features import encode_obs
+from skills.learned.scenes import SCATTER_GOALS, training_scatter
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, goal_code
 from worlds.types import Goal
@@ -40,6 +43,7 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
 )
 EXTRAS = ("planks", "stick", "crafting_table", "log", "dirt", "cobblestone", "wooden_pickaxe")
 GOALS_PER_WORLD = 3
+SCATTER_P = 0.5            # share of training worlds that are scatter maps (sources at set distances)
 PURSUIT_CAP = 300          # expert steps one pursuit may take before it counts as failed
 
 
@@ -60,10 +64,22 @@ def safe_act(expert: Expert) -> tuple[int, int] | None:
         return None
 
 
-def sample_goal(rng: np.random.Generator) -> tuple[Goal, dict]:
-    w = np.array([g[2] for g in TRAIN_GOALS])
-    action, item, _, inv = TRAIN_GOALS[int(rng.choice(len(TRAIN_GOALS), p=w / w.sum()))]
+def sample_goal(rng: np.random.Generator, scatter: bool = False) -> tuple[Goal, dict]:
+    """A training goal; on a scatter map one of the kinds placed there."""
+    goals = [g for g in TRAIN_GOALS if not scatter or (g[0], g[1]) in SCATTER_GOALS]
+    w = np.array([g[2] for g in goals])
+    action, item, _, inv = goals[int(rng.choice(len(goals), p=w / w.sum()))]
     return Goal(action, {item: 1}), dict(inv)
+
+
+def new_world(rng: np.random.Generator, env: BatchGridWorld, scatter_p: float) -> tuple[bool, Goal, dict]:
+    """(scatter map?, first goal, reset options) for a fresh world."""
+    scatter = bool(rng.random() < scatter_p)
+    goal, inv = sample_goal(rng, scatter)
+    opts = start_options(rng, inv)
+    if scatter:
+        opts["layout"] = training_scatter(rng, (env.X, env.Z))
+    return scatter, goal, opts
 
 
 def start_options(rng: np.random.Generator, inv: dict) -> dict:
@@ -80,17 +96,20 @@ def goal_key_of(goal: Goal) -> str:
 
 
 def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = None,
-            on_pursuit: Callable[[bool], None] | None = None) -> tuple[dict[str, torch.Tensor], dict]:
-    """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside."""
+            on_pursuit: Callable[[bool], None] | None = None,
+            scatter_p: float = SCATTER_P) -> tuple[dict[str, torch.Tensor], dict]:
+    """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
+    A share `scatter_p` of the worlds are scatter maps (skills/learned/scenes.py)."""
     rng = np.random.default_rng(seed)
     env = BatchGridWorld(n_envs, kb)
     vocab = env.vocab
     seeds = [int(s) for s in rng.integers(0, 2**31 - 1, n_envs)]
-    starts = [sample_goal(rng) for _ in range(n_envs)]
-    env.reset(seeds, [start_options(rng, inv) for _, inv in starts])
+    starts = [new_world(rng, env, scatter_p) for _ in range(n_envs)]
+    scatter = np.array([s for s, _, _ in starts], bool)
+    env.reset(seeds, [o for _, _, o in starts])
     goals_done = np.zeros(n_envs, int)
     cur: list[Pursuit] = []
-    for i, (g, _) in enumerate(starts):
+    for i, (_, g, _) in enumerate(starts):
         cur.append(Pursuit(g, Expert(env, i, g), []))
     grids, vecs, codes, acts, hors = [], [], [], [], []
     stats = {"pursuits": 0, "ok": 0, "failed": 0, "rows": 0, "by_goal": {}}
@@ -139,15 +158,15 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
             if on_pursuit:
                 on_pursuit(ok)
             goals_done[i] += 1
-            g, inv = sample_goal(rng)
             if goals_done[i] >= GOALS_PER_WORLD or env.dead[i]:
                 goals_done[i] = 0
                 mask = np.zeros(n_envs, bool)
                 mask[i] = True
                 opts = [{}] * n_envs
-                opts[i] = start_options(rng, inv)
+                scatter[i], g, opts[i] = new_world(rng, env, scatter_p)
                 env.reset_some(mask, [int(rng.integers(0, 2**31 - 1))], opts)
             else:
+                g, inv = sample_goal(rng, bool(scatter[i]))
                 _top_up(env, i, inv)
             cur[i] = Pursuit(g, Expert(env, i, g), [])
         obs, _, _, _, info = env.step(actions)

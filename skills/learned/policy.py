@@ -6,6 +6,7 @@ a batch of them (the batched grid world's arrays), on CUDA when present, else th
 """
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -37,6 +38,8 @@ class GoalPolicy:
 
             kb = load_kb("1.11.2")
         device = pick_device(device)
+        if device == "cpu" and torch.get_num_threads() > 1 and "OMP_NUM_THREADS" not in os.environ:
+            torch.set_num_threads(1)   # a net this small runs fastest on one thread; more only spin on a busy CPU
         p = path or checkpoint.checkpoint_path(kind)
         net, card = _load_cached(str(p), kb.version, device, kind)
         return cls(net, kb, card, device)

@@ -74,8 +74,9 @@ One world (worlds/gridworld/world.py: `GridWorld(kb, size=...)`, the `World` pro
 --------------------------------------------------------------------------------------
 reset(seed=, options=) with options: inventory, biome, max_steps, target,
 time_of_day (fraction of the day at the start, default 0.0 = sunrise), layout (below).
-Seeds: 0 <= seed < 2**31; an unknown biome or a seed out of range raises GridWorldError
-(a ValueError) with one line.  Also: inventory, has(name, n), steps, max_steps,
+Seeds: 0 <= seed <= MAX_SEED (2**53 - 1, the CLI's --seed range, so that the episode
+seeds `deps eval` derives from a base seed fit); an unknown biome or a seed out of range
+raises GridWorldError (a ValueError) with one line.  Also: inventory, has(name, n), steps, max_steps,
 observation_space, action_space, goal_distance(goal) -> int (path steps, digging
 included, to the nearest source of the goal's item; -1 when none is reachable),
 context_state() -> {biome, time_of_day, brightness, nearby_mobs, nearby_blocks, standing_on,
@@ -113,7 +114,7 @@ VIEW = 2 * VIEW_RADIUS + 1
 VIEW_LEVELS = (-2, -1, 0, 1, 2)
 HEIGHT = 80
 DEFAULT_SIZE = (48, 48)
-MAX_SEED = 2**31 - 1
+MAX_SEED = 2**53 - 1   # was 2**31 - 1 (widened: every seed accepted before gives the same map)
 
 AIR, VOID = 0, 1
 NO_MOB = 0

@@ -9,7 +9,18 @@ import sys
 import time
 from typing import Any
 
-from nodes.settings import CONTROLLERS, MC_VERSIONS, PLANNERS, SELECTORS, SKILL_TYPES, WORLDS, RunSettings
+from nodes.settings import (
+    CONTROLLERS,
+    MAX_COUNT,
+    MC_VERSIONS,
+    PLANNERS,
+    SELECTORS,
+    SKILL_TYPES,
+    WORLDS,
+    RunSettings,
+    bounded,
+    redact_llm,
+)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -50,6 +61,9 @@ def _inventory(text: str | None) -> dict[str, int]:
     except json.JSONDecodeError as e:
         raise UserError(f"--inventory is not valid JSON ({e.msg}); accepted: a JSON object such as "
                         "'{\"stone_pickaxe\": 1}'") from None
+    except RecursionError:
+        raise UserError("--inventory is nested too deeply; accepted: a flat JSON object such as "
+                        "'{\"stone_pickaxe\": 1}'") from None
     if not isinstance(inv, dict):
         raise UserError("--inventory must be a JSON object of item name to count, e.g. '{\"stone_pickaxe\": 1}'")
     return inv
@@ -59,6 +73,16 @@ def _skills(text: str | None) -> tuple[str, ...] | None:
     if not text:
         return None
     return tuple(s.strip() for s in text.split(",") if s.strip())
+
+
+def _faults(text: str | None) -> str | None:
+    from agent.llm_faults import FaultSpec, FaultSpecError
+
+    try:
+        FaultSpec.parse(text)
+    except FaultSpecError as e:
+        raise UserError(str(e)) from None
+    return text
 
 
 def _add_run_flags(p: argparse.ArgumentParser) -> None:
@@ -80,9 +104,18 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
                    help="your own plan parser (default: code form, grammar, then embedding nearest neighbour)")
     g.add_argument("--describer", default=None, metavar="package.module:factory",
                    help="your own describer (default: the game's outcome in the DEPS descriptor's words)")
-    g.add_argument("--llm", default="local",
+    g.add_argument("--llm", default=None,
                    help="local (the embedded model), PROVIDER:MODEL (openai:gpt-4o-mini) or an "
                         "OpenAI-compatible base URL (default: local)")
+    g.add_argument("--llm-timeout", type=float, default=None, metavar="S",
+                   help="seconds one LLM request may take (default: 120 for the embedded model, 60 remote)")
+    g.add_argument("--llm-retries", type=int, default=2, metavar="N",
+                   help="extra attempts after a transient LLM fault: timeout, 429, 5xx, malformed reply; "
+                        "with backoff and jitter, honouring Retry-After (default: 2)")
+    g.add_argument("--llm-faults", default=None, metavar="SPEC",
+                   help="inject LLM faults to test resilience, seeded, e.g. \"timeout=0.1,http500=0.1,ratelimit=0.1,"
+                        "garbage=0.1,empty=0.05\" (kinds: timeout, drop, http500, ratelimit, garbage, truncated, "
+                        "badutf8, empty)")
     g.add_argument("--inventory", default=None, metavar="JSON", help="initial inventory, e.g. '{\"stone_pickaxe\": 1}'")
     g.add_argument("--skills", default=None, metavar="LIST",
                    help=f"skill types allowed, comma-separated, from {','.join(SKILL_TYPES)} (default: all)")
@@ -117,11 +150,12 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
 def _settings(a: argparse.Namespace) -> RunSettings:
     return RunSettings(
         world=a.world, mc_version=a.mc_version, planner=a.planner, selector=a.selector,
-        controller=a.controller, explainer=a.explainer, parser=a.parser, describer=a.describer, llm=a.llm, inventory=_inventory(a.inventory), skills=_skills(a.skills),
+        controller=a.controller, explainer=a.explainer, parser=a.parser, describer=a.describer, llm=a.llm or "local", inventory=_inventory(a.inventory), skills=_skills(a.skills),
         seed=a.seed, max_rounds=a.max_rounds, max_tokens=a.max_tokens, stochastic=a.stochastic,
         recipe_hints=a.recipe_hints,
         random_drop=a.random_drop, memory=a.memory, percipient=a.percipient, ablate=_skills(a.ablate),
         trace_dir=a.trace_dir, biome=a.biome, render=getattr(a, "render", False),
+        llm_timeout=a.llm_timeout, llm_retries=a.llm_retries, llm_faults=_faults(a.llm_faults),
         revisions=a.revisions, relabel=a.relabel, rider_cot=a.rider_cot,
     ).validate()
 
@@ -201,6 +235,9 @@ def _stored_run(trace_dir: str | None, thread: str, llm: str | None = None) -> t
     fields["trace_dir"] = trace_dir
     if llm:
         fields["llm"] = llm
+    elif "***" in str(fields.get("llm")):
+        raise UserError(f"run {thread!r} used an --llm with credentials, which are never stored; "
+                        "give it again with --llm")
     return Task(**rec["task"]), RunSettings(**fields).validate()
 
 
@@ -211,7 +248,7 @@ def _report_run(result: dict, json_out: bool) -> int:
          f"{result['wall_s']} s; thread {result['thread']}")
     if json_out:
         _emit_json(result)
-    return 0
+    return 1 if result.get("llm_failed") else 0   # a failed episode is a result; a failed LLM is not
 
 
 def cmd_run(a: argparse.Namespace) -> int:
@@ -219,7 +256,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     from worlds.knowledge import load_kb
 
     if a.resume:
-        task, settings = _stored_run(a.trace_dir, a.resume)
+        task, settings = _stored_run(a.trace_dir, a.resume, llm=a.llm)
         thread = a.resume
     elif not a.task:
         raise UserError("give a TASK (an id such as CraftWoodenPickaxe, or an instruction), or --resume THREAD")
@@ -228,7 +265,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         task = resolve_task(a.task, load_kb(settings.mc_version))
         thread = new_thread(task)
     _err(f"task {task.id}: {task.instruction} -> {task.target} (max {task.max_steps} steps), "
-         f"planner {settings.planner}, world {settings.world}, llm {settings.llm}; thread {thread}")
+         f"planner {settings.planner}, world {settings.world}, llm {redact_llm(settings.llm)}; thread {thread}")
     result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=thread,
                          resume=bool(a.resume), on_llm=None if a.quiet else _LLMProgress())
     return _report_run(result, a.json)
@@ -252,7 +289,7 @@ def cmd_replay(a: argparse.Namespace) -> int:
     from agent.runner import run_episode
 
     task, settings = _stored_run(a.trace_dir, a.thread, llm=a.llm)
-    _err(f"replaying {a.thread} from step {a.from_step} with llm {settings.llm}")
+    _err(f"replaying {a.thread} from step {a.from_step} with llm {redact_llm(settings.llm)}")
     result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=a.thread,
                          from_step=a.from_step, on_llm=None if a.quiet else _LLMProgress())
     return _report_run(result, a.json)
@@ -283,6 +320,7 @@ def cmd_kb(a: argparse.Namespace) -> int:
     if item is None:
         raise UserError(f"unknown item {a.item!r} in Minecraft {kb.version}; accepted: an item id or display name "
                         "(wooden_pickaxe, \"Wooden Pickaxe\", planks, log)")
+    bounded("--count", a.count, 1, MAX_COUNT)
     try:
         plan = solve(kb, {item: a.count}, {})
         plan_text = [g.code() for g in plan]
@@ -290,8 +328,15 @@ def cmd_kb(a: argparse.Namespace) -> int:
     except Unreachable as e:
         plan_text, steps = [], None
         _err(f"no plan: {e}")
+    try:
+        raw = closure(kb, item, a.count)
+    except ValueError as e:   # nothing gives it (bedrock): the raw materials are unknown, not an error
+        raw = {}
+        if plan_text:
+            raise
+        _err(f"no raw materials: {e}")
     info = {"item": item, "version": kb.version, "how_to_make": how_to_make(kb, item),
-            "variants": kb.variants(item), "raw_materials": closure(kb, item, a.count),
+            "variants": kb.variants(item), "raw_materials": raw,
             "oracle_plan": plan_text, "oracle_steps": steps}
     if a.json:
         _emit_json(info)
@@ -330,6 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="deps", description="DEPS (Describe, Explain, Plan and Select) for Minecraft, "
                 "as a LangGraph state machine. Runs offline with an embedded local LLM.")
     p.add_argument("--version", action="version", version=f"deps {_version()}")
+    p.add_argument("--debug", action="store_true",
+                   help="show the Python traceback of an unexpected error (yours, in a plugin, or ours)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     r = sub.add_parser("run", help="run one episode", description="Run one episode of a task and print what happened.")
@@ -440,7 +487,11 @@ def main(argv: list[str] | None = None) -> int:
             _err(f"deps {a.command}: error: the LLM back-end failed ({type(e).__name__}: "
                  f"{' '.join(str(e).split())[:200]}); check --llm and that its server is running")
             return 1
-        raise
+        if a.debug:
+            raise
+        _err(f"deps {a.command}: error: {type(e).__name__}: {' '.join(str(e).split())[:300]} "
+             "(unexpected; run again with --debug for the traceback, and report it if it is ours)")
+        return 1
 
 
 if __name__ == "__main__":

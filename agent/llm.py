@@ -101,6 +101,8 @@ def parse_llm_spec(spec: str) -> LLMSpec:
         raise LLMError(f"empty --llm value; {ACCEPTED}")
     raw = spec
     s = spec.strip()
+    if not s.isprintable() or len(s) > 2000:
+        raise LLMError(f"--llm value has control characters or is over 2000 characters; {ACCEPTED}")
     low = s.lower()
 
     if low.startswith(("http://", "https://")):

@@ -20,6 +20,7 @@ from agent.components import (
 from agent.fresh import check_fresh_state, check_new_thread
 from agent.graph import build_graph
 from agent.trace import LLMCallRecorder, Tracer
+from nodes.ask import LLMCallFailed
 from nodes.context import AgentContext
 from nodes.settings import RunSettings, SettingsError
 from nodes.state import rounds, usage
@@ -79,6 +80,10 @@ def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = 
 
     kb = kb or load_kb(settings.mc_version)
     task = localize(task, kb)
+    unknown = [name for name in settings.inventory if kb.canonical(name) is None]
+    if unknown:
+        raise SettingsError(f"unknown item {unknown[0]!r} in --inventory for Minecraft {kb.version}; accepted: "
+                            "item ids or display names, e.g. '{\"stone_pickaxe\": 1}' (see deps kb ITEM)")
     world = make_world(settings, kb, task)
     check_judgeable(task, world, settings.world)  # a find task this world cannot judge: one line, up front
     if settings.random_drop:
@@ -94,6 +99,9 @@ def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = 
     )
 
 
+LLM_FAILED = "LLM call failed"   # how an episode ended by an LLM fault says so in failure_reason
+
+
 def _record(task: Task, state: dict, wall: float, settings: RunSettings) -> dict:
     used = usage(state)
     return {
@@ -103,6 +111,7 @@ def _record(task: Task, state: dict, wall: float, settings: RunSettings) -> dict
         "tokens_out": used.get("tokens_out", 0), "wall_s": round(wall, 3),
         "plans": state.get("plans", []), "final_inventory": state.get("inventory", {}),
         "failure_reason": state.get("failure_reason"),
+        "llm_failed": str(state.get("failure_reason") or "").startswith(LLM_FAILED),
         "instruction": task.instruction, "target": task.target, "planner": settings.planner,
         "world": settings.world, "seed": settings.seed,
     }
@@ -170,9 +179,9 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
     thread = thread or new_thread(task)
     with contextlib.ExitStack() as stack:
         if llm is None and needs_llm(settings):
-            from agent.llm import open_chat_model
+            from agent.llm import llm_options, open_chat_model
 
-            llm = stack.enter_context(open_chat_model(settings.llm, seed=settings.seed))
+            llm = stack.enter_context(open_chat_model(settings.llm, **llm_options(settings)))
         ctx = build_context(task, settings, llm, kb)
         task = ctx.task
         tracer = Tracer(settings.trace_dir, thread) if settings.trace_dir else None
@@ -202,18 +211,23 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
                          resumed_from=config["configurable"].get("checkpoint_id") or (resume or None))
         t0 = time.monotonic()
         durable = {"durability": "sync"} if tracer else {}   # each checkpoint on disk before the next step
-        for mode, data in graph.stream(start, config=config, context=ctx, stream_mode=["updates", "values"],
-                                       **durable):
-            if mode == "values":
-                if state is start:   # a fresh run's first state: round 0, no history
-                    check_fresh_state(data, thread)
-                state = data
-                continue
-            for node, update in data.items():
-                if tracer:
-                    tracer.write("update", node=node, update=update)
-                if on_update:
-                    on_update(node, update)
+        try:
+            for mode, data in graph.stream(start, config=config, context=ctx, stream_mode=["updates", "values"],
+                                           **durable):
+                if mode == "values":
+                    if state is start:   # a fresh run's first state: round 0, no history
+                        check_fresh_state(data, thread)
+                    state = data
+                    continue
+                for node, update in data.items():
+                    if tracer:
+                        tracer.write("update", node=node, update=update)
+                    if on_update:
+                        on_update(node, update)
+        except LLMCallFailed as exc:   # retries spent (agent/llm_retry.py): the episode fails, with why
+            state = {**state, "status": "failed", "failure_reason": f"{LLM_FAILED}: {exc}"}
+            if tracer:
+                tracer.write("llm_failed", error=str(exc))
         finish = getattr(ctx.planner, "finish", None)
         if callable(finish):
             finish(state)   # a planner that learns from the episode (mp5: its performer memory)

@@ -56,20 +56,23 @@ from evaluation.task_hashes import (
     check_store_unchanged,
     task_hashes,
 )
-from nodes.settings import RunSettings, SettingsError
+from nodes.settings import RunSettings, SettingsError, bounded
 from worlds.types import Task
+
+MAX_EPISODES = 100_000        # per task: past this an eval is a typo, not a plan
+MAX_WORKERS = 256
+MAX_BASE_SEED = 2**32 - 1     # so that every episode's seed (evaluation.identity.episode_seed) stays exact
 
 
 def check_request(settings: RunSettings, *, episodes: int, workers: int, backend: str) -> None:
     """The checks of an eval request, in one place (the CLI and run_eval both call it):
     raises EvalError, one line saying what was wrong and what is accepted."""
-    if not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 1:
-        raise EvalError(f"--episodes must be a whole number of 1 or more, got {episodes!r}")
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise EvalError(f"--workers must be a whole number of 1 or more, got {workers!r}")
     if backend not in BACKENDS:
         raise EvalError(f"unknown --backend {backend!r}; accepted: {', '.join(BACKENDS)}")
     try:
+        bounded("--episodes", episodes, 1, MAX_EPISODES)
+        bounded("--workers", workers, 1, MAX_WORKERS)
+        bounded("--seed", settings.seed, 0, MAX_BASE_SEED)
         settings.validate()
     except SettingsError as exc:
         raise EvalError(str(exc)) from None
@@ -170,6 +173,7 @@ def _run_eval(
         return rows
 
     errors: list[dict[str, Any]] = []
+    llm_stats: dict[str, Any] | None = None
     try:
         done = store.done_keys(run_key)
         pending = [
@@ -222,9 +226,12 @@ def _run_eval(
                                            on_result, on_error, stop))
                 else:
                     fn = default_episode_fn()
-                    with OpenLLM(settings.llm) as handle:
-                        asyncio.run(run_local(pending, settings, fn, handle, workers,
-                                               on_result, on_error, stop))
+                    with OpenLLM(settings) as handle:
+                        try:
+                            asyncio.run(run_local(pending, settings, fn, handle, workers,
+                                                   on_result, on_error, stop))
+                        finally:   # calls, retries, calls failed for good; faults injected
+                            llm_stats = handle.stats() if callable(getattr(handle, "stats", None)) else None
         finally:
             bar.close()
             rows = stored_rows()
@@ -235,6 +242,8 @@ def _run_eval(
     summary = summarize(tasks, rows, settings, episodes=episodes, suite=suite)
     summary["elapsed_s"] = round(time.monotonic() - t_start, 3)
     summary["errors"] = errors
+    if llm_stats:
+        summary["llm_stats"] = llm_stats
     summary["out"] = str(out)
     write_json_atomic(out / SUMMARY_JSON, summary)
     if report:

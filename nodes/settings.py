@@ -58,7 +58,7 @@ class SettingsError(ValueError):
 # Bounds on every number a user gives: a count past these is a typo, and would otherwise mean
 # unbounded work or memory (or a seed that no store can keep).
 MAX_SEED = 2**53 - 1             # exact in JSON and every store (an eval's base seed: evaluation.runner)
-MAX_ROUNDS = 1000
+MAX_ROUNDS = 1_000_000        # a sweep's "inf" (evaluation.sweep.INF_ROUNDS)
 MAX_TOKENS = 100_000_000
 MAX_LLM_RETRIES = 20
 MAX_LLM_TIMEOUT_S = 3600.0

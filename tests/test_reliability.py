@@ -1,0 +1,244 @@
+"""Reliability against a faulty LLM and against secrets leaking (issue 9, items 1-4 and 14).
+
+The LLM is a real OpenAI-compatible HTTP server on loopback that always answers with the
+paper's fixed stone-sword plan; faults are injected at the wire by the project's own
+injector (--llm-faults), so the real OpenAI client, our retry layer and the runner meet
+exactly what a failing server sends."""
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from agent.cli import main
+from agent.llm import LLMError, open_chat_model, parse_llm_spec
+from agent.llm_faults import KINDS, FaultSpec, FaultSpecError
+from evaluation.runner import run_eval
+from nodes.ask import LLMCallFailed
+from nodes.settings import RunSettings, redact_llm
+from tests.test_graph import FIXED, STONE_SWORD
+
+USER, PASSWORD, PATH_TOKEN = "alice", "pw-s3cret-Zq9", "tok_9f8e7d6c5b4a39281706abcd"
+ENV_KEY = "sk-env-secret-0123456789abcdef"
+
+
+class _LLM(BaseHTTPRequestHandler):
+    delay_s = 0.0
+    need_auth: str | None = None     # the Authorization header the server insists on
+    seen_auth: list[str] = []
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, code: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _authorized(self) -> bool:
+        got = self.headers.get("Authorization", "")
+        type(self).seen_auth.append(got)
+        if self.need_auth and got != self.need_auth:
+            self._send(401, {"error": {"message": "bad credentials"}})
+            return False
+        return True
+
+    def do_GET(self):
+        if self._authorized():
+            self._send(200, {"data": [{"id": "fake", "owned_by": "me"}]})
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        if not self._authorized():
+            return
+        time.sleep(type(self).delay_s)
+        self._send(200, {"id": "x", "object": "chat.completion", "model": "fake", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": FIXED}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}})
+
+
+@pytest.fixture
+def server():
+    _LLM.delay_s, _LLM.need_auth, _LLM.seen_auth = 0.0, None, []
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _LLM)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+
+
+@pytest.fixture
+def no_sleep(monkeypatch):
+    """Backoff sleeps recorded, not slept (the retry layer's delays are checked, not timed)."""
+    slept: list[float] = []
+    monkeypatch.setattr("agent.llm_retry.time.sleep", slept.append)
+    return slept
+
+
+SWORD_START = {"planks": 10, "stick": 4}
+
+
+def _settings(url: str, **kw) -> RunSettings:
+    return RunSettings(planner="deps", llm=f"{url}/v1#fake", inventory=dict(SWORD_START), **kw)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_fault_kind_is_retried_then_reported_in_one_line(server, no_sleep, kind):
+    with open_chat_model(f"{server}/v1#fake", faults=f"{kind}=1", retries=2, seed=1) as llm:
+        with pytest.raises(LLMCallFailed) as err:
+            llm.model.invoke("hello")
+        stats = llm.stats()
+    assert "\n" not in str(err.value) and "failed 3 time(s) in a row" in str(err.value)
+    assert stats["retries"] == 2 and stats["failed"] == 1
+    assert stats["faults"]["injected"] == {kind: 3}
+    assert len(no_sleep) == 2
+
+
+def test_transient_faults_are_survived_with_backoff_and_retry_after(server, no_sleep):
+    with open_chat_model(f"{server}/v1#fake", faults="ratelimit=0.2,http500=0.2", retries=8, seed=7,
+                         backoff=0.5) as llm:
+        for _ in range(6):
+            assert "stone_sword" in llm.model.invoke("plan").content
+        stats = llm.stats()
+    assert stats["failed"] == 0 and stats["retries"] > 0
+    injected = stats["faults"]["injected"]
+    assert sum(injected.values()) == stats["retries"]
+    # a 429 carries Retry-After: 0 and is honoured as such; a 500 backs off (jittered, capped)
+    assert no_sleep.count(0.0) >= injected.get("ratelimit", 0)
+    assert all(0.0 <= d <= 0.5 * 2 ** 8 for d in no_sleep)
+
+
+def test_a_refused_request_is_not_retried(server, no_sleep):
+    _LLM.need_auth = "Bearer right-key"
+    with open_chat_model(f"{server}/v1#fake", check=False, retries=5) as llm:
+        with pytest.raises(LLMCallFailed, match="refused the request: HTTP 401"):
+            llm.model.invoke("x")
+        assert llm.stats()["retries"] == 0 and no_sleep == []
+
+
+def test_a_server_that_never_answers_fails_within_the_timeout(server):
+    _LLM.delay_s = 3.0
+    with open_chat_model(f"{server}/v1#fake", timeout=0.2, retries=1, backoff=0.01) as llm:
+        with pytest.raises(LLMCallFailed, match="Timeout"):
+            llm.model.invoke("x")
+
+
+def test_eval_under_faults_stores_every_episode_with_its_reason(server, no_sleep, tmp_path):
+    episodes = 6
+    summary = run_eval([STONE_SWORD], _settings(server, llm_faults="timeout=0.1,http500=0.1,ratelimit=0.1,"
+                                                "garbage=0.05,empty=0.05", llm_retries=0),
+                       episodes=episodes, out_dir=tmp_path / "out", progress=False)
+    assert summary["n"] == episodes and summary["missing"] == 0 and summary["errors"] == []
+    rows = [json.loads(line) for line in (tmp_path / "out" / "episodes.jsonl").read_text().splitlines()]
+    assert len(rows) == episodes
+    failed = [r for r in rows if not r["success"]]
+    assert all(r["failure_reason"] for r in failed)
+    assert summary["llm_failures"] == sum(1 for r in rows if r["llm_failed"])
+    assert summary["llm_failures"] > 0           # 40% faults and no retries: some episodes end on a fault
+    assert all(r["failure_reason"].startswith("LLM call failed") for r in rows if r["llm_failed"])
+    assert summary["successes"] == episodes - summary["llm_failures"]
+
+
+def test_with_retries_the_same_faults_lose_nothing(server, no_sleep, tmp_path):
+    summary = run_eval([STONE_SWORD], _settings(server, llm_faults="timeout=0.1,http500=0.1,ratelimit=0.1,"
+                                                "garbage=0.05,empty=0.05", llm_retries=6),
+                       episodes=4, out_dir=tmp_path / "out", progress=False)
+    assert summary["successes"] == 4 and summary["llm_failures"] == 0
+
+
+def test_cli_run_ends_a_faulty_llm_with_one_line_and_exit_1(server, no_sleep, capsys):
+    rc = main(["run", "CraftStoneSword", "--llm", f"{server}/v1#fake", "--inventory", json.dumps(SWORD_START),
+               "--llm-faults", "garbage=1", "--llm-retries", "1", "--quiet", "--json"])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "Traceback" not in err
+    result = json.loads(out.strip().splitlines()[-1])
+    assert not result["success"] and result["llm_failed"]
+    assert result["failure_reason"].startswith("LLM call failed")
+
+
+@pytest.mark.parametrize("bad", ["timeout", "timeout=2", "boom=0.1", "timeout=0.7,http500=0.7", "http500=x"])
+def test_bad_fault_specs_are_refused(bad):
+    with pytest.raises(FaultSpecError):
+        FaultSpec.parse(bad)
+    assert main(["run", "CraftPlanks", "--planner", "oracle", "--llm-faults", bad]) == 2
+
+
+@pytest.mark.parametrize("flags", [["--llm-timeout", "0"], ["--llm-retries", "-1"], ["--llm-retries", "99"]])
+def test_bad_timeout_and_retry_flags_are_refused(flags, capsys):
+    assert main(["run", "CraftPlanks", "--planner", "oracle", *flags]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ secrets
+
+
+def test_user_password_urls_work_and_no_secret_is_written_or_shown(server, monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("DEPS_LLM_API_KEY", ENV_KEY)
+    host = server.removeprefix("http://")
+    url = f"http://{USER}:{PASSWORD}@{host}/{PATH_TOKEN}/v1#fake"
+    _LLM.need_auth = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+
+    trace = tmp_path / "trace"
+    rc = main(["run", "CraftStoneSword", "--llm", url, "--inventory", json.dumps(SWORD_START),
+               "--trace-dir", str(trace), "--json"])
+    out_run, err_run = capsys.readouterr()
+    assert rc == 0 and json.loads(out_run.strip().splitlines()[-1])["success"]   # the credentials worked
+    assert _LLM.seen_auth and all(a == _LLM.need_auth for a in _LLM.seen_auth)
+
+    out = tmp_path / "eval"
+    rc = main(["eval", "--suite", "deps71", "--tasks", "CraftStoneSword", "--llm", url, "--episodes", "1",
+               "--inventory", json.dumps(SWORD_START), "--out", str(out), "--trace-dir", str(trace), "--json"])
+    out_eval, err_eval = capsys.readouterr()
+    assert rc == 0
+    sweep = tmp_path / "sweep"
+    rc = main(["eval", "--suite", "deps71", "--tasks", "CraftStoneSword", "--episodes", "1", "--out", str(sweep),
+               "--inventory", json.dumps(SWORD_START), "--sweep", f"llm={url}"])
+    out_sweep, err_sweep = capsys.readouterr()
+    assert rc == 0
+
+    texts = [out_run, err_run, out_eval, err_eval, out_sweep, err_sweep]
+    for root in (trace, out, sweep):
+        for f in root.rglob("*"):
+            texts.append(str(f))                                   # folder and file names too
+            if f.is_file():
+                texts.append(f.read_bytes().decode("utf-8", "replace"))
+    assert len(texts) > 10
+    for secret in (PASSWORD, PATH_TOKEN, ENV_KEY, f"{USER}:"):
+        assert not [t[:80] for t in texts if secret in t], secret
+    assert any("***" in t for t in texts)                           # the URL is shown, redacted
+
+
+def test_a_key_file_is_read_and_never_shown(server, monkeypatch, tmp_path):
+    key_file = tmp_path / "key"
+    key_file.write_text(ENV_KEY + "\n")
+    monkeypatch.delenv("DEPS_LLM_API_KEY", raising=False)
+    monkeypatch.setenv("DEPS_LLM_API_KEY_FILE", str(key_file))
+    _LLM.need_auth = f"Bearer {ENV_KEY}"
+    with open_chat_model(f"{server}/v1#fake") as llm:
+        assert "stone_sword" in llm.model.invoke("x").content
+        assert ENV_KEY not in llm.name
+
+
+@pytest.mark.parametrize("spec", [
+    f"http://{USER}:{PASSWORD}@example.org/v1#m", f"https://example.org/{PATH_TOKEN}/v1",
+    f"https://example.org/v1?key={PASSWORD}", f"http://{USER}:{PASSWORD}@[::1/v1",
+])
+def test_redaction_hides_every_credential_form(spec):
+    shown = redact_llm(spec)
+    assert PASSWORD not in shown and PATH_TOKEN not in shown and f"{USER}:" not in shown
+    try:
+        parse_llm_spec(spec)
+    except LLMError as e:
+        assert PASSWORD not in str(e)
+
+
+def test_settings_are_stored_redacted():
+    s = RunSettings(llm=f"http://{USER}:{PASSWORD}@example.org/v1#m")
+    assert s.to_dict()["llm"] == "http://***@example.org/v1#m"
+

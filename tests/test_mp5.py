@@ -247,3 +247,16 @@ def test_every_planner_recovers_from_random_drop_when_it_replans(kb):
     task = task_from_instruction("craft a wooden pickaxe", kb.canonical)
     r = run_episode(task, RunSettings(planner="oracle", random_drop=True, max_rounds=10), kb=kb)
     assert r["success"] and r["rounds"] >= 1
+
+
+def test_the_oracle_grade_stand_in_answers_the_question_not_the_example(kb):
+    from langchain_core.messages import HumanMessage
+
+    import prompts
+    from nodes.planners.mp5.oracle import RecipeBookLLM
+
+    llm = RecipeBookLLM(kb)
+    ask = prompts.chat("mp5_planner") + [HumanMessage("Sub-objective: find a tree (biome forest)\nPerceived: x")]
+    assert llm.model.invoke(ask).content == "find(tree)\nmove(tree)"
+    ask = prompts.chat("mp5_planner") + [HumanMessage("Sub-objective: mine 3 log\nPerceived: x")]
+    assert llm.model.invoke(ask).content.endswith("mine(log, null)")

@@ -18,6 +18,7 @@ from nodes.planners.mp5.parser import SubObjective
 from nodes.planners.mp5.planner import MP5Planner
 
 _SUB = re.compile(r"Sub-objective: (\w+) (\d+) (\w+)")
+_FIND = re.compile(r"find an? (\w+)")
 _VERBS = {"fight": "kill"}
 
 
@@ -38,6 +39,9 @@ class RecipeBookLLM:
         known = next((s for s in (self.planner.subs if self.planner else None) or [] if s.text == line), None)
         if known is not None:
             return known
+        find = _FIND.match(line)
+        if find:
+            return SubObjective("find", find.group(1))
         m = _SUB.search(asked)
         if m is None:
             return None
@@ -45,7 +49,7 @@ class RecipeBookLLM:
         return SubObjective(_VERBS.get(verb, verb), item, int(n))
 
     def _reply(self, msgs: list) -> AIMessage:
-        asked = next((m.content for m in reversed(msgs) if _SUB.search(m.content)), "")
+        asked = next((m.content for m in reversed(msgs) if "Sub-objective: " in m.content), "")   # the question
         sub = self._sub(asked)
         if sub is None:
             return AIMessage("")

@@ -87,7 +87,8 @@ def _faults(text: str | None) -> str | None:
 
 def _add_run_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("episode settings")
-    g.add_argument("--world", default="textworld", choices=WORLDS, help="the world to act in (default: textworld)")
+    g.add_argument("--world", default="textworld", choices=WORLDS, help="the world to act in: textworld, gridworld (minedojo is named for scripts but not in this "
+                        "build: it needs MineDojo's JDK 8 build) (default: textworld)")
     g.add_argument("--mc-version", default="1.11.2", choices=MC_VERSIONS,
                    help="Minecraft data version (default: 1.11.2, MineDojo's)")
     g.add_argument("--planner", default="deps", metavar="NAME",

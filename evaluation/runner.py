@@ -76,6 +76,14 @@ def check_request(settings: RunSettings, *, episodes: int, workers: int, backend
         settings.validate()
     except SettingsError as exc:
         raise EvalError(str(exc)) from None
+    if settings.world == "gridworld" and settings.biome is not None:   # up front, not once per episode
+        from worlds.gridworld.generation import check_biome
+        from worlds.gridworld.spec import GridWorldError
+
+        try:
+            check_biome(settings.biome)
+        except GridWorldError as exc:
+            raise EvalError(str(exc)) from None
     if backend == "ray":
         import_ray()
 

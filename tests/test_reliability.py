@@ -1,75 +1,35 @@
 """Reliability against a faulty LLM and against secrets leaking (issue 9, items 1-4 and 14).
 
-The LLM is a real OpenAI-compatible HTTP server on loopback that always answers with the
-paper's fixed stone-sword plan; faults are injected at the wire by the project's own
+The LLM is a real OpenAI-compatible HTTP server on loopback (evaluation/fault_drill.py's
+replay server) that always answers with a correct stone-sword plan; faults are injected at the wire by the project's own
 injector (--llm-faults), so the real OpenAI client, our retry layer and the runner meet
 exactly what a failing server sends."""
 from __future__ import annotations
 
 import base64
 import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from agent.cli import main
 from agent.llm import LLMError, open_chat_model, parse_llm_spec
 from agent.llm_faults import KINDS, FaultSpec, FaultSpecError
+from evaluation.fault_drill import ReplayLLM as _LLM
+from evaluation.fault_drill import serve
 from evaluation.runner import run_eval
 from nodes.ask import LLMCallFailed
 from nodes.settings import RunSettings, redact_llm
-from tests.test_graph import FIXED, STONE_SWORD
+from tests.test_graph import STONE_SWORD
 
 USER, PASSWORD, PATH_TOKEN = "alice", "pw-s3cret-Zq9", "tok_9f8e7d6c5b4a39281706abcd"
 ENV_KEY = "sk-env-secret-0123456789abcdef"
 
 
-class _LLM(BaseHTTPRequestHandler):
-    delay_s = 0.0
-    need_auth: str | None = None     # the Authorization header the server insists on
-    seen_auth: list[str] = []
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, code: int, body: dict) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _authorized(self) -> bool:
-        got = self.headers.get("Authorization", "")
-        type(self).seen_auth.append(got)
-        if self.need_auth and got != self.need_auth:
-            self._send(401, {"error": {"message": "bad credentials"}})
-            return False
-        return True
-
-    def do_GET(self):
-        if self._authorized():
-            self._send(200, {"data": [{"id": "fake", "owned_by": "me"}]})
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("content-length") or 0))
-        if not self._authorized():
-            return
-        time.sleep(type(self).delay_s)
-        self._send(200, {"id": "x", "object": "chat.completion", "model": "fake", "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": FIXED}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}})
-
-
 @pytest.fixture
 def server():
     _LLM.delay_s, _LLM.need_auth, _LLM.seen_auth = 0.0, None, []
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _LLM)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv, url = serve()
+    yield url
     srv.shutdown()
 
 
@@ -85,12 +45,12 @@ SWORD_START = {"planks": 10, "stick": 4}
 
 
 def _settings(url: str, **kw) -> RunSettings:
-    return RunSettings(planner="deps", llm=f"{url}/v1#fake", inventory=dict(SWORD_START), **kw)
+    return RunSettings(planner="deps", llm=f"{url}/v1#replay", inventory=dict(SWORD_START), **kw)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_fault_kind_is_retried_then_reported_in_one_line(server, no_sleep, kind):
-    with open_chat_model(f"{server}/v1#fake", faults=f"{kind}=1", retries=2, seed=1) as llm:
+    with open_chat_model(f"{server}/v1#replay", faults=f"{kind}=1", retries=2, seed=1) as llm:
         with pytest.raises(LLMCallFailed) as err:
             llm.model.invoke("hello")
         stats = llm.stats()
@@ -101,7 +61,7 @@ def test_every_fault_kind_is_retried_then_reported_in_one_line(server, no_sleep,
 
 
 def test_transient_faults_are_survived_with_backoff_and_retry_after(server, no_sleep):
-    with open_chat_model(f"{server}/v1#fake", faults="ratelimit=0.2,http500=0.2", retries=8, seed=7,
+    with open_chat_model(f"{server}/v1#replay", faults="ratelimit=0.2,http500=0.2", retries=8, seed=7,
                          backoff=0.5) as llm:
         for _ in range(6):
             assert "stone_sword" in llm.model.invoke("plan").content
@@ -116,7 +76,7 @@ def test_transient_faults_are_survived_with_backoff_and_retry_after(server, no_s
 
 def test_a_refused_request_is_not_retried(server, no_sleep):
     _LLM.need_auth = "Bearer right-key"
-    with open_chat_model(f"{server}/v1#fake", check=False, retries=5) as llm:
+    with open_chat_model(f"{server}/v1#replay", check=False, retries=5) as llm:
         with pytest.raises(LLMCallFailed, match="refused the request: HTTP 401"):
             llm.model.invoke("x")
         assert llm.stats()["retries"] == 0 and no_sleep == []
@@ -124,7 +84,7 @@ def test_a_refused_request_is_not_retried(server, no_sleep):
 
 def test_a_server_that_never_answers_fails_within_the_timeout(server):
     _LLM.delay_s = 3.0
-    with open_chat_model(f"{server}/v1#fake", timeout=0.2, retries=1, backoff=0.01) as llm:
+    with open_chat_model(f"{server}/v1#replay", timeout=0.2, retries=1, backoff=0.01) as llm:
         with pytest.raises(LLMCallFailed, match="Timeout"):
             llm.model.invoke("x")
 
@@ -153,7 +113,7 @@ def test_with_retries_the_same_faults_lose_nothing(server, no_sleep, tmp_path):
 
 
 def test_cli_run_ends_a_faulty_llm_with_one_line_and_exit_1(server, no_sleep, capsys):
-    rc = main(["run", "CraftStoneSword", "--llm", f"{server}/v1#fake", "--inventory", json.dumps(SWORD_START),
+    rc = main(["run", "CraftStoneSword", "--llm", f"{server}/v1#replay", "--inventory", json.dumps(SWORD_START),
                "--llm-faults", "garbage=1", "--llm-retries", "1", "--quiet", "--json"])
     out, err = capsys.readouterr()
     assert rc == 1 and "Traceback" not in err
@@ -181,7 +141,7 @@ def test_bad_timeout_and_retry_flags_are_refused(flags, capsys):
 def test_user_password_urls_work_and_no_secret_is_written_or_shown(server, monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("DEPS_LLM_API_KEY", ENV_KEY)
     host = server.removeprefix("http://")
-    url = f"http://{USER}:{PASSWORD}@{host}/{PATH_TOKEN}/v1#fake"
+    url = f"http://{USER}:{PASSWORD}@{host}/{PATH_TOKEN}/v1#replay"
     _LLM.need_auth = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
 
     trace = tmp_path / "trace"
@@ -220,7 +180,7 @@ def test_a_key_file_is_read_and_never_shown(server, monkeypatch, tmp_path):
     monkeypatch.delenv("DEPS_LLM_API_KEY", raising=False)
     monkeypatch.setenv("DEPS_LLM_API_KEY_FILE", str(key_file))
     _LLM.need_auth = f"Bearer {ENV_KEY}"
-    with open_chat_model(f"{server}/v1#fake") as llm:
+    with open_chat_model(f"{server}/v1#replay") as llm:
         assert "stone_sword" in llm.model.invoke("x").content
         assert ENV_KEY not in llm.name
 

@@ -1,0 +1,124 @@
+"""A fault drill: how many episodes survive an LLM that fails, measured.
+
+`python -m evaluation.fault_drill [--episodes 50] [--out DIR]` serves a replay LLM (a real
+OpenAI-compatible HTTP server on loopback that answers every chat request with one fixed,
+correct plan for CraftStoneSword), injects 40 % mixed faults at the wire (`--llm-faults`,
+seeded) and runs `deps eval`'s runner three times: with 0, 2 and 6 retries. It prints, per
+run, the episodes stored and lost, the LLM failures, the retries and the faults injected (the
+README's "Failure modes" table). The LLM's content is fixed on purpose: the drill measures the
+transport and the retry layer, not a model's planning. Backoff sleeps are skipped
+(`--sleep` keeps them) so the drill takes seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+FAULTS = "timeout=0.1,http500=0.1,ratelimit=0.1,garbage=0.05,empty=0.05"   # 40 % of requests
+STONE_SWORD_PLAN = "\n".join([
+    "craft({'crafting_table':1}, {'planks':4}, null)",
+    "craft({'wooden_pickaxe':1}, {'planks':3, 'stick':2}, 'crafting_table')",
+    "mine({'cobblestone':2}, 'wooden_pickaxe')",
+    "craft({'stone_sword':1}, {'cobblestone':2, 'stick':1}, 'crafting_table')",
+])
+START = {"planks": 10, "stick": 4}   # enough for the plan above
+
+
+class ReplayLLM(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint answering every chat request with `reply`; it can insist
+    on an Authorization header (`need_auth`) and records the ones it saw."""
+
+    reply = STONE_SWORD_PLAN
+    delay_s = 0.0
+    need_auth: str | None = None
+    seen_auth: list[str] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, code: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _authorized(self) -> bool:
+        got = self.headers.get("Authorization", "")
+        type(self).seen_auth.append(got)
+        if self.need_auth and got != self.need_auth:
+            self._send(401, {"error": {"message": "bad credentials"}})
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        if self._authorized():
+            self._send(200, {"data": [{"id": "replay", "owned_by": "me"}]})
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        if not self._authorized():
+            return
+        if self.delay_s:
+            threading.Event().wait(self.delay_s)
+        self._send(200, {"id": "x", "object": "chat.completion", "model": "replay", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}})
+
+
+def serve() -> tuple[ThreadingHTTPServer, str]:
+    """Start a ReplayLLM on a free loopback port; returns the server and its base URL."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), ReplayLLM)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, f"http://127.0.0.1:{srv.server_address[1]}"
+
+
+def drill(episodes: int, out: Path, retries: tuple[int, ...] = (0, 2, 6), sleep: bool = False) -> list[dict]:
+    import agent.llm_retry
+    from evaluation.runner import run_eval
+    from nodes.settings import RunSettings
+    from worlds.tasks import find_task
+
+    if not sleep:
+        agent.llm_retry.time.sleep = lambda s: None     # type: ignore[attr-defined]
+    srv, url = serve()
+    task = find_task("CraftStoneSword")
+    rows = []
+    try:
+        for n in retries:
+            settings = RunSettings(planner="deps", llm=f"{url}/v1#replay", inventory=dict(START),
+                                   llm_faults=FAULTS, llm_retries=n)
+            s = run_eval([task], settings, episodes=episodes, out_dir=out / f"retries-{n}", progress=False)
+            stats = s.get("llm_stats") or {}
+            rows.append({"retries_allowed": n, "episodes": episodes, "stored": s["n"], "lost": s["missing"],
+                         "successes": s["successes"], "llm_failures": s["llm_failures"],
+                         "requests": stats.get("faults", {}).get("requests"),
+                         "faults_injected": sum(stats.get("faults", {}).get("injected", {}).values()),
+                         "retries": stats.get("retries")})
+    finally:
+        srv.shutdown()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m evaluation.fault_drill", description=__doc__.split("\n\n")[0])
+    p.add_argument("--episodes", type=int, default=50, help="episodes per run (default: 50)")
+    p.add_argument("--out", default=None, help="where the three evals go (default: a temporary folder)")
+    p.add_argument("--sleep", action="store_true", help="really sleep the backoff (slower; same counts)")
+    a = p.parse_args(argv)
+    if not 1 <= a.episodes <= 10_000:
+        p.error("--episodes must be from 1 to 10000")
+    with tempfile.TemporaryDirectory() as tmp:
+        for row in drill(a.episodes, Path(a.out or tmp), sleep=a.sleep):
+            print(json.dumps(row))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -15,8 +15,9 @@ from nodes.settings import RunSettings
 RUN_JSON = "run.json"
 SUMMARY_JSON = "summary.json"
 
-# settings that do not change results and may differ on --resume
-_NOT_IDENTITY = ("trace_dir",)
+# settings that do not change results and may differ on --resume (how patiently the LLM is
+# asked changes whether a call fails, not what a successful episode means)
+_NOT_IDENTITY = ("trace_dir", "llm_timeout", "llm_retries")
 
 
 class EvalError(ValueError):

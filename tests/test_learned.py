@@ -127,15 +127,17 @@ def test_the_shipped_predictor_ranks_a_near_goal_before_a_far_one(kb):
     assert pick == 1 and why["rule"] == "least predicted horizon"
 
 
-@shipped("controller")
-def test_the_shipped_policy_mines_a_log_next_to_it(kb):
+@shipped("controller-bc")
+def test_the_shipped_policy_digs_cobblestone(kb):
+    """The learned controller on one easy goal: dig down to stone with a wooden pickaxe."""
     from skills.grid_controller import GridScriptedController
     from skills.learned.controller import LearnedController
     from skills.learned.policy import GoalPolicy
 
-    policy = GoalPolicy.load("controller", kb=kb, device="cpu")
+    policy = GoalPolicy.load("controller", kb=kb, device="cpu", path=str(SHIPPED / "controller-bc.pt"))
     ctl = LearnedController(kb, policy, GridScriptedController(kb), seed=0)
-    w = flat(kb, blocks=tree(12, 10))
-    out = ctl.run(Goal("mine", {"log": 1}), w)
+    w = GridWorld(kb)
+    w.reset(seed=3, options={"inventory": {"wooden_pickaxe": 1}, "time_of_day": 0.1})
+    out = ctl.run(Goal("mine", {"cobblestone": 1}), w)
     assert out["ok"], out
-    assert kb.count(out["gained"], "log") >= 1 and out["steps"] < 200
+    assert kb.count(out["gained"], "cobblestone") >= 1 and out["steps"] <= 600

@@ -6,7 +6,8 @@ is missing.
 Craft, smelt and equip are single functional actions in the grid world (MineDojo's
 functional actions): they are issued by the same rules as the scripted expert, which is
 also what runs a mine/kill goal the policy was never trained on (and says so).
-Same outcome dict as every controller: {ok, error, steps, gained, missing}.
+While a block is breaking, attack is held (`hold_attack`) instead of asking the policy
+each step. Same outcome dict as every controller: {ok, error, steps, gained, missing}.
 """
 from __future__ import annotations
 
@@ -24,6 +25,16 @@ FUNCTIONAL = ("craft", "smelt", "equip")
 NO_ITEM = ("noop", "move_north", "move_south", "move_east", "move_west", "face_up", "face_down", "attack",
            "jump", "face_north", "face_south", "face_east", "face_west")
 BUILDING = ("cobblestone", "dirt")     # what the policy may place with use / jump_place, first held wins
+
+
+ATTACK = PRIMITIVE_ID["attack"]
+
+
+def hold_attack(obs: dict) -> np.ndarray | bool:
+    """Attack is held while the faced block is breaking (mining progress > 0), as a player
+    holds the mouse button: the policy picks when to start hitting, not each of the 4 to 60
+    hits a block takes (a sampled policy seldom repeats one action that long)."""
+    return np.asarray(obs["mining"]) > 0
 
 
 def _outcome(ok: bool, error: str | None, steps: int, gained: dict[str, int], missing=None) -> dict:
@@ -89,7 +100,11 @@ class LearnedController:
                     if getattr(world, "dead", False):
                         return _outcome(False, "the agent died", steps, gained)
                     mask, block = action_mask(world)
-                    a = int(self.policy.act(world.observation(), code, mask, greedy=self.greedy, rng=self.rng)[0])
+                    obs = world.observation()
+                    if hold_attack(obs):
+                        a = ATTACK
+                    else:
+                        a = int(self.policy.act(obs, code, mask, greedy=self.greedy, rng=self.rng)[0])
                     act = {"action": PRIMITIVES[a]}
                     if PRIMITIVES[a] in ("use", "jump_place"):
                         act["item"] = block

@@ -57,9 +57,11 @@ class GoalPolicy:
         return self.net(g, v, c)
 
     def act(self, obs: dict, codes: np.ndarray, mask: np.ndarray | None = None, greedy: bool = True,
-            rng: np.random.Generator | None = None) -> np.ndarray:
-        """Primitive action index per world; `mask` [A] bool limits which actions may be chosen."""
+            rng: np.random.Generator | None = None, temperature: float = 1.0) -> np.ndarray:
+        """Primitive action index per world; `mask` [A] bool limits which actions may be chosen;
+        sampled at `temperature` unless greedy."""
         logits, _ = self.logits(obs, codes)
+        logits = logits / max(float(temperature), 1e-3)
         if mask is not None:
             logits = logits.masked_fill(~torch.as_tensor(mask, device=logits.device), float("-inf"))
         if greedy:

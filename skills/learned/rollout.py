@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from skills.experts import Expert
-from skills.learned.controller import BUILDING, NO_ITEM
+from skills.learned.controller import ATTACK, BUILDING, NO_ITEM, hold_attack
 from skills.learned.data import safe_act
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES, goal_code
@@ -26,7 +26,8 @@ def _item_ids(kb: Any, vocab: Any, item: str) -> list[int]:
 
 
 def rollout(kb: Any, episodes: Sequence[tuple[Goal, int, dict]], driver: str, policy: Any = None,
-            budget: int = 600, n_envs: int = 32, greedy: bool = False, seed: int = 0) -> list[dict]:
+            budget: int = 600, n_envs: int = 32, greedy: bool = False, seed: int = 0,
+            temperature: float = 1.0) -> list[dict]:
     """One result {ok, steps} per (goal, world seed, reset options), in order; `driver` is
     'learned' (the policy, batched) or 'scripted' (the expert)."""
     rng = np.random.default_rng(seed)
@@ -56,7 +57,8 @@ def rollout(kb: Any, episodes: Sequence[tuple[Goal, int, dict]], driver: str, po
                 can_place = held.any(1)
                 masks[can_place, PRIMITIVE_ID["use"]] = True
                 masks[can_place, PRIMITIVE_ID["jump_place"]] = True
-                a = policy.act(obs, codes, masks, greedy=greedy, rng=rng)
+                a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
+                a = np.where(hold_attack(obs), ATTACK, a)
                 acts[:, 0] = a
                 block = np.array(build_ids)[held.argmax(1)]
                 place = np.isin(a, [PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]])

@@ -80,4 +80,9 @@ def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: 
     from evaluation.grid_bench import grid_benchmarks
 
     metrics.update(grid_benchmarks(repeat, progress))
+
+    # 5. the learned policy: batched inference per step against the batched world's step (evaluation/policy_bench.py)
+    from evaluation.policy_bench import policy_benchmarks
+
+    metrics.update(policy_benchmarks(repeat, progress))
     return metrics

@@ -1,0 +1,61 @@
+"""Learned-policy speed for `deps bench`: one batched inference step of pi(a | s, g) over a
+batch of grid worlds (observation encoding included), as a ratio against the batched
+world's own step over the same worlds, timed side by side.
+
+The shipped controller's weights are used when present; otherwise a fresh network of the
+same shape (the time does not depend on the weights).
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+BATCH = 256
+
+
+def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: None) -> dict[str, float]:
+    import torch
+
+    from skills.learned.features import net_shape
+    from skills.learned.model import GoalNet
+    from skills.learned.paths import LearnedError
+    from skills.learned.policy import GoalPolicy
+    from worlds.gridworld.batch import BatchGridWorld
+    from worlds.gridworld.spec import make_vocab
+    from worlds.knowledge import load_kb
+    from worlds.types import Goal
+
+    kb = load_kb("1.11.2")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)   # as the learned controller runs it (skills/learned/policy.py)
+    try:
+        policy = GoalPolicy.load("controller", kb=kb, device="cpu")
+        shipped = 1.0
+    except LearnedError:
+        policy = GoalPolicy(GoalNet(net_shape(make_vocab(kb))).eval(), kb, {"goals": []}, "cpu")
+        shipped = 0.0
+    progress(f"bench: learned policy, batched inference over {BATCH} worlds vs. their batched step")
+    env = BatchGridWorld(BATCH, kb)
+    obs = env.reset([i % 16 for i in range(BATCH)])
+    codes = policy.codes([Goal("mine", {"log": 1}), Goal("kill", {"cow": 1})] * (BATCH // 2))
+    rng = np.random.default_rng(0)
+    t_pol, t_env = float("inf"), float("inf")
+    for _ in range(repeat):   # interleaved, so machine noise hits both alike; best of each
+        t0 = time.perf_counter()
+        for _ in range(5):
+            a = policy.act(obs, codes, greedy=False, rng=rng)
+        t_pol = min(t_pol, (time.perf_counter() - t0) / 5)
+        acts = np.stack([np.minimum(a, 9), np.full(BATCH, -1)], axis=1).astype(np.int64)
+        t0 = time.perf_counter()
+        for _ in range(5):
+            obs, *_ = env.step(acts)
+        t_env = min(t_env, (time.perf_counter() - t0) / 5)
+    torch.set_num_threads(threads)
+    return {
+        "policy_batched_ms_per_step": round(1000 * t_pol, 3),
+        "policy_vs_world_step_ratio": round(t_pol / t_env, 2),
+        "policy_shipped_weights": shipped,
+        "policy_batch": float(BATCH),
+    }

@@ -38,7 +38,7 @@ def cmd_train_llm_data(a: argparse.Namespace) -> int:
         raise SettingsError(f"--augment must be 0 or more, got {a.augment}")
     card = make_teacher_dataset(a.out, [s.strip() for s in a.suite.split(",") if s.strip()],
                                 mc_version=a.mc_version, augment=a.augment, holdout=a.holdout,
-                                command=_command(), progress=not a.quiet)
+                                command=_command(), progress=not a.quiet, only=a.tasks)
     print(f"wrote {a.out}/train.jsonl: {card['examples']} examples from {len(card['tasks'])} tasks "
           f"({card['counts'].get('tasks_held_out', 0)} held out)", file=sys.stderr)
     if a.json:
@@ -77,6 +77,7 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
                        "for its first plan, answered by the oracle's plan in the grammar's code form.")
     d.add_argument("--teacher", default="oracle", help="who answers (accepted: oracle)")
     d.add_argument("--suite", default="deps71,plan4mc", help="suites, comma-separated (default: deps71,plan4mc)")
+    d.add_argument("--tasks", default="", help="only these task ids or groups, comma-separated (e.g. MT1,MT2,log)")
     d.add_argument("--holdout", default="plan4mc:iron", metavar="SUITE:GROUP",
                    help="tasks whose targets are left out entirely (default: plan4mc:iron; 'none' keeps all)")
     d.add_argument("--augment", type=int, default=2,

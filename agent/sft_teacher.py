@@ -149,13 +149,19 @@ def teacher_examples(tasks: Iterable[Task], kb: Any, *, augment: int = 0,
 
 def make_teacher_dataset(out: str | os.PathLike, suites: list[str], *, mc_version: str = "1.11.2",
                          augment: int = 0, holdout: str = DEFAULT_HOLDOUT, command: str = "",
-                         progress: bool = False) -> dict:
-    """Write the teacher dataset for `suites` to `out` (atomically); returns its card."""
+                         progress: bool = False, only: str = "") -> dict:
+    """Write the teacher dataset for `suites` (their tasks or groups named in `only`) to `out`
+    (atomically); returns its card."""
     from worlds.knowledge import load_kb
     from worlds.tasks import load_suite
 
     kb = load_kb(mc_version)
     tasks = [t for s in suites for t in load_suite(s)]
+    if only:   # task ids or group names, comma-separated
+        wanted = {w.strip() for w in only.split(",") if w.strip()}
+        tasks = [t for t in tasks if t.id in wanted or t.group in wanted]
+        if not tasks:
+            raise DatasetError(f"--tasks {only!r} matches no task of {', '.join(suites)}")
     examples, info = teacher_examples(tasks, kb, augment=augment, holdout=holdout_targets(holdout),
                                       progress=progress)
     if not examples:

@@ -30,12 +30,12 @@ def cmd_train_learned(a: argparse.Namespace) -> int:
 
     for flag, v, low in (("--episodes", a.episodes, 1), ("--steps", a.steps, 1), ("--dagger", a.dagger, 0),
                          ("--batch-size", a.batch_size, 1), ("--threads", a.threads, 1),
-                         ("--eval-episodes", a.eval_episodes, 0)):
+                         ("--eval-episodes", a.eval_episodes, 0), ("--envs", a.envs, 1)):
         if v is None or v < low:
             raise SettingsError(f"{flag} must be {low} or more, got {v}")
     cfg = TrainConfig(kind=a.target, out=a.out, device=_device(a.device), seed=a.seed, episodes=a.episodes,
                       steps=a.steps, dagger_rounds=a.dagger, batch_size=a.batch_size, threads=a.threads,
-                      eval_episodes=a.eval_episodes,
+                      eval_episodes=a.eval_episodes, n_envs=a.envs,
                       command="deps " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["train"] else "")
     try:
         card = train(cfg, progress=not a.quiet)
@@ -66,6 +66,7 @@ def add_train_parsers(sub: argparse._SubParsersAction) -> None:
                        help="controller: DAgger rounds after behaviour cloning (default: 0; each re-plans the expert "
                             "wherever the policy leaves its path: slow on a small CPU)")
         p.add_argument("--batch-size", type=int, default=256)
+        p.add_argument("--envs", type=int, default=16, help="grid worlds stepped at once while collecting (default: 16)")
         p.add_argument("--threads", type=int, default=1,
                        help="torch CPU threads (default: 1, the fastest on a small or shared CPU)")
         p.add_argument("--eval-episodes", type=int, default=64 if target == "controller" else 0,

@@ -45,8 +45,8 @@ def tree(x, z, height=3):
 
 
 def test_short_training_run_lowers_the_loss_and_writes_a_loadable_checkpoint(tmp_path, capsys, kb, vocab):
-    rc = main(["train", "controller", "--out", str(tmp_path), "--episodes", "6", "--steps", "60",
-               "--batch-size", "64", "--dagger", "0", "--eval-episodes", "0", "--device", "cpu",
+    rc = main(["train", "controller", "--out", str(tmp_path), "--episodes", "4", "--steps", "40",
+               "--batch-size", "32", "--envs", "2", "--dagger", "0", "--eval-episodes", "0", "--device", "cpu",
                "--seed", "3", "--quiet", "--json"])
     assert rc == 0
     card = json.loads(capsys.readouterr().out.strip().splitlines()[-1])

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from skills.experts import Expert
-from skills.learned.features import encode_obs
+from skills.learned.features import encode_obs, mining_column
 from skills.learned.scenes import SCATTER_GOALS, training_scatter
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, goal_code
@@ -187,6 +187,8 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
         "action": torch.as_tensor(np.array(acts, np.int64)),
         "horizon": torch.as_tensor(np.array(hors, np.int64)),
     }
+    # the policy decides only where no block is breaking (the controller holds attack there)
+    data["decide"] = data["vec"][:, mining_column(vocab)] == 0 if vecs else torch.zeros(0, dtype=torch.bool)
     return data, stats
 
 

@@ -38,6 +38,11 @@ def vec_dim(vocab: spec.Vocab) -> int:
     return vocab.n_items + len(spec.FACINGS) + 2 + 3 + len(vocab.biomes)
 
 
+def mining_column(vocab: spec.Vocab) -> int:
+    """Where the mining progress sits in `vec` (after the inventory, facing, time and health)."""
+    return vocab.n_items + len(spec.FACINGS) + 2 + 1
+
+
 def _batched(obs: dict[str, Any]) -> tuple[dict[str, np.ndarray], bool]:
     single = np.asarray(obs["blocks"]).ndim == 3
     if single:

@@ -35,8 +35,10 @@ def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tupl
     logits, hlogits = net(batch["grid"], batch["vec"], batch["goal"])
     total = torch.zeros((), device=logits.device)
     parts = {}
-    if w_policy:
-        lp = F.cross_entropy(logits, batch["action"])
+    decide = batch.get("decide")
+    if w_policy and (decide is None or bool(decide.any())):
+        rows = slice(None) if decide is None else decide   # rows where the policy, not held attack, acts
+        lp = F.cross_entropy(logits[rows], batch["action"][rows])
         total = total + w_policy * lp
         parts["policy"] = float(lp.detach())
     has_h = batch["horizon"] >= 0
@@ -82,12 +84,14 @@ def evaluate(net: GoalNet, data: Data, device: str) -> dict[str, float]:
     n = len(data["goal"])
     if n == 0:
         return out
-    agree, hits, near, abs_err, m = 0, 0, 0, 0.0, 0
+    agree, hits, near, abs_err, m, n_dec = 0, 0, 0, 0.0, 0, 0
     centres = bin_centres().to(device)
     for s in range(0, n, 4096):
         b = {k: v[s:s + 4096].to(device) for k, v in data.items()}
         logits, hlogits = net(b["grid"], b["vec"], b["goal"])
-        agree += int((logits.argmax(-1) == b["action"]).sum())
+        dec = b["decide"] if "decide" in b else torch.ones_like(b["action"], dtype=torch.bool)
+        agree += int((logits.argmax(-1) == b["action"])[dec].sum())
+        n_dec += int(dec.sum())
         has = b["horizon"] >= 0
         if bool(has.any()):
             true_bin = horizon_bin(b["horizon"][has].float())
@@ -97,7 +101,7 @@ def evaluate(net: GoalNet, data: Data, device: str) -> dict[str, float]:
             expected = torch.softmax(hlogits[has], -1) @ centres
             abs_err += float((expected - b["horizon"][has].float()).abs().sum())
             m += int(has.sum())
-    out["action_agreement"] = round(agree / n, 4)
+    out["action_agreement"] = round(agree / max(n_dec, 1), 4)   # where the policy decides
     if m:
         out["horizon_bin_accuracy"] = round(hits / m, 4)
         out["horizon_within_one_bin"] = round(near / m, 4)

@@ -1,0 +1,210 @@
+"""Fine-tuning the embedded model (issue 7): the deps-sft/1 dataset, the oracle teacher,
+`deps train llm` (LoRA on the shipped GGUF's weights, a GGUF LoRA adapter out), serving an
+adapter with the local llama.cpp server, and the bad inputs, each refused with one line and
+nothing half-written."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent.cli import main
+from agent.sft_data import CARD_FILE, TRAIN_FILE, DatasetError, default_base_model, load_dataset, write_dataset
+
+
+def _example(task: str = "CraftStick", reply: str = "mine({'log':1}, null)  # step 1: mine 1 log\n") -> dict:
+    return {"messages": [{"role": "system", "content": "plan"}, {"role": "user", "content": "How to obtain 1 stick?"},
+                         {"role": "assistant", "content": reply}],
+            "task": task, "source": "teacher:oracle", "format": "deps-plan", "relabelled": False}
+
+
+def _one_line_error(capsys, argv: list[str]) -> str:
+    rc = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert rc == 2, err
+    assert "Traceback" not in err
+    errors = [line for line in err.splitlines() if ": error: " in line]   # `deps run` also prints its task first
+    assert len(errors) == 1, err
+    return errors[0]
+
+
+@pytest.fixture(scope="module")
+def base_id() -> dict:
+    return default_base_model()
+
+
+@pytest.fixture()
+def good_data(tmp_path, base_id) -> Path:
+    write_dataset(tmp_path / "data", [_example(), _example("CraftPlanks")], base_model=base_id, command="test")
+    return tmp_path / "data"
+
+
+# --------------------------------------------------------------------------- the dataset
+def test_dataset_round_trip_and_card(good_data, base_id):
+    ds = load_dataset(good_data, base_model=base_id)
+    assert [e["task"] for e in ds.examples] == ["CraftStick", "CraftPlanks"]
+    assert ds.card["examples"] == 2 and ds.card["tasks"] == ["CraftPlanks", "CraftStick"]
+    assert ds.card["counts"]["source:teacher:oracle"] == 2
+    assert not [p for p in good_data.parent.iterdir() if p.name.startswith(".")]   # no temp folder left
+
+
+@pytest.mark.parametrize("breakage, words", [
+    ("empty", "no examples"),
+    ("malformed", "not valid JSON"),
+    ("missing_key", "missing key 'source'"),
+    ("bad_role", "messages[1]"),
+    ("last_not_assistant", "last message must be"),
+    ("no_card", "needs card.json"),
+    ("foreign_base", "was written for base model"),
+])
+def test_bad_dataset_one_line_and_nothing_written(tmp_path, good_data, capsys, breakage, words):
+    train, card = good_data / TRAIN_FILE, good_data / CARD_FILE
+    if breakage == "empty":
+        train.write_text("")
+        c = json.loads(card.read_text())
+        c["examples"] = 0
+        card.write_text(json.dumps(c))
+    elif breakage == "malformed":
+        train.write_text(train.read_text() + "{not json\n")
+    elif breakage == "missing_key":
+        ex = _example()
+        del ex["source"]
+        train.write_text(json.dumps(ex) + "\n")
+    elif breakage == "bad_role":
+        ex = _example()
+        ex["messages"][1]["role"] = "robot"
+        train.write_text(json.dumps(ex) + "\n")
+    elif breakage == "last_not_assistant":
+        ex = _example()
+        ex["messages"] = ex["messages"][:2]
+        train.write_text(json.dumps(ex) + "\n")
+    elif breakage == "no_card":
+        card.unlink()
+    elif breakage == "foreign_base":
+        c = json.loads(card.read_text())
+        c["base_model"] = {"file": "other.gguf", "sha256": "0" * 64}
+        card.write_text(json.dumps(c))
+    out = tmp_path / "out"
+    err = _one_line_error(capsys, ["train", "llm", "--data", str(good_data), "--out", str(out), "--quiet"])
+    assert words in err
+    assert not out.exists()
+
+
+def test_write_dataset_validates_first_and_writes_nothing(tmp_path, base_id):
+    bad = _example()
+    bad["format"] = "essay"
+    with pytest.raises(DatasetError, match="'format'"):
+        write_dataset(tmp_path / "d", [_example(), bad], base_model=base_id)
+    assert not (tmp_path / "d").exists() and not list(tmp_path.iterdir())
+
+
+def test_unwritable_out_one_line(tmp_path, good_data, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    err = _one_line_error(capsys, ["train", "llm", "--data", str(good_data), "--out", str(blocker / "out"), "--quiet"])
+    assert "cannot write there" in err or "not a folder" in err
+
+
+# --------------------------------------------------------------------------- the teacher
+def test_teacher_uses_the_planners_own_messages_and_the_grammar_form(tmp_path):
+    from agent.sft_teacher import first_plan_example, make_teacher_dataset
+    from nodes.parse import parse_call
+    from nodes.planners.base import PlanRequest
+    from nodes.planners.llm import DialoguePlanner
+    from worlds.knowledge import load_kb
+    from worlds.tasks import find_task, localize
+
+    kb = load_kb("1.11.2")
+    task = localize(find_task("CraftWoodenPickaxe"), kb)
+    ex = first_plan_example(task, kb)
+    req = PlanRequest(task=task, inventory={}, plans=[], descriptions=[], explanations=[], kb=kb, recipe_hints=True)
+    sent = [m.content for m in DialoguePlanner(None, output="grammar").messages(req)]
+    assert [m["content"] for m in ex["messages"][:-1]] == sent
+    reply = ex["messages"][-1]["content"]
+    lines = reply.splitlines()
+    assert reply.endswith("\n") and len(lines) <= 16
+    goals = [parse_call(line.split("  # ")[0]) for line in lines]
+    assert goals[-1].obj == {"wooden_pickaxe": 1}
+    assert all("  # step " in line for line in lines)
+
+    card = make_teacher_dataset(tmp_path / "t", ["plan4mc"], holdout="plan4mc:iron")
+    held = set(card["counts"]["held_out_tasks"])
+    assert held and not held & set(card["tasks"])
+    assert all(e["source"] == "teacher:oracle" for e in load_dataset(tmp_path / "t").examples)
+
+
+# --------------------------------------------------------------------------- adapters
+def _fake_adapter(path: Path, base: dict) -> Path:
+    from agent.lora_gguf import write_lora_gguf
+
+    class Cfg:
+        num_hidden_layers, num_attention_heads, num_key_value_heads = 30, 9, 3
+
+    rng = np.random.default_rng(0)
+    state = {"base_model.model.model.layers.0.self_attn.v_proj.lora_A.weight": rng.normal(size=(2, 576)),
+             "base_model.model.model.layers.0.self_attn.v_proj.lora_B.weight": np.zeros((192, 2))}
+    return write_lora_gguf(path, state, config=Cfg(), alpha=4.0, base_model=base)
+
+
+def test_adapter_files_checked(tmp_path, base_id, capsys):
+    from agent.local_server import LocalServerError, find_adapter, find_model
+    from agent.lora_gguf import AdapterError, adapter_info
+
+    ok = _fake_adapter(tmp_path / "ok.gguf", base_id)
+    assert adapter_info(ok)["base_model"] == base_id and find_adapter(str(ok)) == ok
+    with pytest.raises(AdapterError, match="not a LoRA adapter"):
+        adapter_info(find_model("smollm2"))
+    junk = tmp_path / "junk.gguf"
+    junk.write_bytes(b"this is not a model at all")
+    with pytest.raises(AdapterError, match="not a GGUF file"):
+        adapter_info(junk)
+    with pytest.raises(LocalServerError, match="not a GGUF model or LoRA adapter"):
+        find_adapter(str(junk))
+    foreign = _fake_adapter(tmp_path / "foreign.gguf", {"file": "other.gguf", "sha256": "f" * 64})
+    with pytest.raises(LocalServerError, match="was trained on other.gguf"):
+        find_adapter(str(foreign))
+    err = _one_line_error(capsys, ["run", "CraftWoodenPickaxe", "--llm", f"local:{foreign}", "--quiet"])
+    assert "was trained on other.gguf" in err
+
+
+# --------------------------------------------------------------------------- the whole pipeline
+def test_pipeline_tiny(tmp_path, capsys):
+    """Teacher data for two tasks, two optimizer steps, the adapter converted, served by the
+    local llama.cpp server on the base model, and one plan asked of it."""
+    from agent.llm import open_chat_model
+    from agent.local_server import LocalServer
+    from agent.sft_teacher import make_teacher_dataset
+    from nodes.ask import ask
+    from nodes.parse import parse_call
+    from nodes.planners.grammar import code_form_grammar
+    from worlds.knowledge import load_kb
+
+    data, out = tmp_path / "data", tmp_path / "adapter"
+    make_teacher_dataset(data, [str(_two_task_suite(tmp_path))], holdout="none")
+    assert main(["train", "llm", "--data", str(data), "--out", str(out), "--steps", "2", "--batch-size", "2",
+                 "--layers", "2", "--max-len", "256", "--quiet", "--json"]) == 0
+    card = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert card["train"]["steps"] == 2 and card["adapter"]["bytes"] > 0
+    assert sorted(p.name for p in out.iterdir()) == ["adapter.gguf", "card.json", "peft"]
+
+    with LocalServer(str(out / "adapter.gguf")) as srv:
+        assert srv.lora_path == out / "adapter.gguf"
+        assert "loading lora adapter" in srv.log_path.read_text()
+        with open_chat_model("local", server=srv, max_tokens=60, timeout=600) as h:
+            # the question alone (the planner's full prompt is ~1000 tokens: slow on a busy CPU),
+            # under the planner's own grammar
+            text, used = ask(h.grammar_mode(code_form_grammar(load_kb("1.11.2"))),
+                             [("user", "How to obtain 1 stick? My inventory is empty.")])
+    assert used.get("calls") == 1
+    first = text.splitlines()[0]
+    assert parse_call(first.split("  # ")[0]).action in ("mine", "craft", "smelt", "kill", "equip")
+
+
+def _two_task_suite(tmp_path: Path) -> Path:
+    suite = tmp_path / "two.yaml"
+    suite.write_text(
+        "- {id: CraftStick, group: MT1, instruction: Obtain a stick., target: {stick: 1}, max_steps: 3000}\n"
+        "- {id: CraftPlanks, group: MT1, instruction: Obtain a plank., target: {planks: 1}, max_steps: 3000}\n")
+    return suite

@@ -149,7 +149,9 @@ class MP5Planner:
             last = next((o for o in reversed(req.outcomes) if not o.get("ok")), None)
             cause = last["error"] if last else None
         plan_no = len(req.plans)
-        lines, issued, log = [], [], {"plan": plan_no, "subs": []}
+        lines: list[str] = []
+        issued: list[dict[str, Any]] = []
+        log: dict[str, Any] = {"plan": plan_no, "subs": []}
         holding = dict(req.inventory)
         biome = req.observation.get("biome") or req.task.biome
         scenes = [perceive(self.percipient, questions_for(sub, req.kb), req.observation) for sub in subs]

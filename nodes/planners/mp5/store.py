@@ -68,7 +68,7 @@ class VectorStore:
         self.folder, self.kind = Path(folder).expanduser(), kind
         self.lock = threading.RLock()
         self.records: list[dict[str, Any]] = []
-        self.index = None
+        self.index: Any = None
         self._faiss = faiss
         if self.folder.exists() and not self.folder.is_dir():
             raise MemoryFolderError(f"memory {self.folder} is a file, not a folder; point --memory at a folder")

@@ -260,3 +260,15 @@ def test_the_oracle_grade_stand_in_answers_the_question_not_the_example(kb):
     assert llm.model.invoke(ask).content == "find(tree)\nmove(tree)"
     ask = prompts.chat("mp5_planner") + [HumanMessage("Sub-objective: mine 3 log\nPerceived: x")]
     assert llm.model.invoke(ask).content.endswith("mine(log, null)")
+
+
+def test_a_sequence_that_finished_the_task_early_is_stored(kb, memory):
+    class Twice(ScriptedLLM):   # one goal more than needed: the episode succeeds before the second runs
+        def _reply(self, msgs):
+            return AIMessage("find(log)\nmine(log, null)\nmine(log, null)")
+
+    task = task_from_instruction("obtain a log", kb.canonical)
+    assert run_episode(task, _settings(memory), llm=Twice(kb), kb=kb)["success"]
+    stored = [json.loads(line) for f in (memory / "performer").glob("records-*.jsonl")
+              for line in f.read_text().splitlines()]
+    assert [r["subobjective"] for r in stored] == ["mine 1 log"]

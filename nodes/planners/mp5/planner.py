@@ -101,15 +101,18 @@ class MP5Planner:
         return msgs
 
     # ------------------------------------------------------------------ memory
-    def _learn(self, outcomes: list[dict[str, Any]], plan_no: int) -> None:
-        """Sub-objectives of plan `plan_no` whose goals all ran and succeeded: done, and stored."""
+    def _learn(self, outcomes: list[dict[str, Any]], plan_no: int, success: bool = False) -> None:
+        """Sub-objectives of plan `plan_no` whose goals all ran and succeeded: done, and stored.
+        When the episode ended in success, the goals left unrun were not needed: a
+        sub-objective counts when every goal of it that ran succeeded."""
         if plan_no in self.learned or plan_no not in self.issued:
             return
         self.learned.add(plan_no)
         ran = {o["step"]: o["ok"] for o in outcomes if o.get("plan") == plan_no and o.get("step") is not None}
         for entry in self.issued[plan_no]:
             steps = range(entry["first"], entry["first"] + entry["n_goals"])
-            if not steps or not all(ran.get(i) for i in steps):
+            done = [ran[i] for i in steps if i in ran] if success else [ran.get(i) for i in steps]
+            if not done or not all(done):
                 continue
             entry["sub_obj"].done = True
             if self.performer is not None:
@@ -117,7 +120,7 @@ class MP5Planner:
 
     def finish(self, state: dict[str, Any]) -> None:
         """End of the episode (agent/runner.py): learn from the last plan's outcomes."""
-        self._learn(state.get("outcomes", []), len(state.get("plans", [])) - 1)
+        self._learn(state.get("outcomes", []), len(state.get("plans", [])) - 1, state.get("status") == "success")
 
     # ------------------------------------------------------------------ planning
     def _sub_objectives(self, req: PlanRequest) -> tuple[list[SubObjective], str | None]:

@@ -159,7 +159,7 @@ def find_adapter(model: str) -> Path | None:
         raise LocalServerError(str(e)) from None
     base = info.get("base_model")
     if base:
-        from agent.sft_data import file_sha256
+        from agent.checksums import file_sha256
 
         have = file_sha256(find_model("smollm2"))
         if base.get("sha256") != have:

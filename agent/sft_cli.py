@@ -11,9 +11,20 @@ def _command() -> str:
     return "deps " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["train"] else ""
 
 
+def _device(name: str) -> str:
+    import torch
+
+    from nodes.settings import SettingsError
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise SettingsError("--device cuda: no CUDA device is visible to torch; accepted: auto, cpu, cuda")
+    return name
+
+
 def cmd_train_llm(a: argparse.Namespace) -> int:
     from agent.sft_train import LoraTrainConfig, train_lora
-    from agent.train_cli import _device
 
     cfg = LoraTrainConfig(data=a.data, out=a.out, base=a.base, device=_device(a.device), seed=a.seed,
                           steps=a.steps, epochs=a.epochs, lr=a.lr, rank=a.rank, alpha=a.alpha,

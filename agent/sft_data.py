@@ -39,7 +39,6 @@ next to DIR and renames it into place, so nothing half-written is ever left). Re
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -49,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from agent.checksums import file_sha256
 from nodes.settings import SettingsError
 
 FORMAT = "deps-sft/1"
@@ -69,23 +69,6 @@ class Dataset:
     path: Path
     card: dict[str, Any]
     examples: list[dict[str, Any]] = field(default_factory=list)
-
-
-_SHA_CACHE: dict[tuple[str, int, int], str] = {}
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """sha256 of a file (cached per path, size and mtime: the GGUF is ~100 MB)."""
-    p = Path(path).resolve()
-    st = p.stat()
-    key = (str(p), st.st_size, int(st.st_mtime_ns))
-    if key not in _SHA_CACHE:
-        h = hashlib.sha256()
-        with open(p, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-        _SHA_CACHE[key] = h.hexdigest()
-    return _SHA_CACHE[key]
 
 
 def base_model_id(gguf: str | os.PathLike) -> dict[str, str]:

@@ -11,7 +11,7 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 
 import prompts
 from nodes.describe import inventory_text
@@ -56,9 +56,11 @@ def step_messages(kb: Any, shown: Level, inventory: dict[str, int], history: lis
 
 def revise_messages(base: list[BaseMessage], draft: str, skill: str, feedback: str,
                     inventory: dict[str, int]) -> list[BaseMessage]:
-    """The question again, the failed reply, and why it failed (appendix B.2's content, our words)."""
-    turn = prompts.chat("rider_revise", skill=skill, feedback=feedback, inventory=inventory_text(inventory))
-    return [*base, AIMessage(draft), *turn]
+    """The question again, with the failed reply and why it failed in the same message, as appendix
+    B.2 asks it in one prompt (our words); a separate assistant turn made the small model repeat itself."""
+    turn = prompts.chat("rider_revise", draft=draft.strip(), skill=skill, feedback=feedback)[0]
+    *head, question = base
+    return [*head, HumanMessage(f"{turn.content}\n{question.content}")]
 
 
 def cot_messages(kb: Any, shown: Level, inventory: dict[str, int]) -> list[BaseMessage]:

@@ -393,7 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("tasks", help="list a task suite")
     t.add_argument("--suite", default="deps71", help="deps71, plan4mc, mp5, mp5-context or a suite file (default: deps71)")
-    t.add_argument("--json", action="store_true")
+    t.add_argument("--json", action="store_true", help="print {suite, tasks} as JSON on the last line")
     t.set_defaults(fn=cmd_tasks)
 
     rp = sub.add_parser("replay", help="re-run an episode from one of its checkpoints",
@@ -422,16 +422,16 @@ def build_parser() -> argparse.ArgumentParser:
     k = sub.add_parser("kb", help="ask the knowledge base how an item is made",
                        description="How an item is made, its raw materials, and the oracle's plan from nothing.")
     k.add_argument("item", help="an item id or display name, e.g. wooden_pickaxe or \"Iron Ingot\"")
-    k.add_argument("--count", type=int, default=1)
-    k.add_argument("--mc-version", default="1.11.2", choices=MC_VERSIONS)
-    k.add_argument("--json", action="store_true")
+    k.add_argument("--count", type=int, default=1, help=f"how many to make, 1 to {MAX_COUNT} (default: 1)")
+    k.add_argument("--mc-version", default="1.11.2", choices=MC_VERSIONS, help="Minecraft data version (default: 1.11.2)")
+    k.add_argument("--json", action="store_true", help="print the answer as JSON on the last line")
     k.set_defaults(fn=cmd_kb)
 
     g = sub.add_parser("graph", help="print the agent graph as Mermaid text")
     g.set_defaults(fn=cmd_graph)
 
     d = sub.add_parser("doctor", help="check the installation")
-    d.add_argument("--json", action="store_true")
+    d.add_argument("--json", action="store_true", help="print {ok, checks} as JSON on the last line")
     d.add_argument("--quick", action="store_true", help="do not load the models, only find them")
     d.set_defaults(fn=cmd_doctor)
 

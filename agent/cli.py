@@ -109,7 +109,7 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
                    help="local (the embedded model), PROVIDER:MODEL (openai:gpt-4o-mini) or an "
                         "OpenAI-compatible base URL (default: local)")
     g.add_argument("--llm-timeout", type=float, default=None, metavar="S",
-                   help="seconds one LLM request may take (default: 120 for the embedded model, 60 remote)")
+                   help="seconds one LLM request may take (default: 300 for the embedded model, 60 remote)")
     g.add_argument("--llm-retries", type=int, default=2, metavar="N",
                    help="extra attempts after a transient LLM fault: timeout, 429, 5xx, malformed reply; "
                         "with backoff and jitter, honouring Retry-After (default: 2)")

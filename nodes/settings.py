@@ -109,7 +109,7 @@ class RunSettings:
     ablate: tuple[str, ...] | None = None  # mp5 modules switched off: performer-memory, patroller
     biome: str | None = None         # grid world: the biome around the spawn (None: the task's, else by seed)
     render: bool = False             # grid world: draw the local view on stderr while it runs
-    llm_timeout: float | None = None  # seconds per LLM request (None: 120 for the embedded model, 60 remote)
+    llm_timeout: float | None = None  # seconds per LLM request (None: 300 for the embedded model, 60 remote)
     llm_retries: int = 2             # extra attempts after a transient LLM fault
     llm_faults: str | None = None    # inject faults at the wire, e.g. "timeout=0.1,http500=0.1" (agent/llm_faults.py)
     revisions: int = 5               # rider: feedback-revisions allowed per skill before it gives up (T)

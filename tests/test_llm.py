@@ -223,8 +223,14 @@ def test_bad_gguf_fails_with_log_tail(tmp_path, monkeypatch):
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # the failed server's log dir is kept: keep it here
     bad = tmp_path / "broken.gguf"
     bad.write_bytes(b"not a gguf file" * 10)
-    with pytest.raises(LLMError, match="exited with code") as ei:
+    with pytest.raises(LLMError, match="not a GGUF model") as ei:   # refused before a server starts
         with open_chat_model(f"local:{bad}"):
+            pass
+    assert "\n" not in str(ei.value)
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\xff" * 200)   # the magic, then garbage: the server dies
+    with pytest.raises(LLMError, match="exited with code|not a GGUF") as ei:
+        with open_chat_model(f"local:{cut}"):
             pass
     assert "\n" not in str(ei.value)
 

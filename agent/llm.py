@@ -1,4 +1,6 @@
 """LLM back-ends behind the `--llm` flag; one client (langchain_openai.ChatOpenAI) for all of them.
+(Over 400 lines on purpose: parsing a spec, checking a server and opening a client are one
+concern, each back-end's quirks sit side by side; retries and faults live in llm_retry/llm_faults.)
 
 Accepted specs (see ACCEPTED):
   local                     the embedded model (SmolLM2-135M-Instruct via llama.cpp on loopback)

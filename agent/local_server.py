@@ -1,4 +1,6 @@
 """The embedded LLM: a llama.cpp OpenAI-compatible server on loopback, run as a child process.
+(Over 400 lines on purpose: the child's lifecycle (start, health, watchdog, shared use across
+processes, adapters, shutdown) is one concern that is safest read in one place.)
 
     with LocalServer("smollm2") as srv:        # or "gemma3", or a path to a .gguf file
         ChatOpenAI(base_url=srv.base_url, api_key="local", model=srv.model_name)

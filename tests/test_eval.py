@@ -1,5 +1,6 @@
 """Tests of the evaluation harness (`deps eval`): store, runner, metrics, resume, kill-safety,
-reports, CLI errors. Fast and deterministic: the episode function is a fake."""
+reports, CLI errors. Fast and deterministic: the episode function is a fake. (One file for the
+harness's contract, hence over 400 lines; data safety is in test_data_safety.py.)"""
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,5 @@
 """BatchGridWorld: n grid worlds stepped at once in numpy (the interface: spec.py).
+(About 400 lines: the vectorised step is one unit; generation, rules and mobs have their own modules.)
 
 Movement, gravity, mining, mob motion and observation extraction are array operations
 over the whole batch; the rare functional actions (craft, smelt, equip, use) loop over

@@ -67,7 +67,7 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--base", default="smollm2", help="base model: smollm2 or a .gguf path (default: smollm2)")
     p.add_argument("--device", default="cpu", choices=("auto", "cpu", "cuda"),
                    help="where to train (default: cpu; auto = CUDA when present)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the adapter's weights and the data order (default: 0)")
     p.add_argument("--steps", type=int, default=None, help="optimizer steps (default: --epochs over the data)")
     p.add_argument("--epochs", type=float, default=2.0, help="passes over the data when --steps is not given")
     p.add_argument("--lr", type=float, default=5e-4, help="learning rate (default: 5e-4)")
@@ -93,8 +93,8 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
                    help="tasks whose targets are left out entirely (default: plan4mc:iron; 'none' keeps all)")
     d.add_argument("--augment", type=int, default=2,
                    help="extra examples per task that start part-way through the oracle's plan (default: 2)")
-    d.add_argument("--mc-version", default="1.11.2")
-    d.add_argument("--out", required=True, metavar="DIR")
-    d.add_argument("--quiet", action="store_true")
+    d.add_argument("--mc-version", default="1.11.2", help="Minecraft data version of the tasks (default: 1.11.2)")
+    d.add_argument("--out", required=True, metavar="DIR", help="output folder for train.jsonl and card.json")
+    d.add_argument("--quiet", action="store_true", help="no progress on stderr")
     d.add_argument("--json", action="store_true", help="print the card as JSON on the last line")
     d.set_defaults(fn=cmd_train_llm_data)

@@ -65,7 +65,7 @@ def add_train_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--dagger", type=int, default=0,
                        help="controller: DAgger rounds after behaviour cloning (default: 0; each re-plans the expert "
                             "wherever the policy leaves its path: slow on a small CPU)")
-        p.add_argument("--batch-size", type=int, default=256)
+        p.add_argument("--batch-size", type=int, default=256, help="examples per optimizer step (default: 256)")
         p.add_argument("--envs", type=int, default=16, help="grid worlds stepped at once while collecting (default: 16)")
         p.add_argument("--threads", type=int, default=1,
                        help="torch CPU threads (default: 1, the fastest on a small or shared CPU)")

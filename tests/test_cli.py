@@ -100,3 +100,22 @@ def test_kb_query(capsys):
     assert info["how_to_make"] == "craft 1 wooden_pickaxe from 3 planks + 2 stick on a crafting_table"
     assert info["oracle_plan"][0].startswith("mine({'log'")
     assert main(["kb", "unobtainium"]) == 2
+
+
+def test_every_flag_of_every_command_has_help():
+    import argparse
+
+    from agent.cli import build_parser
+
+    missing = []
+
+    def walk(parser, name):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, sp in action.choices.items():
+                    walk(sp, f"{name} {sub}")
+            elif not action.help and not isinstance(action, argparse._HelpAction):
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(build_parser(), "deps")
+    assert missing == []

@@ -10,17 +10,7 @@ import argparse
 import json
 import sys
 
-
-def _device(name: str) -> str:
-    import torch
-
-    from nodes.settings import SettingsError
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise SettingsError("--device cuda: no CUDA device is visible to torch; accepted: auto, cpu, cuda")
-    return name
+from agent.torch_device import pick_device as _device  # the training commands' --device
 
 
 def cmd_train_learned(a: argparse.Namespace) -> int:

@@ -8,11 +8,12 @@ import json
 import threading
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import pytest
 
 from agent.runner import run_episode
+from evaluation.fault_drill import ReplayLLM
 from nodes.settings import RunSettings
 from tests.test_graph import EXPLANATION, FIXED, FLAWED, KB, STONE_SWORD
 
@@ -20,20 +21,10 @@ LS_KEY = "lsv2-secret-key-0123456789"
 LLM_KEY = "sk-llm-secret-abcdefghijklmnop"
 
 
-class _Fakes(BaseHTTPRequestHandler):
+class _Fakes(ReplayLLM):
+    """The replay LLM's HTTP plumbing; replies taken in turn, LangSmith's posts recorded."""
     posts: list[tuple[str, dict, bytes]] = []
     replies: list[str] = []
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, code: int, body: dict) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_GET(self):
         if self.path.endswith("/v1/models"):

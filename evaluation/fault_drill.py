@@ -79,24 +79,35 @@ def serve() -> tuple[ThreadingHTTPServer, str]:
     return srv, f"http://127.0.0.1:{srv.server_address[1]}"
 
 
-def drill(episodes: int, out: Path, retries: tuple[int, ...] = (0, 2, 6), sleep: bool = False) -> list[dict]:
+def drill(episodes: int, out: Path, retries: tuple[int, ...] = (0, 2, 6), sleep: bool = False,
+          tasks: str | None = None) -> list[dict]:
+    """`tasks` None: CraftStoneSword with enough planks and sticks (every episode can succeed);
+    else deps71 task ids or groups (MT1,MT2): the replay's one plan fails most of them, so the
+    drill shows failures of both kinds (the world's and the LLM's) stored, each with its reason."""
     import agent.llm_retry
     from evaluation.runner import run_eval
     from nodes.settings import RunSettings
-    from worlds.tasks import find_task
+    from worlds.tasks import find_task, load_suite
 
     if not sleep:
         agent.llm_retry.time.sleep = lambda s: None     # type: ignore[attr-defined]
     srv, url = serve()
-    task = find_task("CraftStoneSword")
+    if tasks:
+        wanted = {t.strip() for t in tasks.split(",")}
+        chosen = [t for t in load_suite("deps71") if t.id in wanted or t.group in wanted]
+        start: dict[str, int] = {}
+    else:
+        chosen, start = [find_task("CraftStoneSword")], dict(START)
     rows = []
     try:
         for n in retries:
-            settings = RunSettings(planner="deps", llm=f"{url}/v1#replay", inventory=dict(START),
-                                   llm_faults=FAULTS, llm_retries=n)
-            s = run_eval([task], settings, episodes=episodes, out_dir=out / f"retries-{n}", progress=False)
+            settings = RunSettings(planner="deps", llm=f"{url}/v1#replay", inventory=start,
+                                   llm_faults=FAULTS, llm_retries=n, max_rounds=2)
+            s = run_eval(chosen, settings, episodes=episodes, out_dir=out / f"retries-{n}", progress=False)
             stats = s.get("llm_stats") or {}
-            rows.append({"retries_allowed": n, "episodes": episodes, "stored": s["n"], "lost": s["missing"],
+            rows.append({"retries_allowed": n, "tasks": len(chosen), "episodes": episodes * len(chosen),
+                         "stored": s["n"], "lost": s["missing"], "with_reason": s["n"] - s["successes"]
+                         - _without_reason(out / f"retries-{n}"),
                          "successes": s["successes"], "llm_failures": s["llm_failures"],
                          "requests": stats.get("faults", {}).get("requests"),
                          "faults_injected": sum(stats.get("faults", {}).get("injected", {}).values()),
@@ -106,16 +117,24 @@ def drill(episodes: int, out: Path, retries: tuple[int, ...] = (0, 2, 6), sleep:
     return rows
 
 
+def _without_reason(out: Path) -> int:
+    """Failed episodes stored with no failure_reason (the drill expects none)."""
+    rows = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines() if line.strip()]
+    return sum(1 for r in rows if not r.get("success") and not r.get("failure_reason"))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m evaluation.fault_drill", description=__doc__.split("\n\n")[0])
-    p.add_argument("--episodes", type=int, default=50, help="episodes per run (default: 50)")
+    p.add_argument("--episodes", type=int, default=50, help="episodes per task and run (default: 50)")
     p.add_argument("--out", default=None, help="where the three evals go (default: a temporary folder)")
+    p.add_argument("--tasks", default=None, metavar="LIST",
+                   help="deps71 task ids or groups, e.g. MT1,MT2 (default: CraftStoneSword, which can always succeed)")
     p.add_argument("--sleep", action="store_true", help="really sleep the backoff (slower; same counts)")
     a = p.parse_args(argv)
     if not 1 <= a.episodes <= 10_000:
         p.error("--episodes must be from 1 to 10000")
     with tempfile.TemporaryDirectory() as tmp:
-        for row in drill(a.episodes, Path(a.out or tmp), sleep=a.sleep):
+        for row in drill(a.episodes, Path(a.out or tmp), sleep=a.sleep, tasks=a.tasks):
             print(json.dumps(row))
     return 0
 

@@ -72,9 +72,23 @@ class ReplayLLM(BaseHTTPRequestHandler):
             "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}})
 
 
-def serve() -> tuple[ThreadingHTTPServer, str]:
-    """Start a ReplayLLM on a free loopback port; returns the server and its base URL."""
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), ReplayLLM)
+class QuietServer(ThreadingHTTPServer):
+    """A loopback server whose handler errors are kept in `errors`, not printed: a client that
+    gave up (a timeout under test) makes the late reply fail with a broken pipe, and the stock
+    server would print that traceback into whatever runs next."""
+
+    errors: list[str]
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+        self.errors = getattr(self, "errors", [])
+        self.errors.append(repr(sys.exc_info()[1]))
+
+
+def serve(handler: type[BaseHTTPRequestHandler] = ReplayLLM) -> tuple[QuietServer, str]:
+    """Start `handler` (a ReplayLLM by default) on a free loopback port; returns the server
+    and its base URL."""
+    srv = QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv, f"http://127.0.0.1:{srv.server_address[1]}"
 

@@ -54,10 +54,10 @@ class ResultStore:
         self._conn = sqlite3.connect(
             str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False
         )
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA busy_timeout=60000")
+        self._use_wal(deadline=time.monotonic() + 60.0)
         # FULL: a committed row survives even an OS crash; cheap at one row per episode.
         self._conn.execute("PRAGMA synchronous=FULL")
-        self._conn.execute("PRAGMA busy_timeout=60000")
         self._conn.execute(_SCHEMA)
         # each episode keeps the hash of its task's definition (evaluation/task_hashes.py);
         # stores written before it gain the column, their old rows hold NULL
@@ -68,6 +68,21 @@ class ResultStore:
             except sqlite3.OperationalError as exc:   # another process added it first
                 if "duplicate column" not in str(exc):
                     raise
+
+    def _use_wal(self, deadline: float) -> None:
+        """Switch the file to WAL once. The switch needs the file to itself, and SQLite answers
+        "database is locked" at once (the busy timeout does not cover it) when another
+        connection opens the same new store at that moment: wait and try again."""
+        while True:
+            try:
+                mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    self._conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     # -- writing -------------------------------------------------------------------------
     def put(

@@ -212,17 +212,22 @@ def test_episode_errors_are_not_stored_and_resume_retries(tmp_path):
 
 def test_store_is_safe_under_concurrent_writers(tmp_path):
     path = tmp_path / "s.sqlite"
+    errors: list[BaseException] = []
 
     def writer(i: int) -> None:
-        with ResultStore(path) as st:
-            for t in range(20):
-                st.put("k", f"T{t}", 0, {"success": True, "w": i})
+        try:
+            with ResultStore(path) as st:
+                for t in range(20):
+                    st.put("k", f"T{t}", 0, {"success": True, "w": i})
+        except BaseException as exc:    # a writer that dies must fail the test, not warn
+            errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
     for th in threads:
         th.start()
     for th in threads:
         th.join()
+    assert errors == []
     with ResultStore(path) as st:
         assert st.count("k") == 20 and len(st.done_keys("k")) == 20
         assert st.put("k", "T0", 0, {"success": False}) is False

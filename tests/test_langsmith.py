@@ -5,15 +5,13 @@ plays the paper's worked example (flawed plan, explanation, fixed plan)."""
 from __future__ import annotations
 
 import json
-import threading
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import ThreadingHTTPServer
 
 import pytest
 
 from agent.runner import run_episode
-from evaluation.fault_drill import ReplayLLM
+from evaluation.fault_drill import ReplayLLM, serve
 from nodes.settings import RunSettings
 from tests.test_graph import EXPLANATION, FIXED, FLAWED, KB, STONE_SWORD
 
@@ -67,9 +65,7 @@ def _runs(posts) -> dict[str, dict]:
 @pytest.fixture
 def fakes(monkeypatch):
     _Fakes.posts, _Fakes.replies = [], [FLAWED, EXPLANATION, FIXED]
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Fakes)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{srv.server_address[1]}"
+    srv, base = serve(_Fakes)
     monkeypatch.setenv("LANGSMITH_TRACING", "true")
     monkeypatch.setenv("LANGSMITH_ENDPOINT", base + "/langsmith")
     monkeypatch.setenv("LANGSMITH_API_KEY", LS_KEY)

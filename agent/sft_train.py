@@ -300,8 +300,8 @@ def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tm
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         sched.step()
-        losses.append(float(loss))
-        bar.set_postfix(loss=f"{float(loss):.3f}")
+        losses.append(float(loss.detach()))
+        bar.set_postfix(loss=f"{losses[-1]:.3f}")
     bar.close()
     train_s = time.perf_counter() - t0
     model.eval()

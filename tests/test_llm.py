@@ -271,3 +271,15 @@ def _pid_alive_or_zombie(pid: int) -> bool:
             return f.read().split(") ")[1][0] != "Z"
     except OSError:
         return False
+
+
+def test_server_threads_follow_idle_cores(monkeypatch):
+    from agent.local_server import _default_threads
+
+    monkeypatch.delenv("DEPS_LLM_THREADS", raising=False)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    assert _default_threads(load=0.0) == 4
+    assert _default_threads(load=1.2) == 3
+    assert _default_threads(load=9.0) == 1          # busy cores: one thread, never zero
+    monkeypatch.setenv("DEPS_LLM_THREADS", "2")
+    assert _default_threads(load=9.0) == 2          # the user's choice wins

@@ -22,6 +22,7 @@ def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda 
     from skills.learned.model import GoalNet
     from skills.learned.paths import LearnedError
     from skills.learned.policy import GoalPolicy
+    from skills.learned.surround import KEY, around
     from worlds.gridworld.batch import BatchGridWorld
     from worlds.gridworld.spec import make_vocab
     from worlds.knowledge import load_kb
@@ -44,8 +45,9 @@ def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda 
     t_pol, t_env = float("inf"), float("inf")
     for _ in range(repeat):   # interleaved, so machine noise hits both alike; best of each
         t0 = time.perf_counter()
-        for _ in range(5):
-            a = policy.act(obs, codes, greedy=False, rng=rng)
+        for _ in range(5):   # the surroundings map (when the net uses one) is counted as the policy's cost
+            o = {**obs, KEY: around(env)} if policy.net.shape.around else obs
+            a = policy.act(o, codes, greedy=False, rng=rng)
         t_pol = min(t_pol, (time.perf_counter() - t0) / 5)
         acts = np.stack([np.minimum(a, 9), np.full(BATCH, -1)], axis=1).astype(np.int64)
         t0 = time.perf_counter()

@@ -18,6 +18,7 @@ import numpy as np
 from skills.learned.features import LEARNED_SKILLS
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy, pick_device
+from skills.learned.surround import observe
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES
 
 GOAL_BUDGET = 600          # steps one unit of a mine/kill goal may take (DEPS Table 10's episode length)
@@ -28,6 +29,7 @@ BUILDING = ("cobblestone", "dirt")     # what the policy may place with use / ju
 
 
 ATTACK = PRIMITIVE_ID["attack"]
+SAMPLE_TEMPERATURE = 1.0   # the policy's actions are sampled at this temperature (greedy ones loop)
 
 
 def hold_attack(obs: dict) -> np.ndarray | bool:
@@ -100,11 +102,12 @@ class LearnedController:
                     if getattr(world, "dead", False):
                         return _outcome(False, "the agent died", steps, gained)
                     mask, block = action_mask(world)
-                    obs = world.observation()
+                    obs = observe(world)
                     if hold_attack(obs):
                         a = ATTACK
                     else:
-                        a = int(self.policy.act(obs, code, mask, greedy=self.greedy, rng=self.rng)[0])
+                        a = int(self.policy.act(obs, code, mask, greedy=self.greedy, rng=self.rng,
+                                                temperature=SAMPLE_TEMPERATURE)[0])
                     act = {"action": PRIMITIVES[a]}
                     if PRIMITIVES[a] in ("use", "jump_place"):
                         act["item"] = block

@@ -22,8 +22,9 @@ import numpy as np
 import torch
 
 from skills.experts import Expert
-from skills.learned.features import encode_obs, mining_column
+from skills.learned.features import encode_extras, encode_obs, mining_column
 from skills.learned.scenes import SCATTER_GOALS, training_scatter
+from skills.learned.surround import KEY, around, observe_batch
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, goal_code
 from worlds.types import Goal
@@ -51,7 +52,7 @@ PURSUIT_CAP = 300          # expert steps one pursuit may take before it counts 
 class Pursuit:
     goal: Goal
     expert: Expert
-    rows: list            # (grid, vec, code, action)
+    rows: list            # (grid, vec, code, action, extras)
     t0: int = 0
 
 
@@ -111,10 +112,10 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
     cur: list[Pursuit] = []
     for i, (_, g, _) in enumerate(starts):
         cur.append(Pursuit(g, Expert(env, i, g), []))
-    grids, vecs, codes, acts, hors = [], [], [], [], []
+    grids, vecs, codes, acts, hors, arounds, faceds, pids = [], [], [], [], [], [], [], []
     stats = {"pursuits": 0, "ok": 0, "failed": 0, "rows": 0, "by_goal": {}}
     finished = 0
-    obs = env.observe()
+    obs = observe_batch(env)
     while finished < pursuits:
         actions = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (n_envs, 1))
         labels = np.full(n_envs, -1, np.int64)
@@ -136,9 +137,11 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
                         continue   # the policy's placing needs an item argument: keep the expert's step
                     actions[i] = (pa[i], -1)
         grid, vec = encode_obs(obs, vocab)
+        extras = encode_extras(obs, vocab)
         for i, p in enumerate(cur):
             if labels[i] >= 0:
-                p.rows.append((grid[i], vec[i], goal_code(p.goal, vocab, kb), int(labels[i])))
+                p.rows.append((grid[i], vec[i], goal_code(p.goal, vocab, kb), int(labels[i]),
+                               extras["around"][i], extras["faced"][i]))
         for i, ok in ended:
             p = cur[i]
             key = goal_key_of(p.goal)
@@ -147,8 +150,9 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
             finished += 1
             if ok and p.rows:
                 T = len(p.rows)
-                for t, (gr, ve, co, ac) in enumerate(p.rows):
+                for t, (gr, ve, co, ac, ar, fa) in enumerate(p.rows):
                     grids.append(gr); vecs.append(ve); codes.append(co); acts.append(ac); hors.append(T - t)
+                    arounds.append(ar); faceds.append(fa); pids.append(seed * 1_000_000 + stats["pursuits"])
                 stats["ok"] += 1
                 s["ok"] += 1
                 s["steps"] += T
@@ -170,6 +174,7 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
                 _top_up(env, i, inv)
             cur[i] = Pursuit(g, Expert(env, i, g), [])
         obs, _, _, _, info = env.step(actions)
+        obs[KEY] = around(env)
         for i, ev in info["events"].items():
             cur[i].expert.feedback(ev)
         if policy is not None:     # DAgger: where the learner left the teacher's path, ask the teacher afresh
@@ -186,6 +191,9 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
         "goal": torch.as_tensor(np.array(codes, np.int64)),
         "action": torch.as_tensor(np.array(acts, np.int64)),
         "horizon": torch.as_tensor(np.array(hors, np.int64)),
+        "around": torch.as_tensor(np.stack(arounds)) if arounds else torch.zeros(0),
+        "faced": torch.as_tensor(np.stack(faceds)) if faceds else torch.zeros(0),
+        "pursuit": torch.as_tensor(np.array(pids, np.int64)),   # which pursuit a row is from (split by pursuit)
     }
     # the policy decides only where no block is breaking (the controller holds attack there)
     data["decide"] = data["vec"][:, mining_column(vocab)] == 0 if vecs else torch.zeros(0, dtype=torch.bool)

@@ -6,6 +6,8 @@
 - vec: log(1 + count) of every inventory item, the facing (one-hot), the time of day,
   health, mining progress, the depth (y / HEIGHT) and the biome (one-hot).
 - goal: (skill index, target index) from `spec.goal_code`.
+- around (nets with shape.around): the pooled surroundings map, surround.py (uint8 counts).
+- faced (nets with shape.faced): the (cell id, mob id) the agent faces, mob ids shifted as in grid.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from skills.learned import surround
 from skills.learned.model import NetShape
 from worlds.gridworld import spec
 from worlds.types import ACTIONS
@@ -30,12 +33,17 @@ def net_shape(vocab: spec.Vocab, **sizes: int) -> NetShape:
         n_targets=vocab.n_items + len(vocab.mobs),
         n_skills=len(ACTIONS),
         n_actions=len(spec.PRIMITIVES),
-        **sizes,
+        **{"around": surround.SIDE, "faced": 1, **sizes},
     )
 
 
 def vec_dim(vocab: spec.Vocab) -> int:
     return vocab.n_items + len(spec.FACINGS) + 2 + 3 + len(vocab.biomes)
+
+
+def time_column(vocab: spec.Vocab) -> int:
+    """Where the time-of-day fraction sits in `vec` (after the inventory and facing)."""
+    return vocab.n_items + len(spec.FACINGS)
 
 
 def mining_column(vocab: spec.Vocab) -> int:
@@ -68,6 +76,31 @@ def encode_obs(obs: dict[str, Any], vocab: spec.Vocab) -> tuple[np.ndarray, np.n
     biome[np.arange(n), o["biome"].reshape(n).astype(np.int64)] = 1.0
     parts.append(biome)
     return grid, np.concatenate(parts, axis=1)
+
+
+def encode_extras(obs: dict[str, Any], vocab: spec.Vocab, shape: NetShape | None = None) -> dict[str, np.ndarray]:
+    """The inputs beyond grid and vec: "faced" int16 [n, 2] always; "around" uint8 [n, C, S, S]
+    where the observation carries the surroundings map (an error where `shape` needs it and
+    it does not)."""
+    f = surround.faced(obs)
+    f[:, 1] += len(vocab.cells)
+    out = {"faced": f.astype(np.int16)}
+    if surround.KEY in obs:
+        a = np.asarray(obs[surround.KEY])
+        out["around"] = a[None] if a.ndim == 3 else a
+    elif shape is not None and shape.around:
+        raise ValueError("this network needs the surroundings map: observe with skills.learned.surround.observe")
+    return out
+
+
+def extra_tensors(extras: dict[str, np.ndarray], shape: NetShape, device: str) -> dict[str, torch.Tensor]:
+    """The network's keyword inputs (around, faced) for what its shape uses."""
+    out = {}
+    if shape.around:
+        out["around"] = torch.as_tensor(extras["around"], device=device)
+    if shape.faced:
+        out["faced"] = torch.as_tensor(extras["faced"], device=device).long()
+    return out
 
 
 def to_tensors(grid: np.ndarray, vec: np.ndarray, goals: np.ndarray, device: str) -> tuple[torch.Tensor, ...]:

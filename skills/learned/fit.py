@@ -19,20 +19,44 @@ Data = dict[str, torch.Tensor]
 
 
 def split(data: Data, frac: float, seed: int) -> tuple[Data, Data]:
-    """(train, held out) by a seeded shuffle of whole rows."""
-    n = len(data["goal"])
+    """(train, held out) by a seeded shuffle of whole pursuits where the data numbers them
+    (rows of one pursuit are near copies of each other: held-out rows from a pursuit also
+    trained on would flatter the figures), else of rows."""
     g = torch.Generator().manual_seed(seed)
+    if "pursuit" in data and len(data["pursuit"]):
+        ids = torch.unique(data["pursuit"])
+        keep = ids[torch.randperm(len(ids), generator=g)[:int(len(ids) * (1 - frac))]]
+        train = torch.isin(data["pursuit"], keep)
+        return ({key: v[train] for key, v in data.items()}, {key: v[~train] for key, v in data.items()})
+    n = len(data["goal"])
     perm = torch.randperm(n, generator=g)
     k = int(n * (1 - frac))
     return ({key: v[perm[:k]] for key, v in data.items()}, {key: v[perm[k:]] for key, v in data.items()})
+
+
+def jitter_time(vec: torch.Tensor, col: int | None, amount: float, gen: torch.Generator) -> torch.Tensor:
+    """The time-of-day fraction shifted by up to +-amount (mod 1): it advances one tick per step,
+    so unjittered it fingerprints the step of a training pursuit, which a net memorises
+    (the horizon, the next action) instead of reading the grid."""
+    if col is None or amount <= 0:
+        return vec
+    vec = vec.clone()
+    noise = (torch.rand(len(vec), generator=gen) * 2 - 1).to(vec.device) * amount
+    vec[:, col] = torch.remainder(vec[:, col] + noise, 1.0)
+    return vec
 
 
 def concat(a: Data | None, b: Data) -> Data:
     return b if a is None else {k: torch.cat([a[k], b[k]]) for k in b}
 
 
+def net_extras(net: GoalNet, batch: Data) -> dict[str, torch.Tensor]:
+    """The batch's around / faced columns, for a network whose shape uses them."""
+    return {k: batch[k] for k in ("around", "faced") if getattr(net.shape, k) and k in batch}
+
+
 def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tuple[torch.Tensor, dict]:
-    logits, hlogits = net(batch["grid"], batch["vec"], batch["goal"])
+    logits, hlogits = net(batch["grid"], batch["vec"], batch["goal"], **net_extras(net, batch))
     total = torch.zeros((), device=logits.device)
     parts = {}
     decide = batch.get("decide")
@@ -50,9 +74,10 @@ def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tupl
 
 
 def fit(net: GoalNet, data: Data, *, steps: int, batch_size: int, device: str, seed: int,
-        w_policy: float = 1.0, w_horizon: float = 1.0, lr: float = 2e-3,
-        on_step: Callable[[int, dict], None] | None = None) -> list[float]:
-    """Adam on random minibatches for `steps` steps; returns the loss per step."""
+        w_policy: float = 1.0, w_horizon: float = 1.0, lr: float = 2e-3, time_col: int | None = None,
+        time_jitter: float = 0.05, on_step: Callable[[int, dict], None] | None = None) -> list[float]:
+    """Adam on random minibatches for `steps` steps; returns the loss per step. `time_col`:
+    where the time of day sits in vec, jittered by `time_jitter` (jitter_time)."""
     torch.manual_seed(seed)
     net.to(device).train()
     opt = torch.optim.Adam(net.parameters(), lr=lr)
@@ -63,7 +88,9 @@ def fit(net: GoalNet, data: Data, *, steps: int, batch_size: int, device: str, s
     history = []
     for step in range(steps):
         idx = torch.randint(0, n, (min(batch_size, n),), generator=g).to(device)
-        loss, parts = losses(net, {k: v[idx] for k, v in data.items()}, w_policy, w_horizon)
+        batch = {k: v[idx] for k, v in data.items()}
+        batch["vec"] = jitter_time(batch["vec"], time_col, time_jitter, g)
+        loss, parts = losses(net, batch, w_policy, w_horizon)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -88,7 +115,7 @@ def evaluate(net: GoalNet, data: Data, device: str) -> dict[str, float]:
     centres = bin_centres().to(device)
     for s in range(0, n, 4096):
         b = {k: v[s:s + 4096].to(device) for k, v in data.items()}
-        logits, hlogits = net(b["grid"], b["vec"], b["goal"])
+        logits, hlogits = net(b["grid"], b["vec"], b["goal"], **net_extras(net, b))
         dec = b["decide"] if "decide" in b else torch.ones_like(b["action"], dtype=torch.bool)
         agree += int((logits.argmax(-1) == b["action"])[dec].sum())
         n_dec += int(dec.sum())

@@ -48,6 +48,8 @@ class NetShape:
     cell_dim: int = 4
     channels: int = 16
     hidden: int = 128
+    around: int = 0     # side of the pooled surroundings map (skills/learned/surround.py); 0: none
+    faced: int = 0      # 1: embed the ids of the faced cell and mob (where attack and use act)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -67,13 +69,31 @@ class GoalNet(nn.Module):
         self.film = nn.Linear(s.hidden, 4 * s.channels)   # gamma, beta for both conv layers
         self.grid_fc = nn.Linear(s.channels * s.view * s.view, s.hidden)
         self.vec_fc = nn.Linear(s.vec_dim, s.hidden)
-        self.trunk = nn.Sequential(nn.ReLU(), nn.Linear(3 * s.hidden, s.hidden), nn.ReLU(),
+        n_in = 3
+        if s.around:   # counts of each cell/mob kind around the agent, pooled: a 1x1 then a strided 3x3 conv
+            self.around_gate = nn.Linear(s.hidden, s.n_cells)   # the goal picks which kinds of cell/mob count
+            self.around_in = nn.Conv2d(s.n_cells, s.channels, 1)
+            self.around_conv = nn.Conv2d(s.channels, s.channels, 3, stride=2, padding=1)
+            self.around_film = nn.Linear(s.hidden, 4 * s.channels)
+            side = (s.around + 1) // 2
+            self.around_fc = nn.Linear(s.channels * side * side, s.hidden)
+            c = torch.arange(s.around) - s.around // 2      # ring = Chebyshev distance of a pooled cell
+            ring = torch.maximum(c.abs()[:, None], c.abs()[None, :]).flatten()
+            self.register_buffer("ring_of", nn.functional.one_hot(ring).bool().T.contiguous(), persistent=False)
+            self.ring_fc = nn.Linear(s.channels * self.ring_of.shape[0], s.hidden)
+            n_in += 2
+        if s.faced:
+            self.faced_ids = nn.Embedding(s.n_cells, s.hidden)
+            n_in += 1
+        self.trunk = nn.Sequential(nn.ReLU(), nn.Linear(n_in * s.hidden, s.hidden), nn.ReLU(),
                                    nn.Linear(s.hidden, s.hidden), nn.ReLU())
         self.policy = nn.Linear(s.hidden, s.n_actions)
         self.horizon = nn.Linear(s.hidden, s.n_bins)
 
-    def encode(self, grid: torch.Tensor, vec: torch.Tensor, goal: torch.Tensor) -> torch.Tensor:
-        """grid [B, L, V, V] long, vec [B, D] float, goal [B, 2] long (skill, target) -> [B, hidden]."""
+    def encode(self, grid: torch.Tensor, vec: torch.Tensor, goal: torch.Tensor,
+               around: torch.Tensor | None = None, faced: torch.Tensor | None = None) -> torch.Tensor:
+        """grid [B, L, V, V] long, vec [B, D] float, goal [B, 2] long (skill, target) -> [B, hidden];
+        with shape.around, around [B, n_cells, S, S] counts; with shape.faced, faced [B, 2] ids."""
         b = grid.shape[0]
         x = self.cells(grid.long())                            # B, L, V, V, E
         x = x.permute(0, 1, 4, 2, 3).reshape(b, -1, grid.shape[2], grid.shape[3])
@@ -84,14 +104,32 @@ class GoalNet(nn.Module):
         x = torch.relu(self.conv2(x) * (1 + g2[:, :, None, None]) + b2[:, :, None, None])
         x = self.grid_fc(x.flatten(1))
         v = self.vec_fc(vec)
-        return self.trunk(torch.cat([x, v, g], dim=-1))
+        parts = [x, v, g]
+        if self.shape.around:
+            if around is None:
+                raise ValueError("this network needs the surroundings map (skills/learned/surround.py)")
+            a = torch.log1p(around.float()) * torch.sigmoid(self.around_gate(g))[:, :, None, None]
+            ga, ba, gb, bb = self.around_film(g).chunk(4, dim=-1)
+            a = torch.relu(self.around_in(a) * (1 + ga[:, :, None, None]) + ba[:, :, None, None])
+            # how near: the most of each goal-modulated channel on each ring around the agent
+            flat = a.flatten(2)                                               # B, C, S*S
+            rings = torch.stack([flat[:, :, m].amax(-1) for m in self.ring_of], dim=-1)   # B, C, rings
+            parts.append(self.ring_fc(rings.flatten(1)))
+            # which way: a strided conv over the map
+            a = torch.relu(self.around_conv(a) * (1 + gb[:, :, None, None]) + bb[:, :, None, None])
+            parts.append(self.around_fc(a.flatten(1)))
+        if self.shape.faced:
+            if faced is None:
+                raise ValueError("this network needs the faced cell's ids (skills/learned/surround.py)")
+            parts.append(self.faced_ids(faced.long()).sum(1))
+        return self.trunk(torch.cat(parts, dim=-1))
 
-    def forward(self, grid, vec, goal):
-        h = self.encode(grid, vec, goal)
+    def forward(self, grid, vec, goal, around=None, faced=None):
+        h = self.encode(grid, vec, goal, around, faced)
         return self.policy(h), self.horizon(h)
 
     @torch.no_grad()
-    def expected_horizon(self, grid, vec, goal) -> torch.Tensor:
+    def expected_horizon(self, grid, vec, goal, around=None, faced=None) -> torch.Tensor:
         """E[h] under mu(h | s, g), per row."""
-        _, logits = self(grid, vec, goal)
+        _, logits = self(grid, vec, goal, around, faced)
         return torch.softmax(logits, -1) @ bin_centres().to(logits.device)

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from skills.learned import checkpoint
-from skills.learned.features import encode_obs, goal_key, net_shape, to_tensors
+from skills.learned.features import encode_extras, encode_obs, extra_tensors, goal_key, net_shape, to_tensors
 from worlds.gridworld import spec
 
 
@@ -54,7 +54,8 @@ class GoalPolicy:
     def logits(self, obs: dict, codes: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         grid, vec = encode_obs(obs, self.vocab)
         g, v, c = to_tensors(grid, vec, codes, self.device)
-        return self.net(g, v, c)
+        ex = extra_tensors(encode_extras(obs, self.vocab, self.net.shape), self.net.shape, self.device)
+        return self.net(g, v, c, **ex)
 
     def act(self, obs: dict, codes: np.ndarray, mask: np.ndarray | None = None, greedy: bool = True,
             rng: np.random.Generator | None = None, temperature: float = 1.0) -> np.ndarray:
@@ -73,10 +74,13 @@ class GoalPolicy:
     @torch.no_grad()
     def expected_horizon(self, obs: dict, codes: np.ndarray) -> np.ndarray:
         grid, vec = encode_obs(obs, self.vocab)
+        extras = encode_extras(obs, self.vocab, self.net.shape)
         if grid.shape[0] != len(codes):   # one state, several goals: repeat the state
             grid, vec = np.repeat(grid, len(codes), 0), np.repeat(vec, len(codes), 0)
+            extras = {k: np.repeat(a, len(codes), 0) for k, a in extras.items()}
         g, v, c = to_tensors(grid, vec, codes, self.device)
-        return self.net.expected_horizon(g, v, c).cpu().numpy()
+        ex = extra_tensors(extras, self.net.shape, self.device)
+        return self.net.expected_horizon(g, v, c, **ex).cpu().numpy()
 
 
 @lru_cache(maxsize=8)

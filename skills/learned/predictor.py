@@ -15,12 +15,16 @@ import numpy as np
 from skills.learned.features import LEARNED_SKILLS
 from skills.learned.model import HORIZON_EDGES
 from skills.learned.policy import GoalPolicy
+from skills.learned.surround import observe
 
 UNKNOWN = float(HORIZON_EDGES[-1] * 2)
 
 
 def current_obs(world: Any) -> dict:
-    """The grid world's observation of its current state (one world)."""
+    """The grid world's observation of its current state (one world), with the surroundings
+    map (skills/learned/surround.py) where the world is a grid world."""
+    if hasattr(world, "env") and hasattr(world, "i") and hasattr(world, "observation"):
+        return observe(world)
     for name in ("observe", "observation", "obs"):
         fn = getattr(world, name, None)
         if callable(fn):

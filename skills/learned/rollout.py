@@ -13,6 +13,7 @@ import numpy as np
 from skills.experts import Expert
 from skills.learned.controller import ATTACK, BUILDING, NO_ITEM, hold_attack
 from skills.learned.data import safe_act
+from skills.learned.surround import KEY, around
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES, goal_code
 from worlds.types import Goal
@@ -37,6 +38,7 @@ def rollout(kb: Any, episodes: Sequence[tuple[Goal, int, dict]], driver: str, po
         env = BatchGridWorld(len(chunk), kb)
         v = env.vocab
         obs = env.reset([sd for _, sd, _ in chunk], [o for _, _, o in chunk])
+        obs[KEY] = around(env)
         goals = [g for g, _, _ in chunk]
         items = [next(iter(g.obj)) for g in goals]
         ids = [_item_ids(kb, v, it) for it in items]
@@ -75,6 +77,8 @@ def rollout(kb: Any, episodes: Sequence[tuple[Goal, int, dict]], driver: str, po
             acts[done] = (PRIMITIVE_ID["noop"], -1)
             live = ~done
             obs, _, _, _, info = env.step(acts)
+            if driver == "learned":
+                obs[KEY] = around(env)
             steps[live] += 1
             for i, ev in info["events"].items():
                 if experts is not None:

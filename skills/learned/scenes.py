@@ -49,7 +49,10 @@ def scatter_layout(rng: np.random.Generator, kinds: Sequence[tuple[str, str]], s
     return {"ground": GROUND, "blocks": blocks, "mobs": mobs, "agent": [cx, GROUND + 1, cz]}
 
 
+TRAIN_MAX_DISTANCE = 20   # as far as evaluation/figure4.py's README setting places sources
+
+
 def training_scatter(rng: np.random.Generator, size: tuple[int, int]) -> dict:
-    """A training map: every kind once or twice, at random distances."""
+    """A training map: every kind once or twice, at random distances up to TRAIN_MAX_DISTANCE."""
     kinds = [k for k in SCATTER_GOALS for _ in range(int(rng.integers(1, 3)))]
-    return scatter_layout(rng, kinds, size)
+    return scatter_layout(rng, kinds, size, max_distance=TRAIN_MAX_DISTANCE)

@@ -19,7 +19,7 @@ import torch
 
 from skills.learned import checkpoint
 from skills.learned.data import TRAIN_GOALS, collect, start_options
-from skills.learned.features import net_shape
+from skills.learned.features import net_shape, time_column
 from skills.learned.fit import concat, evaluate, fit, split
 from skills.learned.model import GoalNet
 from skills.learned.paths import LearnedError
@@ -60,7 +60,8 @@ def _collect(kb: Any, n: int, seed: int, cfg: TrainConfig, policy: Any, desc: st
     return data, stats
 
 
-def _fit(net: GoalNet, data: dict, cfg: TrainConfig, seed: int, desc: str, progress: bool) -> list[float]:
+def _fit(net: GoalNet, data: dict, cfg: TrainConfig, seed: int, desc: str, progress: bool,
+         time_col: int | None = None) -> list[float]:
     w_pol, w_hor = (1.0, 0.5) if cfg.kind == "controller" else (0.5, 1.0)
     with _bar(cfg.steps, desc, progress) as bar:
         def on_step(i: int, parts: dict) -> None:
@@ -68,7 +69,8 @@ def _fit(net: GoalNet, data: dict, cfg: TrainConfig, seed: int, desc: str, progr
             if i % 50 == 0:
                 bar.set_postfix({k: f"{v:.3f}" for k, v in parts.items()})
         return fit(net, data, steps=cfg.steps, batch_size=cfg.batch_size, device=cfg.device, seed=seed,
-                   w_policy=w_pol, w_horizon=w_hor, on_step=on_step)
+                   w_policy=w_pol, w_horizon=w_hor, time_col=time_col,
+                   on_step=on_step)
 
 
 def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
@@ -100,7 +102,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> dict:
     train_set, held_out = split(data, HELD_OUT, cfg.seed)
     net = GoalNet(net_shape(vocab))
     history = _fit(net, train_set, cfg, cfg.seed, "fit (behaviour cloning)" if cfg.kind == "controller"
-                   else "fit (horizon)", progress)
+                   else "fit (horizon)", progress, time_column(vocab))
     rounds = []
     for r in range(cfg.dagger_rounds if cfg.kind == "controller" else 0):
         policy = GoalPolicy(net, kb, {"goals": [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]}, cfg.device)
@@ -108,7 +110,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> dict:
                             progress)
         train_set = concat(train_set, more)
         rounds.append({"pursuits": st["pursuits"], "rows": st["rows"], "learner_ok": st["ok"]})
-        history += _fit(net, train_set, cfg, cfg.seed + 1 + r, f"fit (DAgger {r + 1})", progress)
+        history += _fit(net, train_set, cfg, cfg.seed + 1 + r, f"fit (DAgger {r + 1})", progress,
+                        time_column(vocab))
     measured = evaluate(net, held_out, cfg.device)
     measured["loss_first"] = round(float(np.mean(history[:20])), 4)
     measured["loss_last"] = round(float(np.mean(history[-20:])), 4)

@@ -128,16 +128,16 @@ def test_the_shipped_predictor_ranks_a_near_goal_before_a_far_one(kb):
 
 
 @shipped("controller-bc")
-def test_the_shipped_policy_digs_cobblestone(kb):
-    """The learned controller on one easy goal: dig down to stone with a wooden pickaxe."""
+def test_the_shipped_policy_fells_a_tree_it_walks_to(kb):
+    """The learned controller on one goal: walk to a tree 3 cells away and hit it (the old
+    checkpoint kept walking into the log; the faced cell is now an input)."""
     from skills.grid_controller import GridScriptedController
     from skills.learned.controller import LearnedController
     from skills.learned.policy import GoalPolicy
 
     policy = GoalPolicy.load("controller", kb=kb, device="cpu", path=str(SHIPPED / "controller-bc.pt"))
     ctl = LearnedController(kb, policy, GridScriptedController(kb), seed=0)
-    w = GridWorld(kb)
-    w.reset(seed=3, options={"inventory": {"wooden_pickaxe": 1}, "time_of_day": 0.1})
-    out = ctl.run(Goal("mine", {"cobblestone": 1}), w)
+    w = flat(kb, blocks=tree(15, 12, height=4))
+    out = ctl.run(Goal("mine", {"log": 1}), w)
     assert out["ok"], out
-    assert kb.count(out["gained"], "cobblestone") >= 1 and out["steps"] <= 600
+    assert kb.count(out["gained"], "log") >= 1 and out["steps"] <= 600

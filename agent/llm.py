@@ -3,8 +3,10 @@
 concern, each back-end's quirks sit side by side; retries and faults live in llm_retry/llm_faults.)
 
 Accepted specs (see ACCEPTED):
-  local                     the embedded model (SmolLM2-135M-Instruct via llama.cpp on loopback)
-  local:gemma3              another packaged model (local:smollm2, local:gemma3) or local:/path/model.gguf
+  local                     the embedded model (local:rider: SmolLM2-135M-Instruct + the shipped planner
+                            LoRA adapter, via llama.cpp on loopback)
+  local:gemma3              another packaged model (local:smollm2 is the bare SmolLM2, local:gemma3) or
+                            local:/path/model.gguf (a model or a LoRA adapter)
   PROVIDER:MODEL            openai:gpt-4o-mini (OPENAI_API_KEY, honours OPENAI_BASE_URL), or another
                             OpenAI-API provider: groq, together, openrouter, deepseek, mistral (KEY env
                             var per provider), ollama (http://localhost:11434/v1, no key)
@@ -271,7 +273,7 @@ def _get_models(base_url: str, api_key: str | None, timeout: float,
 
 def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float, seed: int | None,
                  max_tokens: int, timeout: float, legacy_max_tokens: bool, http_client: Any = None,
-                 headers: dict[str, str] | None = None):
+                 headers: dict[str, str] | None = None, no_repeat_penalty: bool = False):
     try:
         from langchain_openai import ChatOpenAI
     except ImportError:  # pragma: no cover - a core dependency
@@ -295,6 +297,12 @@ def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float,
         # ChatOpenAI sends only `max_completion_tokens`, which llama-cpp-python (and some other
         # OpenAI-compatible servers) silently ignore -> unbounded generations. Send both.
         kwargs["extra_body"] = {"max_tokens": max_tokens}
+    if no_repeat_penalty:
+        # llama-cpp-python's server penalises every token seen in the last 64 (repeat_penalty 1.1)
+        # unless told otherwise, even at temperature 0. A plan repeats `craft(` and small numbers by
+        # its nature: the penalty turned a fine-tuned model's "12 planks" into "8" and its
+        # "craft" into "mine" (agent/adapters/rider/card.json). Plain greedy decoding instead.
+        kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "repeat_penalty": 1.0}
     return _traced(ChatOpenAI)(**kwargs)
 
 
@@ -442,7 +450,8 @@ def open_chat_model(
             http_client = None
         chat = _chat_openai(base_url=base_url, api_key=api_key, model=model_name, temperature=temperature,
                             seed=seed, max_tokens=max_tokens, timeout=timeout, http_client=http_client,
-                            legacy_max_tokens=parsed.provider != "openai", headers=headers)
+                            legacy_max_tokens=parsed.provider != "openai", headers=headers,
+                            no_repeat_penalty=style == "llama.cpp")
         handle = ChatModelHandle(
             model=ResilientChat(inner=chat, retries=retries, backoff_s=backoff, seed=seed or 0),
             faults=transport,

@@ -20,8 +20,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 @pytest.mark.parametrize(
     "spec, kind, model, provider, base_url",
     [
-        ("local", "local", "smollm2", None, None),
-        (" LOCAL ", "local", "smollm2", None, None),
+        ("local", "local", "rider", None, None),
+        (" LOCAL ", "local", "rider", None, None),
         ("local:smollm2", "local", "smollm2", None, None),
         ("local:Gemma3", "local", "gemma3", None, None),
         ("openai:gpt-4o-mini", "provider", "gpt-4o-mini", "openai", None),
@@ -48,7 +48,7 @@ def test_parse_llm_spec_gguf_path(tmp_path):
 
 
 def test_spec_names():
-    assert parse_llm_spec("local").name == "local:smollm2"
+    assert parse_llm_spec("local").name == "local:rider"
     assert parse_llm_spec("openai:gpt-4o-mini").name == "openai:gpt-4o-mini"
     assert parse_llm_spec("http://h:1/v1#m").name == "http://h:1/v1#m"
 
@@ -122,6 +122,23 @@ def test_no_check_builds_client(monkeypatch):
         assert payload["seed"] == 3 and payload["max_completion_tokens"] == 32
         assert payload["extra_body"]["response_format"]["type"] == "json_schema"
         assert "max_tokens" not in payload["extra_body"]  # OpenAI proper gets only max_completion_tokens
+        assert "repeat_penalty" not in payload["extra_body"]     # not an OpenAI parameter
+
+
+def test_llama_cpp_servers_decode_without_a_repeat_penalty():
+    from evaluation.fault_drill import serve   # a server that says owned_by "me", as llama-cpp-python does
+
+    srv, url = serve()
+    try:
+        with open_chat_model(f"{url}/v1#replay") as h:
+            assert h.response_format_style == "llama.cpp"
+            bound = h.grammar_mode("root ::= \"x\"")
+            payload = bound.bound.inner._get_request_payload([("user", "x")], **bound.kwargs)
+            # the server's default 1.1 would penalise the repeats every plan has (`craft(`, small counts)
+            assert payload["extra_body"]["repeat_penalty"] == 1.0
+            assert payload["extra_body"]["grammar"] == "root ::= \"x\""
+    finally:
+        srv.shutdown()
 
 
 def test_response_formats():
@@ -184,7 +201,7 @@ def test_local_end_to_end_json_schema():
     }
     prompt = [("system", "Answer with JSON only."),
               ("user", "First step to obtain a wooden pickaxe in Minecraft? Give action, object, count.")]
-    with open_chat_model("local", seed=0, max_tokens=64) as h:
+    with open_chat_model("local:smollm2", seed=0, max_tokens=64) as h:
         assert h.name == "local:smollm2" and h.supports_json_schema
         pid = h.server.pid
         assert _pid_alive(pid)
@@ -210,7 +227,7 @@ def test_shared_server_is_reused_and_stopped():
             assert inner is srv
         assert srv.is_running()  # the inner block does not stop it
         for _ in range(2):  # two "episodes"
-            with open_chat_model("local", max_tokens=8) as h:
+            with open_chat_model("local:smollm2", max_tokens=8) as h:
                 assert h.base_url == srv.base_url and h.server is None
         assert os.environ[local_server._env_var("smollm2")] == srv.base_url  # handed to subprocesses
         pid = srv.pid

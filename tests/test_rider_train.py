@@ -208,3 +208,17 @@ def _two_task_suite(tmp_path: Path) -> Path:
         "- {id: CraftStick, group: MT1, instruction: Obtain a stick., target: {stick: 1}, max_steps: 3000}\n"
         "- {id: CraftPlanks, group: MT1, instruction: Obtain a plank., target: {planks: 1}, max_steps: 3000}\n")
     return suite
+
+
+def test_the_shipped_adapter_is_the_one_its_card_describes():
+    """`--llm local` serves agent/adapters/rider: its card names the file's checksum and the
+    installed base model, and the file reads back as an adapter for that model."""
+    from agent.local_server import RIDER_ADAPTER, find_adapter, find_model
+    from agent.lora_gguf import adapter_info
+    from agent.sft_data import base_model_id, file_sha256
+
+    card = json.loads((RIDER_ADAPTER.parent / "card.json").read_text())
+    assert card["adapter"]["sha256"] == file_sha256(RIDER_ADAPTER)
+    assert card["base_model"] == base_model_id(find_model("smollm2")) == adapter_info(RIDER_ADAPTER)["base_model"]
+    assert find_adapter("rider") == RIDER_ADAPTER and find_adapter("smollm2") is None
+    assert card["adapter"]["tensors"] == adapter_info(RIDER_ADAPTER)["tensors"]

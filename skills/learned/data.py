@@ -98,9 +98,11 @@ def goal_key_of(goal: Goal) -> str:
 
 def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = None,
             on_pursuit: Callable[[bool], None] | None = None,
-            scatter_p: float = SCATTER_P) -> tuple[dict[str, torch.Tensor], dict]:
+            scatter_p: float = SCATTER_P, keep_failed: bool = False) -> tuple[dict[str, torch.Tensor], dict]:
     """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
-    A share `scatter_p` of the worlds are scatter maps (skills/learned/scenes.py)."""
+    A share `scatter_p` of the worlds are scatter maps (skills/learned/scenes.py).
+    `keep_failed` (DAgger): the rows of failed pursuits are kept too, with horizon -1 (none):
+    a learner's failed pursuit is where it most needs the expert's labels."""
     rng = np.random.default_rng(seed)
     env = BatchGridWorld(n_envs, kb)
     vocab = env.vocab
@@ -148,11 +150,13 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
             s = stats["by_goal"].setdefault(key, {"ok": 0, "failed": 0, "steps": 0})
             stats["pursuits"] += 1
             finished += 1
-            if ok and p.rows:
+            if (ok or keep_failed) and p.rows:
                 T = len(p.rows)
                 for t, (gr, ve, co, ac, ar, fa) in enumerate(p.rows):
-                    grids.append(gr); vecs.append(ve); codes.append(co); acts.append(ac); hors.append(T - t)
+                    grids.append(gr); vecs.append(ve); codes.append(co); acts.append(ac)
+                    hors.append(T - t if ok else -1)
                     arounds.append(ar); faceds.append(fa); pids.append(seed * 1_000_000 + stats["pursuits"])
+            if ok and p.rows:
                 stats["ok"] += 1
                 s["ok"] += 1
                 s["steps"] += T

@@ -1,0 +1,37 @@
+"""DAgger (skills/learned/dagger.py): one round lets the policy drive and labels the states
+it visits with the scripted expert's action, adding those rows to the training data."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from skills.learned import dagger
+from skills.learned.data import collect
+from skills.learned.features import net_shape
+from skills.learned.fit import concat
+from skills.learned.model import GoalNet
+from worlds.gridworld.spec import PRIMITIVE_ID, make_vocab
+from worlds.knowledge import load_kb
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb("1.11.2")
+
+
+def test_one_dagger_round_adds_expert_labelled_rows_from_the_policys_states(kb, monkeypatch):
+    noop = PRIMITIVE_ID["noop"]
+    # a learner that stands still: every state it visits is off the expert's path
+    monkeypatch.setattr(dagger.SampledPolicy, "act", lambda self, obs, codes: np.full(len(codes), noop))
+    monkeypatch.setattr("skills.learned.data.PURSUIT_CAP", 40)
+    bc, _ = collect(kb, 2, 1, n_envs=2)
+    net = GoalNet(net_shape(make_vocab(kb)))
+    more, stats = dagger.dagger_round(net, kb, pursuits=2, seed=2, n_envs=2)
+    assert stats["pursuits"] >= 2 and stats["rows"] == len(more["action"]) > 0
+    # the learner never moved, so its pursuits failed; their rows are kept, labelled by the expert
+    assert stats["ok"] == 0 and len(more["action"]) >= 2 * 40 - 2
+    assert (more["action"] != noop).float().mean() > 0.9          # the expert's labels, not the learner's noop
+    assert bool((more["horizon"] == -1).all())                     # no horizon label from a learner's pursuit
+    agg = concat(bc, more)                                         # aggregated with the expert's own rows
+    assert len(agg["action"]) == len(bc["action"]) + len(more["action"])
+    assert set(agg) == set(bc) and bool((bc["horizon"] >= 1).all())

@@ -59,6 +59,7 @@ __all__ = [
 # the embedded model"). `local:smollm2` is the bare model.
 DEFAULT_LOCAL_MODEL = "rider"
 # server arguments per packaged model (the Gemma 3 GGUF carries no chat template)
+CACHE_BYTES = 128 << 20   # the server's prompt cache, counted as llama.cpp state (see start())
 _MODEL_ARGS: dict[str, list[str]] = {"gemma3": ["--chat_format", "gemma3-sys"]}
 # key -> (pip package, import name, description)
 LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
@@ -347,6 +348,14 @@ class LocalServer:
                 # the RAM prompt cache: the DEPS dialogue grows turn by turn and alternates with the
                 # explainer's; each request restarts from the longest cached prefix
                 "--cache", "true",
+                # bounded: each cached prompt also keeps a copy of the logits buffer, which the
+                # server's default (logits_all, 2 GiB of counted state) makes n_ctx x vocab floats,
+                # about 0.8 GB for SmolLM2; a 26-task eval grew the server to 20 GB and the
+                # kernel killed it. Without logits_all the copy is n_batch x vocab (0.1 GB), and
+                # 128 MB of counted state is a handful of entries: enough for the DEPS dialogue
+                # and the explainer's prompt to find their prefixes.
+                "--logits_all", "false",
+                "--cache_size", str(CACHE_BYTES),
                 *(["--lora_path", str(self.lora_path)] if self.lora_path else []),
                 *_MODEL_ARGS.get(self.key, []),
                 *self.extra_args,

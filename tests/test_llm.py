@@ -126,7 +126,7 @@ def test_no_check_builds_client(monkeypatch):
 
 
 def test_llama_cpp_servers_decode_without_a_repeat_penalty():
-    from evaluation.fault_drill import serve   # a server that says owned_by "me", as llama-cpp-python does
+    from evaluation.fault_drill import serve  # a server that says owned_by "me", as llama-cpp-python does
 
     srv, url = serve()
     try:

@@ -90,16 +90,10 @@ def _bar(total: int, desc: str, enabled: bool):
 
 def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
     from skills.learned.rollout import rollout
-    from skills.learned.train import eval_episodes
-    from worlds.gridworld.spec import make_vocab
-    from worlds.knowledge import load_kb
+    from skills.learned.train import eval_episodes, setup
 
     t0 = time.monotonic()
-    if cfg.threads > 0:
-        torch.set_num_threads(cfg.threads)
-    torch.manual_seed(cfg.seed)
-    kb = load_kb(cfg.mc_version)
-    vocab = make_vocab(kb)
+    kb, vocab = setup(cfg.threads, cfg.seed, cfg.mc_version)
     net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
     with _bar(cfg.episodes, "expert episodes", progress) as bar:
         bc, stats = collect(kb, cfg.episodes, 50_000 + cfg.seed, n_envs=cfg.n_envs,

@@ -84,18 +84,24 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     return eps
 
 
+def setup(threads: int, seed: int, mc_version: str) -> tuple[Any, Any]:
+    """Torch threads and seed set; the knowledge base and the grid vocabulary of `mc_version`."""
+    from worlds.knowledge import load_kb
+
+    if threads > 0:
+        torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    kb = load_kb(mc_version)
+    return kb, make_vocab(kb)
+
+
 def train(cfg: TrainConfig, progress: bool = True) -> dict:
     from skills.learned.rollout import rollout
-    from worlds.knowledge import load_kb
 
     if cfg.kind not in ("controller", "selector"):
         raise LearnedError(f"unknown training target {cfg.kind!r}; accepted: controller, selector")
     t0 = time.monotonic()
-    if cfg.threads > 0:
-        torch.set_num_threads(cfg.threads)
-    torch.manual_seed(cfg.seed)
-    kb = load_kb(cfg.mc_version)
-    vocab = make_vocab(kb)
+    kb, vocab = setup(cfg.threads, cfg.seed, cfg.mc_version)
     data, stats = _collect(kb, cfg.episodes, cfg.seed, cfg, None, "expert episodes", progress)
     if len(data["goal"]) == 0:
         raise LearnedError("the experts produced no successful episode; try more --episodes")

@@ -58,8 +58,8 @@ __all__ = [
 # LoRA fine-tuned on the DEPS planner's own prompts; it beats the bare model, README "Fine-tuning
 # the embedded model"). `local:smollm2` is the bare model.
 DEFAULT_LOCAL_MODEL = "rider"
-# server arguments per packaged model (the Gemma 3 GGUF carries no chat template)
 CACHE_BYTES = 128 << 20   # the server's prompt cache, counted as llama.cpp state (see start())
+# server arguments per packaged model (the Gemma 3 GGUF carries no chat template)
 _MODEL_ARGS: dict[str, list[str]] = {"gemma3": ["--chat_format", "gemma3-sys"]}
 # key -> (pip package, import name, description)
 LOCAL_MODELS: dict[str, tuple[str, str, str]] = {

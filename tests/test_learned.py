@@ -141,3 +141,36 @@ def test_the_shipped_policy_fells_a_tree_it_walks_to(kb):
     out = ctl.run(Goal("mine", {"log": 1}), w)
     assert out["ok"], out
     assert kb.count(out["gained"], "log") >= 1 and out["steps"] <= 600
+
+
+def test_the_policy_never_turns_to_the_facing_it_already_has(kb, vocab):
+    """A turn to the facing already held changes nothing; a policy that picks it sees the
+    same state again (the shipped one looped on face_up under a tree). act() masks it,
+    whatever the logits say, and leaves every other action alone."""
+    import numpy as np
+    import torch
+
+    from skills.learned.policy import GoalPolicy, idle_turns
+    from worlds.gridworld.spec import FACINGS, PRIMITIVE_ID
+
+    idle = idle_turns(np.arange(len(FACINGS)))
+    assert idle.sum() == len(FACINGS)
+    for f, name in enumerate(FACINGS):
+        assert idle[f, PRIMITIVE_ID[f"face_{name}"]]
+
+    policy = GoalPolicy(GoalNet(net_shape(vocab)), kb, {"goals": ["mine:log"]})
+    w = flat(kb, blocks=tree(15, 12))
+    up = PRIMITIVE_ID["face_up"]
+    w.step({"action": "face_up"})
+    from skills.learned.surround import observe
+
+    obs = observe(w)
+    assert int(np.asarray(obs["facing"]).reshape(-1)[0]) == FACINGS.index("up")
+    logits = torch.full((1, len(PRIMITIVE_ID)), -10.0)
+    logits[0, up] = 10.0                    # the net all but insists on face_up
+    logits[0, PRIMITIVE_ID["attack"]] = 5.0
+    policy.logits = lambda obs, codes: (logits, None)
+    codes = policy.codes([Goal("mine", {"log": 1})])
+    assert int(policy.act(obs, codes, greedy=True)[0]) == PRIMITIVE_ID["attack"]
+    rng = np.random.default_rng(0)
+    assert up not in {int(policy.act(obs, codes, greedy=False, rng=rng)[0]) for _ in range(50)}

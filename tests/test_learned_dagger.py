@@ -35,3 +35,18 @@ def test_one_dagger_round_adds_expert_labelled_rows_from_the_policys_states(kb, 
     agg = concat(bc, more)                                         # aggregated with the expert's own rows
     assert len(agg["action"]) == len(bc["action"]) + len(more["action"])
     assert set(agg) == set(bc) and bool((bc["horizon"] >= 1).all())
+
+
+def test_a_learners_long_pursuit_gives_at_most_max_rows_rows(kb, monkeypatch):
+    """A learner stuck for 40 steps would give 40 near-copies of one state; with max_rows the
+    round keeps 10 of them, spread over the pursuit, so they cannot swamp the expert's rows."""
+    noop = PRIMITIVE_ID["noop"]
+    monkeypatch.setattr(dagger.SampledPolicy, "act", lambda self, obs, codes: np.full(len(codes), noop))
+    monkeypatch.setattr("skills.learned.data.PURSUIT_CAP", 40)
+    net = GoalNet(net_shape(make_vocab(kb)))
+    full, st_full = dagger.dagger_round(net, kb, pursuits=2, seed=2, n_envs=2)
+    capped, st_cap = dagger.dagger_round(net, kb, pursuits=2, seed=2, n_envs=2, max_rows=10)
+    assert st_full["pursuits"] == st_cap["pursuits"]
+    assert len(full["action"]) >= 2 * 40 - 2
+    assert 0 < len(capped["action"]) <= 10 * st_cap["pursuits"]
+    assert len(set(capped["pursuit"].tolist())) == len(set(full["pursuit"].tolist()))  # every pursuit still there

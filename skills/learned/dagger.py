@@ -41,6 +41,7 @@ class DaggerConfig:
     episodes: int = 600       # expert pursuits (behaviour-cloning rows kept in the mix)
     pursuits: int = 300       # learner pursuits per round
     steps: int = 600          # gradient steps per round
+    max_rows: int = 0         # learner rows kept per pursuit, spread evenly (0: all)
     batch_size: int = 128
     lr: float = 5e-4          # lower than from scratch: a fine-tune
     n_envs: int = 16
@@ -69,13 +70,14 @@ def goals() -> list[str]:
 
 
 def dagger_round(net: GoalNet, kb: Any, pursuits: int, seed: int, n_envs: int = 16, device: str = "cpu",
-                 on_pursuit=None) -> tuple[dict, dict]:
+                 on_pursuit=None, max_rows: int = 0) -> tuple[dict, dict]:
     """Rows from `pursuits` pursuits driven by `net` (sampled), labelled by the expert's action;
     failed pursuits kept. No horizon labels (-1): the learner's time to a goal is not the
     expert's, and the horizon head is trained on expert rows only."""
     net.to(device).eval()
     policy = SampledPolicy(GoalPolicy(net, kb, {"goals": goals()}, device), seed)
-    data, stats = collect(kb, pursuits, seed, n_envs=n_envs, policy=policy, on_pursuit=on_pursuit, keep_failed=True)
+    data, stats = collect(kb, pursuits, seed, n_envs=n_envs, policy=policy, on_pursuit=on_pursuit, keep_failed=True,
+                          max_rows=max_rows or None)
     if len(data["horizon"]):
         data["horizon"] = torch.full_like(data["horizon"], -1)
     stats["rows"] = int(len(data["action"]))
@@ -104,7 +106,7 @@ def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
         t1 = time.monotonic()
         with _bar(cfg.pursuits, f"DAgger round {r + 1}", progress) as bar:
             more, st = dagger_round(net, kb, cfg.pursuits, 60_000 + 1000 * cfg.seed + r, cfg.n_envs, cfg.device,
-                                    on_pursuit=lambda ok: bar.update(1))
+                                    on_pursuit=lambda ok: bar.update(1), max_rows=cfg.max_rows)
         train_set = concat(train_set, more)
         with _bar(cfg.steps, f"fit (DAgger {r + 1})", progress) as bar:
             h = fit(net, train_set, steps=cfg.steps, batch_size=cfg.batch_size, device=cfg.device,
@@ -152,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", required=True, help="the controller checkpoint to start from")
     ap.add_argument("--out", required=True, metavar="DIR", help="writes DIR/controller.pt and its card")
     d = DaggerConfig(init="", out="")
-    for flag, typ in (("rounds", int), ("episodes", int), ("pursuits", int), ("steps", int), ("batch_size", int),
+    for flag, typ in (("rounds", int), ("episodes", int), ("pursuits", int), ("steps", int), ("max_rows", int), ("batch_size", int),
                       ("lr", float), ("n_envs", int), ("seed", int), ("threads", int), ("eval_episodes", int)):
         ap.add_argument("--" + flag.replace("_", "-"), type=typ, default=getattr(d, flag),
                         help=f"(default: {getattr(d, flag)})")

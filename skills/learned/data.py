@@ -98,11 +98,15 @@ def goal_key_of(goal: Goal) -> str:
 
 def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = None,
             on_pursuit: Callable[[bool], None] | None = None,
-            scatter_p: float = SCATTER_P, keep_failed: bool = False) -> tuple[dict[str, torch.Tensor], dict]:
+            scatter_p: float = SCATTER_P, keep_failed: bool = False,
+            max_rows: int | None = None) -> tuple[dict[str, torch.Tensor], dict]:
     """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
     A share `scatter_p` of the worlds are scatter maps (skills/learned/scenes.py).
     `keep_failed` (DAgger): the rows of failed pursuits are kept too, with horizon -1 (none):
-    a learner's failed pursuit is where it most needs the expert's labels."""
+    a learner's failed pursuit is where it most needs the expert's labels.
+    `max_rows`: at most this many rows per pursuit, spread evenly over it (DAgger: a learner
+    stuck in a loop for 300 steps gives 300 near-copies of one state, which otherwise
+    outweigh the ~26 rows of an expert pursuit 10 to 1)."""
     rng = np.random.default_rng(seed)
     env = BatchGridWorld(n_envs, kb)
     vocab = env.vocab
@@ -152,7 +156,8 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
             finished += 1
             if (ok or keep_failed) and p.rows:
                 T = len(p.rows)
-                for t, (gr, ve, co, ac, ar, fa) in enumerate(p.rows):
+                for t in _spread(T, max_rows):
+                    gr, ve, co, ac, ar, fa = p.rows[t]
                     grids.append(gr); vecs.append(ve); codes.append(co); acts.append(ac)
                     hors.append(T - t if ok else -1)
                     arounds.append(ar); faceds.append(fa); pids.append(seed * 1_000_000 + stats["pursuits"])
@@ -202,6 +207,13 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
     # the policy decides only where no block is breaking (the controller holds attack there)
     data["decide"] = data["vec"][:, mining_column(vocab)] == 0 if vecs else torch.zeros(0, dtype=torch.bool)
     return data, stats
+
+
+def _spread(n: int, most: int | None) -> list[int]:
+    """Indices 0..n-1, or `most` of them spread evenly (first and last kept)."""
+    if most is None or n <= most:
+        return list(range(n))
+    return sorted({int(round(x)) for x in np.linspace(0, n - 1, most)})
 
 
 def _top_up(env: BatchGridWorld, i: int, inv: dict) -> None:

@@ -17,6 +17,19 @@ from skills.learned import checkpoint
 from skills.learned.features import encode_extras, encode_obs, extra_tensors, goal_key, net_shape, to_tensors
 from worlds.gridworld import spec
 
+# the primitive that turns the agent to each facing of spec.FACINGS (north, south, east, west, up, down)
+TURN_TO = np.array([spec.PRIMITIVE_ID[f"face_{f}"] for f in spec.FACINGS], dtype=np.int64)
+
+
+def idle_turns(facing: Any, n_actions: int = len(spec.PRIMITIVES)) -> np.ndarray:
+    """[n, A] True at the turn to the facing each agent already has: an action that changes
+    nothing, so a policy that picks it sees the same state again and may pick it again
+    (a Markov policy's loop; the trained one did `face_up` 200 times under a tree)."""
+    f = np.asarray(facing).reshape(-1).astype(np.int64)
+    idle = np.zeros((len(f), n_actions), dtype=bool)
+    idle[np.arange(len(f)), TURN_TO[f]] = True
+    return idle
+
 
 def pick_device(device: str | None = None) -> str:
     if device in (None, "auto"):
@@ -59,12 +72,15 @@ class GoalPolicy:
 
     def act(self, obs: dict, codes: np.ndarray, mask: np.ndarray | None = None, greedy: bool = True,
             rng: np.random.Generator | None = None, temperature: float = 1.0) -> np.ndarray:
-        """Primitive action index per world; `mask` [A] bool limits which actions may be chosen;
+        """Primitive action index per world; `mask` [A] or [n, A] bool limits which actions may be
+        chosen, and a turn to the facing already held is never chosen (`idle_turns`);
         sampled at `temperature` unless greedy."""
         logits, _ = self.logits(obs, codes)
         logits = logits / max(float(temperature), 1e-3)
+        allowed = ~idle_turns(obs["facing"], logits.shape[-1])
         if mask is not None:
-            logits = logits.masked_fill(~torch.as_tensor(mask, device=logits.device), float("-inf"))
+            allowed &= np.asarray(mask, dtype=bool)
+        logits = logits.masked_fill(~torch.as_tensor(allowed, device=logits.device), float("-inf"))
         if greedy:
             return logits.argmax(-1).cpu().numpy()
         p = torch.softmax(logits, -1).cpu().numpy().astype(np.float64)

@@ -77,7 +77,7 @@ def dagger_round(net: GoalNet, kb: Any, pursuits: int, seed: int, n_envs: int = 
     net.to(device).eval()
     policy = SampledPolicy(GoalPolicy(net, kb, {"goals": goals()}, device), seed)
     data, stats = collect(kb, pursuits, seed, n_envs=n_envs, policy=policy, on_pursuit=on_pursuit, keep_failed=True,
-                          max_rows=max_rows or None)
+                          max_rows=max_rows)
     if len(data["horizon"]):
         data["horizon"] = torch.full_like(data["horizon"], -1)
     stats["rows"] = int(len(data["action"]))

@@ -99,12 +99,12 @@ def goal_key_of(goal: Goal) -> str:
 def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = None,
             on_pursuit: Callable[[bool], None] | None = None,
             scatter_p: float = SCATTER_P, keep_failed: bool = False,
-            max_rows: int | None = None) -> tuple[dict[str, torch.Tensor], dict]:
+            max_rows: int = 0) -> tuple[dict[str, torch.Tensor], dict]:
     """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
     A share `scatter_p` of the worlds are scatter maps (skills/learned/scenes.py).
     `keep_failed` (DAgger): the rows of failed pursuits are kept too, with horizon -1 (none):
     a learner's failed pursuit is where it most needs the expert's labels.
-    `max_rows`: at most this many rows per pursuit, spread evenly over it (DAgger: a learner
+    `max_rows`: at most this many rows per pursuit (0: all), spread evenly over it (DAgger: a learner
     stuck in a loop for 300 steps gives 300 near-copies of one state, which otherwise
     outweigh the ~26 rows of an expert pursuit 10 to 1)."""
     rng = np.random.default_rng(seed)
@@ -209,9 +209,9 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
     return data, stats
 
 
-def _spread(n: int, most: int | None) -> list[int]:
-    """Indices 0..n-1, or `most` of them spread evenly (first and last kept)."""
-    if most is None or n <= most:
+def _spread(n: int, most: int) -> list[int]:
+    """Indices 0..n-1, or `most` of them spread evenly (first and last kept); 0: all."""
+    if not most or n <= most:
         return list(range(n))
     return sorted({int(round(x)) for x in np.linspace(0, n - 1, most)})
 

@@ -38,8 +38,10 @@ def cmd_train_llm_data(a: argparse.Namespace) -> int:
         raise SettingsError(f"--teacher {a.teacher!r} not accepted; accepted: oracle")
     if a.augment < 0:
         raise SettingsError(f"--augment must be 0 or more, got {a.augment}")
+    if a.replans < 0:
+        raise SettingsError(f"--replans must be 0 or more, got {a.replans}")
     card = make_teacher_dataset(a.out, [s.strip() for s in a.suite.split(",") if s.strip()],
-                                mc_version=a.mc_version, augment=a.augment, holdout=a.holdout,
+                                mc_version=a.mc_version, augment=a.augment, replans=a.replans, holdout=a.holdout,
                                 command=_command(), progress=not a.quiet, only=a.tasks)
     print(f"wrote {a.out}/train.jsonl: {card['examples']} examples from {len(card['tasks'])} tasks "
           f"({card['counts'].get('tasks_held_out', 0)} held out)", file=sys.stderr)
@@ -84,6 +86,9 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
                    help="tasks whose targets are left out entirely (default: plan4mc:iron; 'none' keeps all)")
     d.add_argument("--augment", type=int, default=2,
                    help="extra examples per task that start part-way through the oracle's plan (default: 2)")
+    d.add_argument("--replans", type=int, default=0,
+                   help="re-planning turns per task, each after the oracle's plan with one goal left out has "
+                        "failed in the text world, with the explainer's turn before it (default: 0)")
     d.add_argument("--mc-version", default="1.11.2", help="Minecraft data version of the tasks (default: 1.11.2)")
     d.add_argument("--out", required=True, metavar="DIR", help="output folder for train.jsonl and card.json")
     d.add_argument("--quiet", action="store_true", help="no progress on stderr")

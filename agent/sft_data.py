@@ -8,7 +8,7 @@ DIR/train.jsonl  one example per line, a JSON object:
     {"messages": [{"role": "system" | "user" | "assistant", "content": str}, ...],
      "task": str,                       # task id, e.g. "CraftWoodenPickaxe"
      "source": "exploration" | "teacher:oracle" | "teacher:<llm name>",
-     "format": "rider-step" | "deps-plan",
+     "format": "rider-step" | "deps-plan" | "deps-explain",
      "relabelled": bool}                # true when the task was relabelled after the fact
                                         # (LLaMA-Rider's sub-task relabelling), else false
   - `messages` are exactly what the planner sends (system first when present), followed by
@@ -17,7 +17,8 @@ DIR/train.jsonl  one example per line, a JSON object:
     context (worked examples in the prompt, the dialogue's earlier turns, a rider step that
     the feedback made it revise). At least one "user" message.
   - "rider-step": the rider planner's next-skill turn(s); "deps-plan": the DEPS planner's
-    plan (code form, one goal a line, as the grammar in nodes/planners/grammar.py accepts).
+    plan (code form, one goal a line, as the grammar in nodes/planners/grammar.py accepts),
+    first or re-planned; "deps-explain": the DEPS explainer's answer to a failed goal.
   - Extra keys are allowed and kept (e.g. "episode", "seed"); the keys above are required.
 
 DIR/card.json  one JSON object:
@@ -53,7 +54,7 @@ from nodes.settings import SettingsError
 
 FORMAT = "deps-sft/1"
 ROLES = ("system", "user", "assistant")
-FORMATS = ("rider-step", "deps-plan")
+FORMATS = ("rider-step", "deps-plan", "deps-explain")
 _SOURCE = re.compile(r"^(exploration|teacher:[A-Za-z0-9_.:/\-]+)$")
 TRAIN_FILE = "train.jsonl"
 CARD_FILE = "card.json"

@@ -10,6 +10,14 @@ ending in a newline. The examples are labelled source "teacher:oracle", format "
 first k goals of the oracle's plan, answered by the oracle from there (so the model learns
 to plan from what is held, as it must when the dialogue asks it to plan again).
 
+`--replans N` adds, per task, up to N re-planning turns (format "deps-plan") and the
+explainer turns before them (format "deps-explain"): the oracle's plan with one goal left
+out is run in the text world through the real graph, so the description (which step failed,
+the game's cause, the inventory, the recipe book) is the one the agent would get; the
+explanation names the cause and the oracle's next goal, and the re-plan is the oracle's plan
+from the inventory at the failure. A first-plan-only adapter repeats the failed step when
+asked again; these turns show it what to do instead.
+
 Tasks whose target is a target of a held-out task (default: the plan4mc "iron" group) are
 left out entirely, for the generalisation figure.
 """
@@ -93,6 +101,106 @@ def first_plan_example(task: Task, kb: Any, inventory: dict[str, int] | None = N
             "relabelled": False, "inventory": inv}
 
 
+def _goal_words(g: Goal) -> str:
+    (item, n), = list(g.obj.items())[:1]
+    return f"{g.action} {n} {item}"
+
+
+def teacher_explanation(error: str, fix: list[Goal]) -> str:
+    """The explainer's answer a teacher gives: the game's cause, and the goal that comes first."""
+    first = f", so I must first {_goal_words(fix[0])}" if fix else ""
+    return f"The game says {error.rstrip('.')}{first}."
+
+
+class _ScriptedLLM:
+    """An LLM handle that replies with fixed texts in turn (LangChain's fake chat model):
+    used to run a known flawed plan through the real graph."""
+
+    supports_json_schema = False
+    supports_grammar = False
+    name = "teacher-script"
+
+    def __init__(self, replies: list[str]):
+        from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+        self.model = FakeListChatModel(responses=replies)
+
+    def json_mode(self, schema: Any) -> Any:
+        return self.model
+
+
+def _first_failure(task: Task, plan: str, kb: Any) -> tuple[str, dict, dict[str, int]] | None:
+    """Run `plan` (then nothing more) on the text world: (description, failed outcome,
+    inventory) at its first failure, or None when it succeeds."""
+    from agent.runner import run_episode
+    from nodes.settings import RunSettings
+
+    seen: dict[str, Any] = {}
+
+    def on_update(node: str, update: dict) -> None:
+        if "description" in seen:
+            return
+        if node == "execute":
+            seen["outcome"], seen["inventory"] = update["outcomes"][-1], dict(update.get("inventory", {}))
+        elif node == "describe":
+            seen["description"] = update["descriptions"][0]
+
+    run_episode(task, RunSettings(planner="deps", selector="fixed", max_rounds=1), llm=_ScriptedLLM([plan, "-"]),
+                kb=kb, on_update=on_update)
+    if "description" not in seen:
+        return None
+    return seen["description"], seen["outcome"], seen["inventory"]
+
+
+def _spread(n_items: int, n: int) -> list[int]:
+    """Up to n indices spread evenly over range(n_items)."""
+    if n >= n_items:
+        return list(range(n_items))
+    return sorted({round(k * (n_items - 1) / max(n - 1, 1)) for k in range(n)})
+
+
+def replan_examples(task: Task, kb: Any, n: int, *, planner: DialoguePlanner | None = None) -> list[dict]:
+    """Up to n (explain, re-plan) example pairs for `task` (localized): each leaves one goal
+    out of the oracle's plan, runs it, and answers the failure as a teacher would."""
+    planner = planner or DialoguePlanner(None, output="grammar")
+    inv0 = dict(task.inventory)
+    try:
+        goals = solve(kb, task.target, inv0)
+    except Unreachable:
+        return []
+    if len(goals) < 2 or n <= 0:
+        return []
+    out: list[dict] = []
+    for k in _spread(len(goals), n):
+        flawed = plan_reply(goals[:k] + goals[k + 1:])
+        got = _first_failure(task, flawed, kb)
+        if got is None:
+            continue
+        description, outcome, inv = got
+        try:
+            fix = solve(kb, task.target, inv)
+        except Unreachable:
+            continue
+        if not _fits_grammar(fix, kb):
+            continue
+        failed = Goal.from_dict(outcome["goal"]).code() if outcome.get("goal") else "(the plan as a whole)"
+        explanation = teacher_explanation(outcome["error"], fix)
+        import prompts
+        from nodes.describe import inventory_text
+
+        explain_msgs = prompts.chat("deps_explainer", goal=failed, error=outcome["error"], inventory=inventory_text(inv))
+        common = {"task": task.id, "source": "teacher:oracle", "relabelled": False, "inventory": inv,
+                  "left_out": k + 1}
+        out.append({"messages": [*_role_dicts(explain_msgs), {"role": "assistant", "content": explanation}],
+                    "format": "deps-explain", **common})
+        req = PlanRequest(task=task, inventory=inv, plans=[flawed], descriptions=[description],
+                          explanations=[explanation], kb=kb, recipe_hints=True)
+        msgs = _role_dicts(planner.messages(req))
+        msgs.append({"role": "assistant", "content": plan_reply(fix)})
+        out.append({"messages": msgs, "format": "deps-plan", **common})
+    return out
+
+
 def holdout_targets(spec: str) -> set[str]:
     """'SUITE:GROUP[,GROUP]' -> the target items of those tasks ('' or 'none' -> none)."""
     from worlds.tasks import load_suite
@@ -108,7 +216,7 @@ def holdout_targets(spec: str) -> set[str]:
     return out
 
 
-def teacher_examples(tasks: Iterable[Task], kb: Any, *, augment: int = 0,
+def teacher_examples(tasks: Iterable[Task], kb: Any, *, augment: int = 0, replans: int = 0,
                      holdout: set[str] = frozenset(), progress: bool = False) -> tuple[list[dict], dict]:
     """Examples for every task not held out; also {kept, skipped, held_out} task ids."""
     from worlds.tasks import localize
@@ -141,6 +249,7 @@ def teacher_examples(tasks: Iterable[Task], kb: Any, *, augment: int = 0,
             if aug is not None:
                 seen.add(key)
                 examples.append(aug)
+        examples += replan_examples(task, kb, replans, planner=planner)
     if progress:
         print(f"{len(examples)} examples from {len(info['kept'])} tasks ({len(info['held_out'])} held out, "
               f"{len(info['skipped'])} unplannable in the grammar)", file=sys.stderr)
@@ -148,7 +257,7 @@ def teacher_examples(tasks: Iterable[Task], kb: Any, *, augment: int = 0,
 
 
 def make_teacher_dataset(out: str | os.PathLike, suites: list[str], *, mc_version: str = "1.11.2",
-                         augment: int = 0, holdout: str = DEFAULT_HOLDOUT, command: str = "",
+                         augment: int = 0, replans: int = 0, holdout: str = DEFAULT_HOLDOUT, command: str = "",
                          progress: bool = False, only: str = "") -> dict:
     """Write the teacher dataset for `suites` (their tasks or groups named in `only`) to `out`
     (atomically); returns its card."""
@@ -162,12 +271,12 @@ def make_teacher_dataset(out: str | os.PathLike, suites: list[str], *, mc_versio
         tasks = [t for t in tasks if t.id in wanted or t.group in wanted]
         if not tasks:
             raise DatasetError(f"--tasks {only!r} matches no task of {', '.join(suites)}")
-    examples, info = teacher_examples(tasks, kb, augment=augment, holdout=holdout_targets(holdout),
+    examples, info = teacher_examples(tasks, kb, augment=augment, replans=replans, holdout=holdout_targets(holdout),
                                       progress=progress)
     if not examples:
         raise DatasetError(f"no teacher examples from suites {', '.join(suites)} (all held out or unplannable)")
     counts = {"tasks_kept": len(info["kept"]), "tasks_skipped": len(info["skipped"]),
-              "tasks_held_out": len(info["held_out"]), "augment": augment, "holdout": holdout,
+              "tasks_held_out": len(info["held_out"]), "augment": augment, "replans": replans, "holdout": holdout,
               "held_out_tasks": info["held_out"], "skipped_tasks": info["skipped"]}
     return write_dataset(out, examples, base_model=default_base_model(), command=command, episodes=0,
                          counts=counts)

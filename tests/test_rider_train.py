@@ -148,6 +148,37 @@ def _fake_adapter(path: Path, base: dict) -> Path:
     return write_lora_gguf(path, state, config=Cfg(), alpha=4.0, base_model=base)
 
 
+def test_replan_examples_answer_a_real_failure_with_a_plan_that_works_from_there():
+    """A re-planning turn: the oracle's plan with one goal left out fails in the text world;
+    the description is the graph's own, and the teacher's new plan, run from the inventory at
+    the failure, reaches the target."""
+    from dataclasses import replace
+
+    from agent.runner import run_episode
+    from agent.sft_teacher import _ScriptedLLM, replan_examples
+    from nodes.settings import RunSettings
+    from worlds.knowledge import load_kb
+    from worlds.tasks import find_task, localize
+
+    kb = load_kb("1.11.2")
+    task = localize(find_task("CraftStoneSword"), kb)
+    ex = replan_examples(task, kb, 3)
+    plans = [e for e in ex if e["format"] == "deps-plan"]
+    explains = [e for e in ex if e["format"] == "deps-explain"]
+    assert len(plans) == len(explains) >= 2
+    for e, x in zip(plans, explains):
+        user = e["messages"][-2]["content"]
+        assert ("failed on step" in user or "do not have 1 stone_sword" in user) and "Fix the plan" in user
+        flawed = e["messages"][-3]["content"]
+        assert e["messages"][-3]["role"] == "assistant" and flawed.count("\n") >= 2
+        assert x["messages"][-1]["content"] in user          # its explanation is the one the re-plan reads
+        assert x["messages"][0]["content"].startswith("You explain why")
+        fix = e["messages"][-1]["content"]
+        assert fix not in flawed
+        again = run_episode(replace(task, inventory=e["inventory"]), RunSettings(planner="deps", max_rounds=0),
+                            llm=_ScriptedLLM([fix]), kb=kb)
+        assert again["success"], (fix, again["failure_reason"])
+
 def test_adapter_files_checked(tmp_path, base_id, capsys):
     from agent.local_server import LocalServerError, find_adapter, find_model
     from agent.lora_gguf import AdapterError, adapter_info

@@ -174,3 +174,45 @@ def test_the_policy_never_turns_to_the_facing_it_already_has(kb, vocab):
     assert int(policy.act(obs, codes, greedy=True)[0]) == PRIMITIVE_ID["attack"]
     rng = np.random.default_rng(0)
     assert up not in {int(policy.act(obs, codes, greedy=False, rng=rng)[0]) for _ in range(50)}
+
+
+def test_a_goal_the_policy_has_not_mastered_goes_to_the_scripted_expert(tmp_path, kb, vocab, monkeypatch):
+    """The card's measured success gates the policy: under the bar, the scripted expert runs
+    the goal (and the controller says so); at or over it, or with the bar at 0, the policy."""
+    from skills.learned.checkpoint import _measured_success
+    from skills.learned.controller import LearnedController, mastery_bar
+    from skills.learned.paths import LearnedError
+    from skills.learned.policy import GoalPolicy
+
+    class Expert:
+        calls: list = []
+
+        def run(self, goal, world):
+            self.calls.append(goal.code())
+            return {"ok": True, "error": None, "steps": 1, "gained": {}, "missing": {}}
+
+    goal = Goal("mine", {"log": 1})
+    card = {"goals": ["mine:log"], "skill_success": {"mine:log": 0.5}}
+    policy = GoalPolicy(GoalNet(net_shape(vocab)), kb, card)
+    assert policy.measured_success(goal) == 0.5
+    expert = Expert()
+    ctl = LearnedController(kb, policy, expert, goal_budget=2, mastery=0.9)
+    assert ctl.run(goal, flat(kb, blocks=tree(15, 12)))["ok"]
+    assert expert.calls == [goal.code()] and "under 0.90" in ctl.notes[-1]
+    out = LearnedController(kb, policy, expert, goal_budget=2, mastery=0.0).run(goal, flat(kb, blocks=tree(15, 12)))
+    assert expert.calls == [goal.code()]                     # the policy ran it (and ran out of its 2 steps)
+    assert not out["ok"] and "within 2 steps" in out["error"]
+
+    monkeypatch.setenv("DEPS_LEARNED_MASTERY", "0.5")
+    assert mastery_bar() == 0.5
+    monkeypatch.setenv("DEPS_LEARNED_MASTERY", "high")
+    with pytest.raises(LearnedError, match="accepted: a number from 0 to 1"):
+        mastery_bar()
+
+    side = tmp_path / "c.card.json"
+    assert _measured_success(side) is None
+    side.write_text(json.dumps({"skill_success": {"mine:log": 0.95}}))
+    assert _measured_success(side) == {"mine:log": 0.95}
+    side.write_text(json.dumps({"skill_success": ["mine:log"]}))
+    with pytest.raises(CheckpointError, match="skill_success"):
+        _measured_success(side)

@@ -73,4 +73,21 @@ def load(path: str | Path, *, expected: NetShape, vocab_version: str,
     except (TypeError, RuntimeError, KeyError) as e:
         raise CheckpointError(f"checkpoint {str(path)!r} does not load into the network "
                               f"({' '.join(str(e).split())[:160]})") from e
-    return net.to(device).eval(), {**dict(blob.get("card") or {}), "goals": list(blob.get("goals") or [])}
+    card = {**dict(blob.get("card") or {}), "goals": list(blob.get("goals") or [])}
+    measured = _measured_success(path.with_suffix(".card.json"))
+    if measured is not None:
+        card["skill_success"] = measured
+    return net.to(device).eval(), card
+
+
+def _measured_success(card_path: Path) -> dict[str, float] | None:
+    """The card file's "skill_success" ({"mine:log": 0.95, ...}, measured after training by
+    `python -m evaluation.skill_table`), or None when the card has none."""
+    if not card_path.is_file():
+        return None
+    try:
+        got = json.loads(card_path.read_text()).get("skill_success")
+        return None if got is None else {str(k): float(v) for k, v in dict(got).items()}
+    except (ValueError, TypeError, AttributeError) as e:
+        raise CheckpointError(f"card {str(card_path)!r} has no readable skill_success ({type(e).__name__}); "
+                              'accepted: {"skill_success": {"mine:log": 0.95, ...}}') from e

@@ -5,12 +5,17 @@ is missing.
 
 Craft, smelt and equip are single functional actions in the grid world (MineDojo's
 functional actions): they are issued by the same rules as the scripted expert, which is
-also what runs a mine/kill goal the policy was never trained on (and says so).
+also what runs a mine/kill goal the policy was never trained on, or one whose measured
+success (the checkpoint card's "skill_success", from `python -m evaluation.skill_table`) is
+below `MASTERY` (and says so in `notes`): the policy drives the goals it has mastered, as
+DEPS pairs each skill with the controller that does it best. `DEPS_LEARNED_MASTERY=0`
+lets the policy drive every goal it was trained on.
 While a block is breaking, attack is held (`hold_attack`) instead of asking the policy
 each step. Same outcome dict as every controller: {ok, error, steps, gained, missing}.
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -29,6 +34,7 @@ BUILDING = ("cobblestone", "dirt")     # what the policy may place with use / ju
 
 
 ATTACK = PRIMITIVE_ID["attack"]
+MASTERY = 0.9             # a trained goal is driven by the policy when its measured success is at least this
 SAMPLE_TEMPERATURE = 1.0   # the policy's actions are sampled at this temperature (greedy ones loop)
 
 
@@ -54,6 +60,21 @@ def action_mask(world: Any) -> tuple[np.ndarray, str | None]:
     return mask, block
 
 
+def mastery_bar() -> float:
+    """MASTERY, or DEPS_LEARNED_MASTERY (a number from 0 to 1) when set; LearnedError (one line) otherwise."""
+    raw = os.environ.get("DEPS_LEARNED_MASTERY")
+    if raw is None:
+        return MASTERY
+    try:
+        bar = float(raw)
+    except ValueError:
+        bar = -1.0
+    if not 0.0 <= bar <= 1.0:
+        raise LearnedError(f"DEPS_LEARNED_MASTERY={raw!r} not accepted; accepted: a number from 0 to 1 "
+                           f"(default {MASTERY}; 0: the policy drives every goal it was trained on)")
+    return bar
+
+
 def missing_tool(kb: Any, goal: Any, world: Any) -> tuple[str, dict] | None:
     """The precise cause when no source of a mine goal's item can be harvested with what is held."""
     (item, _), = list(goal.obj.items())[:1]
@@ -72,8 +93,9 @@ class LearnedController:
     name = "learned"
 
     def __init__(self, kb: Any, policy: GoalPolicy, fallback: Any, seed: int = 0, greedy: bool = False,
-                 goal_budget: int = GOAL_BUDGET):
+                 goal_budget: int = GOAL_BUDGET, mastery: float | None = None):
         self.kb, self.policy, self.fallback = kb, policy, fallback
+        self.mastery = mastery_bar() if mastery is None else float(mastery)
         self.rng = np.random.default_rng(seed)
         self.greedy, self.goal_budget = greedy, goal_budget
         self.notes: list[str] = []
@@ -83,6 +105,11 @@ class LearnedController:
             return self.fallback.run(goal, world)
         if not self.policy.knows(goal):
             self.notes.append(f"{goal.code()}: not a trained goal; run by the scripted expert")
+            return self.fallback.run(goal, world)
+        rate = self.policy.measured_success(goal)
+        if rate is not None and rate < self.mastery:
+            self.notes.append(f"{goal.code()}: the policy's measured success is {rate:.2f}, under {self.mastery:.2f}; "
+                              "run by the scripted expert")
             return self.fallback.run(goal, world)
         why = missing_tool(self.kb, goal, world)
         if why:

@@ -60,6 +60,12 @@ class GoalPolicy:
     def knows(self, goal: Any) -> bool:
         return goal_key(goal) in self.goals
 
+    def measured_success(self, goal: Any) -> float | None:
+        """The goal's one-goal success rate measured for this checkpoint (its card's
+        "skill_success"), or None when not measured."""
+        rate = (self.card.get("skill_success") or {}).get(goal_key(goal))
+        return None if rate is None else float(rate)
+
     def codes(self, goals: Sequence[Any]) -> np.ndarray:
         return np.array([spec.goal_code(g, self.vocab, self.kb) for g in goals], dtype=np.int64).reshape(-1, 2)
 

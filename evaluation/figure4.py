@@ -116,7 +116,8 @@ def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
     d = 1 + z * z / n
     c = (p + z * z / (2 * n)) / d
     h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return float(c - h), float(c + h)
+    # clamped: at p = 0 or 1 the bounds are 0 or 1 exactly, and rounding must not print -0.00
+    return max(0.0, float(c - h)), min(1.0, float(c + h))
 
 
 def _steps(res: list[int | None], cap: int) -> np.ndarray:

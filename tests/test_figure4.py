@@ -36,5 +36,5 @@ def test_every_selector_finishes_the_same_scenarios_and_the_oracle_is_not_slower
     for name, steps in done.items():
         assert all(s is not None and 0 < s <= budget for s in steps), (name, steps)
     # nearest-first by true path steps over the same seeded maps: fewer steps in all than plan
-    # order (126 against 132 here), so the selector, the only part that differs, is what is measured
+    # order (550 against 553 steps here, deterministic), so the selector, the only part that differs, is measured
     assert sum(done["oracle"]) < sum(done["fixed"])

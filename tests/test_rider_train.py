@@ -225,8 +225,8 @@ def test_pipeline_tiny(tmp_path, capsys):
         assert "loading lora adapter" in srv.log_path.read_text()
         with open_chat_model("local", server=srv, max_tokens=60, timeout=600) as h:
             # the question alone (the planner's full prompt is ~1000 tokens: slow on a busy CPU),
-            # under the planner's own grammar
-            text, used = ask(h.grammar_mode(code_form_grammar(load_kb("1.11.2"))),
+            # under the planner's own grammar, the one that ends a plan at the task's item
+            text, used = ask(h.grammar_mode(code_form_grammar(load_kb("1.11.2"), target={"stick": 1})),
                              [("user", "How to obtain 1 stick? My inventory is empty.")])
     assert used.get("calls") == 1
     first = text.splitlines()[0]

@@ -1,7 +1,11 @@
 """A GBNF grammar for plans in the DEPS code form, with item, mob and tool names limited
 to the knowledge base's. With llama.cpp it constrains a small model to write lines the
 parser reads exactly, in the form the few-shot demonstrations show, while leaving which
-goals to write entirely to the model."""
+goals to write entirely to the model.
+
+Given the task's item, a plan ends with the first line that obtains it: lines before it may
+not name it as what they make, and after it the plan is over. A plan therefore stops when it
+is done instead of running on to the line cap, and every plan reaches for the task's item."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -13,7 +17,7 @@ _TOOLISH = ("pickaxe", "_axe", "shovel", "sword", "shears", "crafting_table", "f
             "flint_and_steel")
 
 
-def _alts(names: list[str]) -> str:
+def _alts(names: list[str] | tuple[str, ...]) -> str:
     return " | ".join(f'"{n}"' for n in names)
 
 
@@ -23,27 +27,50 @@ def plan_vocabulary(kb: Any) -> tuple[tuple[str, ...], tuple[str, ...], tuple[st
     return items, tuple(sorted(kb.mobs())), tuple(n for n in items if n.endswith(_TOOLISH))
 
 
-@lru_cache(maxsize=8)
-def _grammar(items: tuple[str, ...], mobs: tuple[str, ...], tools: tuple[str, ...], max_steps: int) -> str:
-    return "\n".join([
-        f"root ::= line{{1,{max_steps}}}",
-        'line ::= call "  # step " [1-9] [0-9]? ": " comment "\\n"',
-        "call ::= " + " | ".join(ACTIONS),   # one rule per action below
-        'mine ::= "mine({" obj "}, " tool ")"',
-        'craft ::= "craft({" obj "}, " mats ", " tool ")"',
-        'smelt ::= "smelt({" obj "}, " mats ", \'furnace\')"',
-        'kill ::= "kill({" "\'" mob "\':" num "}, " tool ")"',
-        'equip ::= "equip({" obj "}, null)"',
-        'obj ::= "\'" item "\':" num',
-        'mats ::= "null" | "{" obj (", " obj){0,4} "}"',
-        'tool ::= "null" | "\'" toolname "\'"',
-        "num ::= [1-9] [0-9]?",
-        "comment ::= [^\\n]{0,60}",
-        f"item ::= {_alts(list(items))}",
-        f"mob ::= {_alts(list(mobs))}",
-        f"toolname ::= {_alts(list(tools))}",
-    ])
+def _lines(p: str, items: tuple[str, ...], mobs: tuple[str, ...], *, equip: bool = True) -> list[str]:
+    """The rules of one kind of line, named `p`line: what it makes is one of `items`, or what a
+    kill of one of `mobs` drops (`equip`: equipping one of `items` is such a line too)."""
+    verbs = [a for a in ACTIONS if (mobs if a == "kill" else items) and (equip or a != "equip")]
+    rules = [f'{p}line ::= ({" | ".join(p + a for a in verbs)}) "  # step " [1-9] [0-9]? ": " comment "\\n"']
+    if items:
+        rules += [f'{p}mine ::= "mine({{" {p}obj "}}, " tool ")"',
+                  f'{p}craft ::= "craft({{" {p}obj "}}, " mats ", " tool ")"',
+                  f'{p}smelt ::= "smelt({{" {p}obj "}}, " mats ", \'furnace\')"',
+                  f'{p}obj ::= "\'" {p}item "\':" num',
+                  f"{p}item ::= {_alts(items)}"]
+        if equip:
+            rules.append(f'{p}equip ::= "equip({{" {p}obj "}}, null)"')
+    if mobs:
+        rules += [f'{p}kill ::= "kill({{" "\'" {p}mob "\':" num "}}, " tool ")"', f"{p}mob ::= {_alts(mobs)}"]
+    return rules
 
 
-def code_form_grammar(kb: Any, max_steps: int = 16) -> str:
-    return _grammar(*plan_vocabulary(kb), max_steps)
+@lru_cache(maxsize=16)
+def _grammar(items: tuple[str, ...], mobs: tuple[str, ...], tools: tuple[str, ...], max_steps: int,
+             final_items: tuple[str, ...] = (), final_mobs: tuple[str, ...] = ()) -> str:
+    shared = ['mats ::= "null" | "{" obj (", " obj){0,4} "}"',
+              'tool ::= "null" | "\'" toolname "\'"',
+              "num ::= [1-9] [0-9]?",
+              "comment ::= [^\\n]{0,60}",
+              f"toolname ::= {_alts(tools)}"]
+    if not (final_items or final_mobs):
+        return "\n".join([f"root ::= line{{1,{max_steps}}}", *_lines("", items, mobs), *shared])
+    others = tuple(n for n in items if n not in final_items)
+    other_mobs = tuple(m for m in mobs if m not in final_mobs)
+    return "\n".join([f"root ::= wayline{{0,{max_steps - 1}}} doneline",
+                      *_lines("way", others, other_mobs), *_lines("done", final_items, final_mobs, equip=False),
+                      'obj ::= "\'" item "\':" num', f"item ::= {_alts(items)}", *shared])
+
+
+def code_form_grammar(kb: Any, max_steps: int = 16, target: dict[str, int] | None = None) -> str:
+    """The grammar; with a one-item `target`, the plan's last line is the first that makes it."""
+    items, mobs, tools = plan_vocabulary(kb)
+    if not target or len(target) != 1:
+        return _grammar(items, mobs, tools, max_steps)
+    name = next(iter(target))
+    finals = {kb.canonical(name) or name, *kb.variants(name)}
+    final_items = tuple(n for n in items if n in finals)
+    final_mobs = tuple(m for m in mobs if m in set(kb.mob_sources(name)))
+    if not final_items and not final_mobs:    # a name the grammar cannot write: no end to force
+        return _grammar(items, mobs, tools, max_steps)
+    return _grammar(items, mobs, tools, max_steps, final_items, final_mobs)

@@ -153,7 +153,7 @@ class DialoguePlanner:
         if self.output == "grammar" and req.kb is not None:
             from nodes.planners.grammar import code_form_grammar
 
-            runnable = self.llm.grammar_mode(code_form_grammar(req.kb))
+            runnable = self.llm.grammar_mode(code_form_grammar(req.kb, target=dict(req.task.target)))
         elif self.structured:
             runnable = self.llm.json_mode(plan_schema(req.kb))
         else:

@@ -169,9 +169,34 @@ class Collector:
             raise EvalError(str(exc)) from None
 
 
-def merge(out: str, dirs: list[str]) -> dict[str, Any]:
+def unique_examples(examples: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The examples with each (prompt, reply) pair once, in first-seen order, and without any
+    prompt that the data answers in two ways (a teacher's tie: either reply taught alone is
+    right, both together teach neither). Teacher runs repeat a step many times over (every
+    task that needs planks asks "obtain 4 planks" from the same inventory)."""
+    def key(e: dict[str, Any]) -> str:
+        return json.dumps(e["messages"][:-1], sort_keys=True)
+
+    replies: dict[str, set[str]] = {}
+    for e in examples:
+        replies.setdefault(key(e), set()).add(e["messages"][-1]["content"])
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for e in examples:
+        k = key(e)
+        pair = (k, e["messages"][-1]["content"])
+        if len(replies[k]) > 1 or pair in seen:
+            continue
+        seen.add(pair)
+        out.append(e)
+    ambiguous = sum(1 for v in replies.values() if len(v) > 1)
+    return out, {"duplicates_dropped": len(examples) - len(out), "ambiguous_prompts_dropped": ambiguous}
+
+
+def merge(out: str, dirs: list[str], *, unique: bool = False) -> dict[str, Any]:
     """One dataset from several (a second round's data with the first's, or exploration with
-    teacher data), every example kept with its own source; the bases must agree."""
+    teacher data), every example kept with its own source; the bases must agree. `unique`:
+    each (prompt, reply) once, and no prompt answered two ways (see unique_examples)."""
     from agent.sft_data import load_dataset
 
     if not dirs:
@@ -186,20 +211,26 @@ def merge(out: str, dirs: list[str]) -> dict[str, Any]:
     named = [b for b in bases if b != "any"]
     if any(b != named[0] for b in named):
         raise DatasetError("merge: the datasets were written for different base models; merge one base's only")
+    counts: dict[str, int] = {}
+    if unique:
+        examples, counts = unique_examples(examples)
     return write_dataset(out, examples, base_model=named[0] if named else "any", command=" && ".join(commands),
-                         episodes=episodes)
+                         episodes=episodes, counts=counts)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """python -m evaluation.collect merge OUT DIR [DIR ...]"""
+    """python -m evaluation.collect merge [--unique] OUT DIR [DIR ...]"""
     import sys
 
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) < 3 or args[0] != "merge":
-        print("usage: python -m evaluation.collect merge OUT DIR [DIR ...]", file=sys.stderr)
+    args = list(sys.argv[1:] if argv is None else argv)
+    unique = "--unique" in args
+    args = [a for a in args if a != "--unique"]
+    if len(args) < 3 or args[0] != "merge" or any(a.startswith("--") for a in args):
+        print("usage: python -m evaluation.collect merge [--unique] OUT DIR [DIR ...]  (--unique: each "
+              "prompt-reply pair once, prompts answered two ways dropped)", file=sys.stderr)
         return 2
     try:
-        card = merge(args[1], args[2:])
+        card = merge(args[1], args[2:], unique=unique)
     except DatasetError as exc:
         print(f"merge: error: {exc}", file=sys.stderr)
         return 2

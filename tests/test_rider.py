@@ -9,7 +9,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from agent.runner import run_episode
 from agent.sft_data import load_dataset
-from evaluation.collect import Collector, episode_examples, merge, source_of
+from evaluation.collect import Collector, episode_examples, merge, source_of, unique_examples
 from evaluation.identity import EvalError
 from evaluation.runner import run_eval
 from nodes.parse import GoalParser
@@ -173,6 +173,29 @@ def test_the_oracle_teacher_answers_the_same_questions_without_an_llm(tmp_path):
     assert data.examples[0]["messages"][-1]["content"] == "Next skill: mine log"
     merged = merge(str(tmp_path / "both"), [str(tmp_path / "t"), str(tmp_path / "t")])   # a second round's data
     assert merged["examples"] == 2 * len(data.examples) and load_dataset(tmp_path / "both").card["episodes"] == 2
+
+
+def test_merge_unique_keeps_each_pair_once_and_drops_prompts_answered_two_ways(tmp_path):
+    from evaluation.collect import main as collect_main
+    from nodes.planners.rider.teacher import NAME
+
+    settings = RunSettings(planner=NAME)
+    run_eval([PICKAXE], settings, episodes=1, out_dir=tmp_path / "run", progress=False, report=False,
+             collect=Collector(str(tmp_path / "t"), settings))
+    data = load_dataset(tmp_path / "t")
+    pairs = {json.dumps(e["messages"]) for e in data.examples}
+    assert collect_main(["merge", "--unique", str(tmp_path / "u"), str(tmp_path / "t"), str(tmp_path / "t")]) == 0
+    once = load_dataset(tmp_path / "u")
+    assert len(once.examples) == len(pairs) < 2 * len(data.examples)
+    assert once.card["counts"]["duplicates_dropped"] == 2 * len(data.examples) - len(pairs)
+    # a prompt the data answers two ways teaches neither reply: both go
+    other = [dict(e, messages=[*e["messages"][:-1], {"role": "assistant", "content": "Next skill: craft planks"}])
+             for e in data.examples[:1]]
+    kept, counts = unique_examples(data.examples + other)
+    prompt = json.dumps(data.examples[0]["messages"][:-1])
+    assert counts["ambiguous_prompts_dropped"] == 1
+    assert all(json.dumps(e["messages"][:-1]) != prompt for e in kept)
+    assert collect_main(["merge", "--uniq", str(tmp_path / "x"), str(tmp_path / "t")]) == 2   # a typo: usage, exit 2
 
 
 def test_collect_refuses_a_folder_it_does_not_own(tmp_path):

@@ -89,6 +89,26 @@ def _human_summary(summary: dict[str, Any]) -> str:
     return head + "\n\n" + main_table(summary, published=False)
 
 
+def held_in(tasks: list[Task], holdout: str | None) -> list[Task]:
+    """`--holdout SUITE:GROUP[,GROUP|ID]`: the tasks left when every task whose item is an item of
+    those tasks is left out, the rule of `deps train llm-data --holdout` (so an exploration or a
+    teacher run can keep exactly the held-out tasks unseen)."""
+    if not holdout or holdout == "none":
+        return tasks
+    from agent.sft_teacher import holdout_targets
+
+    try:
+        items = holdout_targets(holdout)
+    except ValueError as exc:   # an unknown suite
+        raise EvalError(f"--holdout {holdout!r}: {exc}") from None
+    if not items:
+        raise EvalError(f"--holdout {holdout!r} names no task; accepted: SUITE:GROUP[,GROUP or task id], e.g. plan4mc:iron")
+    kept = [t for t in tasks if not set(t.target) & items]
+    if not kept:
+        raise EvalError(f"--holdout {holdout!r} leaves none of the {len(tasks)} chosen task(s)")
+    return kept
+
+
 def eval_command(
     suite: str,
     out: str | None,
@@ -108,6 +128,7 @@ def eval_command(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
     collect: str | None = None,
+    holdout: str | None = None,
 ) -> int:
     """The whole `deps eval` behaviour; returns the exit code.
 
@@ -129,7 +150,7 @@ def eval_command(
             raise EvalError(str(exc)) from None
         if not all_tasks:
             raise EvalError(f"suite {suite!r} has no tasks")
-        chosen = select_tasks(all_tasks, tasks, suite)
+        chosen = held_in(select_tasks(all_tasks, tasks, suite), holdout)
         chosen, refused = split_judgeable(chosen, settings.world)   # find tasks the world cannot judge
         if refused and not chosen:
             raise EvalError(f"none of the {len(refused)} task(s) can be judged here; first: {refused[0]}")
@@ -247,11 +268,14 @@ def register(sub: Any, cli: Any) -> None:
     e.add_argument("--collect", default=None, metavar="DIR",
                    help="write the successful (sub-)task decisions of a --planner rider run as a fine-tuning "
                         "dataset (train.jsonl + card.json, deps-sft/1) into DIR, as episodes end")
+    e.add_argument("--holdout", default=None, metavar="SUITE:GROUP",
+                   help="leave out every task whose item is an item of these tasks, as `deps train llm-data "
+                        "--holdout` does (e.g. plan4mc:iron,craft_torch_with_logs)")
     cli._add_run_flags(e)
     e.set_defaults(fn=lambda a: eval_command(
         a.suite, a.out, cli._settings(a), episodes=a.episodes, tasks=a.tasks, workers=a.workers,
         backend=a.backend, resume=a.resume, json_out=a.json, sweep=a.sweep, ray_address=a.ray_address,
-        collect=a.collect))
+        collect=a.collect, holdout=a.holdout))
 
     c = sub.add_parser("compare", help="one comparison table of several eval output folders")
     c.add_argument("dirs", nargs="+", help="eval output folders (each with summary.json)")

@@ -433,6 +433,25 @@ def test_select_tasks():
     assert select_tasks(tasks, None) == tasks
 
 
+def test_holdout_leaves_out_every_task_that_shares_a_held_out_item():
+    from evaluation.cli_eval import held_in
+    from worlds.tasks import load_suite
+
+    deps71 = load_suite("deps71")
+    kept = held_in(deps71, "plan4mc:iron")
+    gone = {t.id for t in deps71} - {t.id for t in kept}
+    # plan4mc's iron group makes iron ingots, buckets, shears, iron tools...: deps71's tasks for them go
+    assert {"CraftIronPickaxe", "CraftBucket", "CraftShears"} <= gone and "CraftWoodenPickaxe" not in gone
+    iron_items = {i for t in load_suite("plan4mc") if t.group == "iron" for i in t.target}
+    assert all(not set(t.target) & iron_items for t in kept) and all(set(t.target) & iron_items for t in deps71
+                                                                      if t.id in gone)
+    assert held_in(deps71, None) == deps71 == held_in(deps71, "none")
+    for bad, why in (("plan4mc:no_such_group", "names no task"), ("nosuite:iron", "unknown suite"),
+                     ("plan4mc:log,stone,mob,iron", "leaves none")):
+        with pytest.raises(EvalError, match=why):
+            held_in(load_suite("plan4mc"), bad)
+
+
 # ----------------------------------------------------------------------------- ray
 def test_ray_backend_missing_says_pip_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError

@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 export TOKENIZERS_PARALLELISM = false
 
-.PHONY: install run test lint bench doctor clean
+.PHONY: install run test lint bench doctor clean minedojo-env
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,20 @@ bench: install
 
 doctor: install
 	$(BIN)/deps doctor
+
+# MineDojo's own package, in its own virtualenv (optional, not part of `make test`): its pinned gym 0.21
+# builds only with old setuptools and wheel and without build isolation.  tests/test_minedojo.py uses it
+# when present.  The real simulator's reset() further needs Java 8 and a Gradle build (docs/worlds-minedojo.md).
+MINEDOJO_VENV ?= .venv-minedojo
+
+minedojo-env: $(MINEDOJO_VENV)/.installed
+
+$(MINEDOJO_VENV)/.installed:
+	$(PYTHON) -m venv $(MINEDOJO_VENV)
+	$(MINEDOJO_VENV)/bin/pip install --quiet setuptools==65.5.0 wheel==0.38.4
+	$(MINEDOJO_VENV)/bin/pip install --quiet --no-build-isolation gym==0.21.0
+	$(MINEDOJO_VENV)/bin/pip install --quiet minedojo "numpy<2" "opencv-python<4.11"
+	touch $@
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -52,6 +52,8 @@ $(MINEDOJO_VENV)/.installed:
 	$(MINEDOJO_VENV)/bin/pip install --quiet setuptools==65.5.0 wheel==0.38.4
 	$(MINEDOJO_VENV)/bin/pip install --quiet --no-build-isolation gym==0.21.0
 	$(MINEDOJO_VENV)/bin/pip install --quiet minedojo "numpy<2" "opencv-python<4.11"
+	# the project's world code runs there too (tests/test_minedojo.py): its two game-data packages
+	$(MINEDOJO_VENV)/bin/pip install --quiet "minecraft-data>=3.20,<4" "pyyaml>=6"
 	touch $@
 
 clean:

@@ -92,9 +92,12 @@ class Bag:
         return max((v for v in self.kb.variants(canon) if self.items.get(v)),
                    key=lambda v: self.items[v], default=None)
 
-    def shortfall(self, ingredients: dict[str, int]) -> dict[str, int]:
-        return {k: n - self.kb.count(self.items, k) for k, n in ingredients.items()
-                if self.kb.count(self.items, k) < n}
+    def shortfall(self, ingredients: dict[str, int], recipe: Recipe | None = None) -> dict[str, int]:
+        """What is missing of `ingredients` ({name: lacking}); with `recipe`, the items its
+        slots accept (blackstone for cobblestone) count too."""
+        def have(k: str) -> int:
+            return self.kb.count_for(self.items, recipe, k) if recipe else self.kb.count(self.items, k)
+        return {k: n - have(k) for k, n in ingredients.items() if have(k) < n}
 
     # ------------------------------------------------------------------ changing
     def add(self, gained: dict[str, int]) -> None:
@@ -122,7 +125,7 @@ class Bag:
         if not generic:
             return Refusal(f"{item} cannot be crafted; obtain it by {how_to_obtain(kb, item)}")
         if all(any(item in route_items(kb, i) for i in r.ingredients) for r in generic):
-            if not any(not self.shortfall(r.ingredients) for r in generic):
+            if not any(not self.shortfall(r.ingredients, r) for r in generic):
                 made_of = ", ".join(sorted({i for r in generic for i in r.ingredients}))
                 return Refusal(f"{item} cannot be crafted from raw materials (only from {made_of}, itself made "
                                f"of {item}); obtain it by {how_to_obtain(kb, item)}")
@@ -133,17 +136,17 @@ class Bag:
         else:
             concrete = generic
         for r in concrete:
-            if not self.shortfall(r.ingredients) and (has_table or not r.needs_table):
+            if not self.shortfall(r.ingredients, r) and (has_table or not r.needs_table):
                 return r
         # nothing craftable: explain against the recipe closest to being met
         pool = generic + [r for r in concrete if r not in generic]
-        r = min(pool, key=lambda r: (sum(self.shortfall(r.ingredients).values())
+        r = min(pool, key=lambda r: (sum(self.shortfall(r.ingredients, r).values())
                                      + (r.needs_table and not has_table), pool.index(r)))
-        short = self.shortfall(r.ingredients)
+        short = self.shortfall(r.ingredients, r)
         if not short and not (r.needs_table and not has_table):  # generic counts met, no single variant
-            r = min(concrete, key=lambda r: sum(self.shortfall(r.ingredients).values()))
-            short = self.shortfall(r.ingredients)
-        parts = [f"needs {n} {k}, has {kb.count(self.items, k)}" for k, n in r.ingredients.items() if k in short]
+            r = min(concrete, key=lambda r: sum(self.shortfall(r.ingredients, r).values()))
+            short = self.shortfall(r.ingredients, r)
+        parts = [f"needs {n} {k}, has {kb.count_for(self.items, r, k)}" for k, n in r.ingredients.items() if k in short]
         missing = dict(short)
         if r.needs_table and not has_table:
             parts.append(f"needs {table_words}")
@@ -152,7 +155,10 @@ class Bag:
 
     def apply_craft(self, r: Recipe) -> dict[str, int]:
         for k, n in r.ingredients.items():
-            self.take(k, n)
+            for f in sorted(r.fillers(k), key=lambda f: -self.kb.count(self.items, f)):  # mixed: most held first
+                m = min(n, self.kb.count(self.items, f))
+                self.take(f, m)
+                n -= m
         gained = {r.output: r.count}
         self.add(gained)
         return gained

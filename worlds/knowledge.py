@@ -22,7 +22,7 @@ import yaml
 
 from worlds import mcdata
 from worlds.cooking import load_cooking
-from worlds.recipes import MineSource, Recipe, SmeltRecipe, a, as_generic, generalize
+from worlds.recipes import MineSource, Recipe, SmeltRecipe, a, as_generic, generalize, merge_alternatives
 
 VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
 DATA = Path(__file__).resolve().parent / "data"
@@ -172,7 +172,8 @@ class KnowledgeBase:
             for r in list(by_out.get(src, {}).values()):
                 for dst in dsts:
                     add(Recipe(dst, r.count, dict(r.ingredients), r.needs_table))
-        return {out: generalize(list(rs.values()), self._group_of) for out, rs in by_out.items()}
+        return {out: merge_alternatives(generalize(list(rs.values()), self._group_of))
+                for out, rs in by_out.items()}
 
     def _load_mining(self) -> None:
         natural = _data("natural_blocks.yaml")["blocks"]
@@ -290,6 +291,11 @@ class KnowledgeBase:
     def count(self, inventory: dict[str, int], name: str) -> int:
         vs = self.variants(name) or [name]
         return sum(int(inventory.get(v, 0)) for v in vs)
+
+    def count_for(self, inventory: dict[str, int], recipe: Recipe, ingredient: str) -> int:
+        """How many held items can fill `ingredient`'s slots of `recipe` (its accepted
+        alternatives included: cobblestone and blackstone for a stone hoe)."""
+        return sum(self.count(inventory, f) for f in recipe.fillers(ingredient))
 
     def is_item(self, name: str) -> bool:
         """A concrete item of this version (after aliases); generic names: `is_generic`."""

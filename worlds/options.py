@@ -67,7 +67,7 @@ def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> 
         n = sum(c for i, c in kb.mob_drops(mob).items() if i in vs)
         r = costs.kill(mob)
         out.append(Option("kill", name, n, r.cost, {}, None, mob, success_rate=r.success_rate))
-    for rec in kb.recipes(name):
+    for rec in (c for r in kb.recipes(name) for c in r.choices()):  # each accepted material priced
         r = costs.craft(rec.needs_table)
         out.append(Option("craft", name, rec.count, r.cost, dict(rec.ingredients),
                           "crafting_table" if rec.needs_table else None, rec, success_rate=r.success_rate))

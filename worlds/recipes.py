@@ -4,6 +4,10 @@ minecraft-data lists a recipe that accepts an item tag (any planks) once per mem
 (stick from oak planks, stick from spruce planks, ...).  `generalize` folds such a family
 back into one recipe whose ingredient is the generic name (stick <- 2 planks), keeping an
 ingredient concrete when the family never varies it (white_bed <- 3 white_wool + 3 planks).
+`merge_alternatives` then folds recipes that differ in ONE ingredient only (a stone hoe from
+2 cobblestone or from 2 blackstone: the game's `stone_tool_materials` tag) into one recipe
+that names the first and `accepts` the others, mixed in any proportion as the game allows
+(1 cobblestone + 1 blackstone makes a hoe).
 """
 from __future__ import annotations
 
@@ -24,9 +28,28 @@ class Recipe:
     count: int
     ingredients: dict[str, int] = field(hash=False)
     needs_table: bool = False
+    # ingredient -> every name that may fill its slots, mixed (the ingredient itself first)
+    accepts: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=False)
 
     def key(self) -> tuple:
         return (self.output, self.count, tuple(sorted(self.ingredients.items())), self.needs_table)
+
+    def fillers(self, ingredient: str) -> tuple[str, ...]:
+        """The names that fill `ingredient`'s slots: ('cobblestone', 'blackstone')."""
+        return self.accepts.get(ingredient) or (ingredient,)
+
+    def choices(self) -> list["Recipe"]:
+        """One recipe per accepted alternative, each naming it and still accepting the others
+        (what the planner prices: the hoe from cobblestone, the hoe from blackstone)."""
+        out = [self]
+        for ing, alts in self.accepts.items():
+            for alt in alts:
+                if alt == ing or alt in self.ingredients:
+                    continue
+                ingredients = {(alt if k == ing else k): n for k, n in self.ingredients.items()}
+                out.append(Recipe(self.output, self.count, ingredients, self.needs_table,
+                                  {(alt if k == ing else k): v for k, v in self.accepts.items()}))
+        return out
 
     def describe(self, batches: int = 1) -> str:
         mats = " + ".join(f"{n * batches} {k}" for k, n in self.ingredients.items())
@@ -95,6 +118,29 @@ def generalize(recipes: list[Recipe], group_of: dict[str, str]) -> list[Recipe]:
     return out
 
 
+def merge_alternatives(recipes: list[Recipe]) -> list[Recipe]:
+    """Fold recipes of ONE output (same count, same table need) that differ in exactly one
+    ingredient, at the same count, into the first of them, accepting the others mixed."""
+    out: list[Recipe] = []
+    for r in recipes:
+        for i, m in enumerate(out):
+            if (m.count, m.needs_table) != (r.count, r.needs_table) or len(m.ingredients) != len(r.ingredients):
+                continue
+            mine = set(m.ingredients.items()) - set(r.ingredients.items())
+            theirs = set(r.ingredients.items()) - set(m.ingredients.items())
+            if len(mine) != 1 or len(theirs) != 1:
+                continue
+            (k, n), (alt, n2) = next(iter(mine)), next(iter(theirs))
+            if n != n2 or (m.accepts and k not in m.accepts):
+                continue
+            accepts = {k: tuple(dict.fromkeys(m.fillers(k) + (alt,)))}
+            out[i] = Recipe(m.output, m.count, dict(m.ingredients), m.needs_table, accepts)
+            break
+        else:
+            out.append(r)
+    return out
+
+
 def as_generic(recipes: list[Recipe], group: str, group_of: dict[str, str]) -> list[Recipe]:
     """The recipes of a group's members, stated for the group: bed <- 3 wool + 3 planks.
     Which member is made follows the members used (the world resolves that)."""
@@ -106,6 +152,6 @@ def as_generic(recipes: list[Recipe], group: str, group_of: dict[str, str]) -> l
             ingredients[g] = ingredients.get(g, 0) + n
         if group in ingredients:  # re-colouring a bed with dye is not a way to get one
             continue
-        g = Recipe(group, r.count, ingredients, r.needs_table)
+        g = Recipe(group, r.count, ingredients, r.needs_table, {k: v for k, v in r.accepts.items() if k in ingredients})
         seen.setdefault(g.key(), g)
     return list(seen.values())

@@ -112,6 +112,9 @@ class _Planner:
         self.expansions += 1
         if self.expansions > MAX_EXPANSIONS:
             raise Unreachable(f"search budget exhausted ({MAX_EXPANSIONS} expansions) at {name}")
+        short = self.unpack(name, n)
+        if short <= 0:
+            return
         opts = self.ranked(name, short)
         if not opts:
             raise Unreachable(self.why_none(name))
@@ -132,6 +135,30 @@ class _Planner:
         finally:
             self.stack.pop()
         raise Unreachable(f"cannot obtain {short} {name} ({reasons[0]})")
+
+    def unpack(self, name: str, n: int) -> int:
+        """Use what is held first where the only recipe is circular: 9 iron nuggets make an
+        ingot, a diamond block 9 diamonds, a hay bale 9 wheat (never a way to START, so
+        `ranked` leaves these out).  As many batches as the held inputs allow; returns what
+        is still short."""
+        if "craft" not in self.allowed:
+            return n - self.avail(name)
+        for o in options(self.kb, name, self.costs):
+            short = n - self.avail(name)
+            if short <= 0 or o.kind != "craft" or not o.inputs:
+                continue
+            if not any(name in route_items(self.kb, x) for x in o.inputs):
+                continue  # an ordinary recipe: ranked with the rest
+            units = min(math.ceil(short / max(1, o.yield_)),
+                        min(self.avail(i) // k for i, k in o.inputs.items()))
+            if units <= 0:
+                continue
+            snap = self.snapshot()
+            try:
+                self.craft(o, name, units)
+            except Unreachable:
+                self.restore(snap)
+        return n - self.avail(name)
 
     def why_none(self, name: str) -> str:
         every = options(self.kb, name, self.costs)
@@ -203,28 +230,46 @@ class _Planner:
         self._add(it.item, it.count * units)
         self.goals.append(Goal(it.skill, {name: units * it.count}, used, it.uses, it.describe(units)))
 
-    def gather(self, needs: dict[str, int], tool: str | None) -> list[tuple[str, int]]:
+    def gather(self, needs: dict[str, int], tool: str | None, recipe=None) -> list[tuple[str, int]]:
+        """Make `needs` available and set it aside; a recipe's accepted alternatives that are
+        held fill its slots first (blackstone held counts for a hoe's cobblestone)."""
         held = self.need_tool((tool,)) if tool else []
         for i, k in needs.items():
-            self.obtain(i, k)
-            held += self.reserve(i, k)
+            for alt in (recipe.fillers(i) if recipe else ()):
+                if alt != i and k > 0:
+                    got = self.reserve(alt, min(k, self.avail(alt)))
+                    held += got
+                    k -= sum(n for _, n in got)
+            if k > 0:
+                self.obtain(i, k)
+                held += self.reserve(i, k)
         return held
+
+    def _held_for(self, r, ingredient: str) -> int:
+        return sum(self.held(f) for f in r.fillers(ingredient))
+
+    def _take_for(self, r, ingredient: str, n: int) -> None:
+        for f in sorted(r.fillers(ingredient), key=lambda f: -self.held(f)):  # as the world takes: most held first
+            m = min(n, self.held(f))
+            if m:
+                self._take(f, m)
+                n -= m
 
     def craft(self, o: Option, name: str, units: int) -> None:
         r = o.source
         needs = {i: k * units for i, k in r.ingredients.items()}
-        self.release(self.gather(needs, o.tool))
+        self.release(self.gather(needs, o.tool, r))
         # the world crafts with the first recipe (of a concrete member, for a generic
         # name) that what is held satisfies: simulate exactly that
         concrete = ([c for v in self.kb.variants(name) for c in self.kb.concrete_recipes(v)]
                     if self.kb.is_generic(name) else self.kb.recipes(name))
         made: dict[str, int] = {}
         for _ in range(units):  # batch by batch, as the world does
-            c = next((c for c in concrete if all(self.held(i) >= k for i, k in c.ingredients.items())), None)
+            c = next((c for c in concrete if all(self._held_for(c, i) >= k for i, k in c.ingredients.items())), None)
             if c is None:
                 raise Unreachable(f"no variant of {name} can be crafted from what is held")
             for i, k in c.ingredients.items():
-                self._take(i, k)
+                self._take_for(c, i, k)
             self._add(c.output, c.count)
             made[c.output] = made.get(c.output, 0) + c.count
         self.goals.append(Goal("craft", {name: units * r.count}, needs, o.tool, r.describe(units)))

@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 export TOKENIZERS_PARALLELISM = false
 
-.PHONY: install run test lint bench doctor clean minedojo-env
+.PHONY: install run test lint docs bench doctor clean minedojo-env
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(STAMP): $(BIN)/python pyproject.toml Makefile
 	# torch pinned first: 2.13.0 is the CPU build (a plain `torch` can pull a multi-GB CUDA build)
 	$(BIN)/pip install --quiet torch==2.13.0
 	# llama-cpp-python compiles from source the first time (about 6 minutes on 2 cores)
-	$(BIN)/pip install --quiet -e '.[local,test]'
+	$(BIN)/pip install --quiet -e '.[local,test,docs]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
@@ -31,7 +31,11 @@ lint: install
 	$(BIN)/ruff check agent nodes skills worlds evaluation prompts tests
 	$(BIN)/mypy
 
-test: install lint
+# the documentation site (mkdocs.yml, docs/), warnings as errors
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/docs-site
+
+test: install lint docs
 	$(BIN)/python -m pytest -q
 
 bench: install

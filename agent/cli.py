@@ -1,4 +1,4 @@
-"""The `deps` command line (CONTRACT.md). Human progress goes to stderr; with --json the
+"""The `deps` command line (its contract: docs/cli.md). Human progress goes to stderr; with --json the
 result is one JSON object on the last line of stdout. Bad input: one line, exit 2."""
 from __future__ import annotations
 

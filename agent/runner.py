@@ -1,5 +1,5 @@
 """Run one episode: build the world and the swappable parts, invoke the graph, and
-return the CONTRACT's `deps run` record."""
+return the `deps run` record of docs/cli.md."""
 from __future__ import annotations
 
 import asyncio

@@ -59,7 +59,7 @@ def summarize(
     episodes: int,
     suite: str | None = None,
 ) -> dict[str, Any]:
-    """The summary object of CONTRACT `deps eval --json` from stored episode rows.
+    """The summary object of `deps eval --json` (docs/cli.md) from stored episode rows.
 
     Rates are fractions in [0, 1]. Per group: success_rate (mean over its episodes), n
     (episodes), std (sample std over the group's tasks of per-task success rates), tasks,

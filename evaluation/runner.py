@@ -117,7 +117,7 @@ def _run_eval(
 ) -> dict[str, Any]:
     """Run `episodes` episodes of every task; returns the summary (also in DIR/summary.json).
 
-    episode_fn(task, settings, *, llm=None) -> dict with the CONTRACT `deps run` keys; async or
+    episode_fn(task, settings, *, llm=None) -> dict with the `deps run` keys of docs/cli.md; async or
     plain (default: agent.runner.arun_episode, with one shared handle from
     agent.llm.open_chat_model(settings.llm) unless `llm` is given or the planner is `oracle`).
     Each episode gets `settings` with seed = episode_seed(settings.seed, task.id, episode).

@@ -1,6 +1,6 @@
 """Run settings: everything a user chooses for one episode or one evaluation.
 
-These are the CLI flags of CONTRACT.md as one typed object; the graph reads them through
+These are the CLI flags of docs/cli.md as one typed object; the graph reads them through
 its runtime context (nodes/context.py), never through globals.
 """
 from __future__ import annotations

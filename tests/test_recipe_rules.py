@@ -91,3 +91,106 @@ def test_a_recipe_missing_both_alternatives_names_the_first_and_what_fills_it():
     w.reset(seed=0, options={"inventory": {"blackstone": 1, "stick": 2, "crafting_table": 1}})
     _, _, _, _, info = w.step({"action": "craft", "item": "stone_hoe"})
     assert not info["ok"] and "needs 2 cobblestone, has 1" in info["error"]
+
+
+# ---------------------------------------------------------------- 1.11.2 data gaps
+PATCHED_1_11 = [  # 1.11.2 name, its 1.16.5 name: the same recipe in the data-pack data set
+    ("redstone_torch", "redstone_torch"), ("observer", "observer"), ("nether_brick", "nether_bricks"),
+    ("beetroot_soup", "beetroot_soup"), ("sea_lantern", "sea_lantern"), ("magma", "magma_block"),
+    ("sandstone_stairs", "sandstone_stairs"), ("red_sandstone_stairs", "red_sandstone_stairs"),
+    ("lapis_block", "lapis_block"), ("bone_block", "bone_block"), ("daylight_detector", "daylight_detector"),
+    ("stone_slab2", "red_sandstone_slab"), ("cookie", "cookie"), ("writable_book", "writable_book"),
+]
+LEGACY_TO_MODERN = {"netherbrick": "nether_brick", "quartz": "quartz", "prismarine_shard": "prismarine_shard",
+                    "lapis_lazuli": "lapis_lazuli", "bone_meal": "bone_meal", "wooden_slab": "wooden_slab",
+                    "cocoa_beans": "cocoa_beans", "ink_sac": "ink_sac", "magma_cream": "magma_cream"}
+
+
+@pytest.mark.parametrize("old, new", PATCHED_1_11)
+def test_the_1_11_recipes_patched_in_agree_with_the_data_pack_recipes(old, new):
+    kb11, kb16 = load_kb("1.11.2"), load_kb("1.16.5")
+    mine = {(r.count, tuple(sorted((LEGACY_TO_MODERN.get(k, k), n) for k, n in r.ingredients.items())))
+            for r in kb11.recipes(old)}
+    theirs = {(r.count, tuple(sorted(r.ingredients.items()))) for c in kb16.recipes(new) for r in c.choices()}
+    assert mine and mine <= theirs, (mine, theirs)
+
+
+@pytest.mark.parametrize("item", ["redstone_torch", "repeater", "comparator", "activator_rail", "observer",
+                                  "nether_brick", "sandstone_stairs", "red_sandstone_stairs", "lapis_block",
+                                  "bone_block", "stained_glass_pane", "daylight_detector", "stone_slab2", "cookie",
+                                  "writable_book"])
+def test_the_1_11_gaps_are_planned_and_run(item):
+    kb = load_kb("1.11.2")
+    _plan_runs(kb, {item: 1}, {})
+
+
+def test_redstone_parts_take_the_lit_torch_item():
+    kb = load_kb("1.11.2")
+    for item in ("repeater", "comparator", "activator_rail"):
+        (r,) = kb.recipes(item)
+        assert "redstone_torch" in r.ingredients and "unlit_redstone_torch" not in r.ingredients
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_iron_and_gold_gear_smelts_into_nuggets(version):
+    kb = load_kb(version)
+    iron = {s.input for s in kb.smelting("iron_nugget")}
+    gold = {s.input for s in kb.smelting("gold_nugget")}
+    assert {"iron_pickaxe", "iron_chestplate", "chainmail_helmet", "iron_horse_armor"} <= iron
+    assert {"golden_sword", "golden_boots", "golden_horse_armor"} <= gold
+    w = TextWorld(kb)
+    w.reset(seed=0, options={"inventory": {"furnace": 1, "iron_sword": 1, "coal": 1}})
+    _, _, _, _, info = w.step({"action": "smelt", "item": "iron_nugget"})
+    assert info["ok"] and w.inventory.get("iron_nugget") == 1 and "iron_sword" not in w.inventory
+
+
+def test_the_1_11_nugget_recipes_are_the_data_pack_ones():
+    legacy = {s.input for s in load_kb("1.11.2").smelting("iron_nugget")}
+    modern = {s.input for s in load_kb("1.16.5").smelting("iron_nugget")}
+    assert legacy == modern
+
+
+def test_charcoal_from_acacia_and_dark_oak_logs_at_1_11():
+    kb = load_kb("1.11.2")
+    w = TextWorld(kb)
+    w.reset(seed=0, options={"inventory": {"furnace": 1, "log2": 2}})
+    _, _, _, _, info = w.step({"action": "smelt", "item": "coal"})
+    assert info["ok"] and w.inventory == {"furnace": 1, "coal": 1}
+
+
+# ---------------------------------------------------------------- one dye colour, exactly
+@pytest.mark.parametrize("item, dye", [("cookie", "cocoa_beans"), ("lapis_block", "lapis_lazuli"),
+                                       ("writable_book", "ink_sac"), ("bone_block", "bone_meal")])
+def test_1_11_recipes_that_need_one_dye_colour_ask_for_it(item, dye):
+    kb = load_kb("1.11.2")
+    assert [dye in r.ingredients for r in kb.recipes(item)] == [True]
+    goals = _plan_runs(kb, {item: 1}, {})
+    used = {m for g in goals for m in g.materials}
+    assert dye in used and not (used & (set(kb.variants("dye")) - {dye}))
+
+
+def test_another_colour_does_not_make_a_writable_book():
+    kb = load_kb("1.11.2")
+    w = TextWorld(kb)
+    w.reset(seed=0, options={"inventory": {"book": 1, "feather": 1, "cocoa_beans": 1}})
+    _, _, _, _, info = w.step({"action": "craft", "item": "writable_book"})
+    assert not info["ok"] and "ink_sac" in info["error"]
+
+
+def test_the_dye_colours_come_from_their_own_sources_and_count_as_dye():
+    kb = load_kb("1.11.2")
+    assert kb.mob_drops("squid") == {"ink_sac": 1}
+    assert kb.block_drops("lapis_ore") == {"lapis_lazuli": 4}
+    assert kb.block_drops("cocoa") == {"cocoa_beans": 3}
+    assert [s.output for s in kb.smelting("cactus_green")] == ["cactus_green"]
+    assert kb.count({"ink_sac": 1, "bone_meal": 2}, "dye") == 3
+    # dyeing wool takes any colour: the colour of wool is not told apart at 1.11
+    assert any("dye" in r.ingredients for r in kb.recipes("stained_glass"))
+
+
+def test_the_grid_encoding_of_1_11_is_unchanged_by_the_named_colours():
+    from worlds.gridworld.spec import make_vocab
+    kb = load_kb("1.11.2")
+    v = make_vocab(kb)
+    assert "lapis_lazuli" not in v.items and v.item_id["lapis_lazuli"] == v.item_id["dye"]
+    assert len(v.items) == len(kb.item_names()) - len(kb.variant_items())

@@ -107,6 +107,14 @@ class KnowledgeBase:
         self._items = mcdata.load_items(version)
         for it in patches.get("add_items", []):
             self._items.setdefault(it["name"], dict(it))
+        # metadata variants told apart (1.11.2 dyes): name -> the id's own name (lapis_lazuli -> dye)
+        self._variants = {(int(v["id"]), int(v["metadata"])): v["name"] for v in patches.get("metadata_items", [])}
+        self._variant_of: dict[str, str] = {}
+        by_id = {it["id"]: name for name, it in self._items.items()}
+        for v in patches.get("metadata_items", []):
+            self._variant_of[v["name"]] = by_id[int(v["id"])]
+            self._items.setdefault(v["name"], {"id": f"{v['id']}:{v['metadata']}", "displayName": v["displayName"],
+                                               "stackSize": self._items[by_id[int(v["id"])]]["stackSize"]})
         self._groups = self._load_groups()
         self._group_of = {m: g for g, ms in self._groups.items() for m in ms}
         self._aliases = self._load_aliases()
@@ -153,7 +161,8 @@ class KnowledgeBase:
 
     def _load_recipes(self, patches: dict) -> dict[str, list[Recipe]]:
         raw = mcdata.load_recipes(self.version, self._items, set(patches.get("metadata_any", [])),
-                                  drop_metadata_specific=self.era == "legacy")
+                                  drop_metadata_specific=self.era == "legacy", variants=self._variants,
+                                  any_variant_for=patches.get("any_variant_for") or {})
         by_out: dict[str, dict[tuple, Recipe]] = {}
 
         def add(r: Recipe) -> None:
@@ -161,8 +170,12 @@ class KnowledgeBase:
                 return  # repair / re-colour recipes make nothing new
             by_out.setdefault(r.output, {}).setdefault(r.key(), r)
 
+        rename = patches.get("rename_ingredients") or {}
         for r in raw:
-            add(Recipe(r.output, r.count, dict(r.ingredients), not r.small))
+            ingredients: dict[str, int] = {}
+            for k, n in r.ingredients:
+                ingredients[rename.get(k, k)] = ingredients.get(rename.get(k, k), 0) + n
+            add(Recipe(r.output, r.count, ingredients, not r.small))
         replaced = [r for r in patches.get("replace_recipes", [])]
         for r in replaced:
             by_out.pop(r["output"], None)
@@ -179,7 +192,7 @@ class KnowledgeBase:
         natural = _data("natural_blocks.yaml")["blocks"]
         fixes = _data("block_patches.yaml")
         self._blocks = mcdata.load_blocks(self.version, self._items, fixes.get("shears_only") or {},
-                                          (fixes.get("tools") or {}).get(self.version) or {})
+                                          (fixes.get("tools") or {}).get(self.version) or {}, self._variants)
         self._mine: dict[str, list[MineSource]] = {}
         for block, info in self._blocks.items():
             if not info["diggable"] or not any(fnmatch(block, p) for p in natural):
@@ -303,6 +316,11 @@ class KnowledgeBase:
 
     def item_names(self) -> list[str]:
         return sorted(self._items)
+
+    def variant_items(self) -> dict[str, str]:
+        """Metadata variants given their own names (1.11.2: lapis_lazuli -> dye), each with
+        the item id it is a variant of; empty from 1.13 on, where every variant is an item."""
+        return dict(self._variant_of)
 
     def groups(self) -> dict[str, list[str]]:
         return {g: list(ms) for g, ms in self._groups.items()}

@@ -110,18 +110,38 @@ def _metadata_specific(cell, names: dict[int, str], metadata_any: set[str]) -> b
             and names.get(cell.get("id")) not in metadata_any)
 
 
+Variants = dict[tuple[int, int], str]   # (id, metadata) -> the variant's own name (dye:4 -> lapis_lazuli)
+
+
+def _variant(cell, variants: Variants | None) -> str | None:
+    """The own name of a metadata variant (pre-1.13 data), or None."""
+    if variants and isinstance(cell, dict) and "id" in cell:
+        return variants.get((cell["id"], cell.get("metadata") or 0))
+    return None
+
+
+def _variant_name(cell, names: dict[int, str], variants: Variants | None, loose: set[str]) -> str | None:
+    """A cell's name: its variant's own name, unless its item is `loose` (any variant will do)."""
+    v = _variant(cell, variants)
+    return v if v and _ref(cell, names) not in loose else _ref(cell, names)
+
+
 def load_recipes(version: str, items: dict[str, dict], metadata_any: set[str] | None = None,
-                 drop_metadata_specific: bool = False) -> list[RawRecipe]:
+                 drop_metadata_specific: bool = False, variants: Variants | None = None,
+                 any_variant_for: dict[str, list[str]] | None = None) -> list[RawRecipe]:
     """All crafting recipes.  With `drop_metadata_specific` (pre-1.13 data), recipes that
     need one metadata variant of an ingredient (other than `metadata_any` items) are left
-    out: with metadata collapsed they would accept every variant."""
+    out: with metadata collapsed they would accept every variant.  `variants` names the
+    variants that are told apart ((351, 4) -> lapis_lazuli), as results and as ingredients,
+    except in the outputs of `any_variant_for` (wool: [dye]: dyeing wool takes any dye)."""
     names = _id_names(version, items)
     metadata_any = metadata_any or set()
+    any_for = any_variant_for or {}
     out: list[RawRecipe] = []
-    for variants in _load(_entry(version, "recipes"), "recipes").values():
-        for r in variants:
+    for recipes in _load(_entry(version, "recipes"), "recipes").values():
+        for r in recipes:
             res = r["result"]
-            output = _ref(res, names)
+            output = _variant(res, variants) or _ref(res, names)
             if output is None:
                 continue
             count = res.get("count", 1) if isinstance(res, dict) else 1
@@ -133,9 +153,12 @@ def load_recipes(version: str, items: dict[str, dict], metadata_any: set[str] | 
             else:
                 cells = list(r.get("ingredients", []))
                 small = len(cells) <= 4
-            if drop_metadata_specific and any(_metadata_specific(c, names, metadata_any) for c in cells):
+            loose = set(any_for.get(output, ()))
+
+            if drop_metadata_specific and any(_metadata_specific(c, names, metadata_any | loose)
+                                              and not _variant(c, variants) for c in cells):
                 continue
-            refs = [_ref(c, names) for c in cells]
+            refs = [_variant_name(c, names, variants, loose) for c in cells]
             if not refs or any(n is None for n in refs):
                 continue
             out.append(RawRecipe(output, count, tuple(sorted(Counter(refs).items())), small))
@@ -157,7 +180,7 @@ def _shears_only(block: str, rules: dict[str, list[str]]) -> list[str] | None:
 
 
 def load_blocks(version: str, items: dict[str, dict], shears_only: dict[str, list[str]] | None = None,
-                tools: dict[str, list[str] | None] | None = None) -> dict[str, dict]:
+                tools: dict[str, list[str] | None] | None = None, variants: Variants | None = None) -> dict[str, dict]:
     """Blocks with their drops (without silk touch) and harvest tools.  `shears_only`
     (block pattern -> items dropped only to shears or silk touch) reads the loot tables that
     flag nothing (leaves, grass, crops: minecraft-data lists every alternative unflagged);
@@ -182,7 +205,7 @@ def load_blocks(version: str, items: dict[str, dict], shears_only: dict[str, lis
         else:
             for d in b.get("drops", []):
                 if isinstance(d, dict) and "drop" in d:  # 1.11 form {drop: id|{id,metadata}, minCount, maxCount}
-                    name = _ref(d["drop"], names)
+                    name = _variant(d["drop"], variants) or _ref(d["drop"], names)
                     n = max(1, int(d.get("minCount") or 1))
                 else:
                     name, n = _ref(d, names), 1

@@ -104,6 +104,7 @@ from typing import Any
 
 import yaml
 
+from worlds.base import WorldError
 from worlds.types import ACTIONS
 
 SPEC_VERSION = "grid-1"
@@ -137,7 +138,7 @@ OBS_KEYS = ("blocks", "mobs", "inventory", "equipment", "position", "facing", "b
             "time", "health", "mining")
 
 
-class GridWorldError(ValueError):
+class GridWorldError(WorldError):
     """Bad input to the grid world (unknown biome, seed out of range, bad layout): one line."""
 
 
@@ -175,12 +176,16 @@ class Vocab:
 
 
 def make_vocab(kb: Any) -> Vocab:
-    """The encoding for the knowledge base's game version (cached per version)."""
-    return _vocab(kb.version, tuple(kb.item_names()), kb.era)
+    """The encoding for the knowledge base's game version (cached per version).  Metadata
+    variants that the knowledge base names apart (1.11.2's lapis_lazuli, dye:4) are encoded
+    as the item id they are variants of (dye), so the encoding stays the game's item table."""
+    variants = kb.variant_items() if hasattr(kb, "variant_items") else {}
+    items = tuple(n for n in kb.item_names() if n not in variants)
+    return _vocab(kb.version, items, kb.era, tuple(sorted(variants.items())))
 
 
 @lru_cache(maxsize=None)
-def _vocab(mc_version: str, items: tuple[str, ...], era: str) -> Vocab:
+def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tuple[str, str], ...] = ()) -> Vocab:
     d = game_data()
     cells = ["air", "void"] + [c["name"] for c in d["cells"]]
     blocks: list[str | None] = [None, None] + [c.get(era, c["name"]) for c in d["cells"]]
@@ -190,7 +195,8 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str) -> Vocab:
     return Vocab(mc_version, tuple(cells), tuple(blocks), tuple(mobs), items, tuple(biomes),
                  f"{SPEC_VERSION}/{mc_version}/{h}",
                  {c: i for i, c in enumerate(cells)}, {m: i for i, m in enumerate(mobs)},
-                 {it: i for i, it in enumerate(items)}, {b: i for i, b in enumerate(biomes)})
+                 {**{it: i for i, it in enumerate(items)}, **{v: items.index(base) for v, base in variants}},
+                {b: i for i, b in enumerate(biomes)})
 
 
 def goal_code(goal: Any, vocab: Vocab, kb: Any = None) -> tuple[int, int]:

@@ -168,11 +168,16 @@ class Expert:
             out = plan.output if skill == "craft" else plan[0].output
             return P[skill], self.v.item_id[out]
         if set(plan.missing) - {station}:
+            if bag.held(station) >= 1:   # a held station would be placed: tell only what else is missing
+                plan = bag.plan_craft(self.item, True) if skill == "craft" else bag.plan_smelt(self.item, True)
             self._finish(False, plan.error, plan.missing)
             return None
         # only the station is missing: place a held one, or walk to a placed one
         if bag.held(station) >= 1:
             return self._place(station)
+        if not (env.cells[i] == self.v.cell_id[station]).any():   # none held, none placed: the rule's own words
+            self._finish(False, plan.error, plan.missing)
+            return None
         step = self._go_to({self.v.cell_id[station]}, set(), reach=True)
         if step is None and self.result is None:
             self._finish(False, f"cannot {skill} {self.item}: needs {article(station)} placed within reach "

@@ -16,9 +16,9 @@ from langgraph.runtime import Runtime
 
 from nodes.context import AgentContext
 from nodes.state import AgentState
-from worlds.types import ACTIONS, Goal
+from worlds.types import ACTIONS, SKILLS, TRAVEL, Goal
 
-_CALL = re.compile(r"\b(" + "|".join(ACTIONS) + r")\s*\(")
+_CALL = re.compile(r"\b(" + "|".join(SKILLS) + r")\s*\(")
 _SKIP = re.compile(r"^\s*(def |return\b|```|#|ok\.?$|the (code|plan)\b|planner:|thinking:|from actions|$)", re.I)
 _PROG = re.compile(r"\b(" + "|".join(ACTIONS) + r")_(\w+)\s*\(\s*(?:num\s*=\s*)?(\d+)?\s*\)")
 _NUMBER_WORDS = {
@@ -57,6 +57,12 @@ def parse_call(text: str) -> Goal:
     if not isinstance(obj, dict) or not obj:
         raise ValueError(f"{action}() needs an object like {{'log': 1}}: {text!r}")
     materials, tool = {}, None
+    if action in TRAVEL:   # find({'pig':1}, {'time':'night'}): the conditions, not materials
+        where = kw.pop("where", None) if "where" in kw else (args.pop(0) if args else None)
+        if where is not None and not isinstance(where, dict):
+            raise ValueError(f"{action}() takes its conditions as a dict like {{'time': 'night'}}: {text!r}")
+        counts = {str(k): int(v) for k, v in obj.items()}
+        return Goal(action, counts, where={str(k): str(v) for k, v in (where or {}).items()})
     if action in ("craft", "smelt"):
         materials = kw.pop("materials", None) or (args.pop(0) if args else None) or {}
     tool = kw.pop("tool", None) if "tool" in kw else (args.pop(0) if args else None)
@@ -110,6 +116,14 @@ class GoalParser:
         return None
 
     def _ground(self, goal: Goal, notes: list[str]) -> Goal | None:
+        if goal.action in TRAVEL:   # a thing to go to: a word of the context tasks, a mob or a block
+            from worlds.context_tasks import findable
+
+            bad = [n for n in goal.obj if not findable(n, self.kb)]
+            if bad:
+                notes.append(f"'{bad[0]}' is not something I can find (a mob, a block, or one of tree, grass, water)")
+                return None
+            return goal
         obj = {}
         for name, n in goal.obj.items():
             canon = self._resolve(name, goal.action, notes)

@@ -1,5 +1,5 @@
-"""The `scripted` controller on the grid world: the experts (skills/experts.py) drive one
-goal through primitive actions until its item count is reached, the step budget runs
+"""The `scripted` controller on the grid world: the experts (skills/experts.py, and
+skills/find.py for find) drive one goal through primitive actions until its item count is reached, the step budget runs
 out, or the expert finds a precondition missing; the outcome is the text world's
 {ok, error, steps, gained, missing}, with the world's precise cause on failure.
 
@@ -13,6 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from skills.experts import Expert
+from skills.find import FindExpert
 from worlds.types import Goal
 
 
@@ -37,7 +38,8 @@ class GridScriptedController:
         steps0, inv0 = world.steps, dict(world.inventory)
         expert = None
         for item, wanted in goal.obj.items():
-            expert = Expert(env, i, Goal(goal.action, {item: wanted}, goal.materials, goal.tool, goal.text))
+            one = Goal(goal.action, {item: wanted}, goal.materials, goal.tool, goal.text, dict(goal.where))
+            expert = FindExpert(env, i, one) if goal.action == "find" else Expert(env, i, one)
             while True:
                 if world.steps >= world.max_steps:
                     return self._outcome(False, f"ran out of environment steps ({world.max_steps})",

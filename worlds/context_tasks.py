@@ -105,10 +105,38 @@ def _built(world_name: str) -> bool:
 
 
 def check_judgeable(task: Task, world: Any, world_name: str) -> None:
-    """Raise ContextTaskError (one line) before an episode the world cannot judge."""
+    """Raise ContextTaskError (one line) before an episode the world cannot judge; for one it
+    can judge, set the task's predetermined environment (set_environment) before it starts."""
     why = refusal(task, world_name, judged_keys(world))
     if why:
         raise ContextTaskError(why)
+    set_environment(task, world)
+
+
+def environment(task: Task, seed: int) -> dict[str, Any]:
+    """A context task's predetermined setting, as reset options (MP5 section 4.1.2: "our
+    environment details are predetermined (e.g., biomes, weather, etc.)"): the weather the
+    task names, if any, and a start time drawn uniformly over the day from the episode's
+    seed, so that the time a task asks for is sometimes now and sometimes to be waited for
+    (MP5: "environmental factors (time, weather) change over time").  The biome is the
+    task's spawn biome already (Task.biome).  {} for a task with no context."""
+    if not task.context:
+        return {}
+    import random
+
+    out: dict[str, Any] = {"time_of_day": round(random.Random(f"{seed}/start-time").random(), 4)}
+    weather = conditions(task).get("weather")
+    if weather:
+        out["weather"] = str(weather)
+    return out
+
+
+def set_environment(task: Task, world: Any) -> None:
+    """Apply environment(task, seed) to a world that can set it (the grid world's
+    set_environment); a world that cannot is left as it is (it then judges what it reports)."""
+    fn = getattr(world, "set_environment", None)
+    if task.context and callable(fn):
+        fn(**environment(task, int(getattr(world, "seed", 0) or 0)))
 
 
 def split_judgeable(tasks: Iterable[Task], world_name: str) -> tuple[list[Task], list[str]]:
@@ -129,6 +157,15 @@ def matches(word: str, names: set[str], kind: str) -> bool:
     return any(fnmatch(n, p) for n in names for p in patterns)
 
 
+def findable(word: str, kb: Any = None) -> bool:
+    """Can a find goal look for `word`: a word of the context terms (tree, grass, water), a
+    mob, or a block of the knowledge base."""
+    t = terms()
+    if word in t["blocks"] or word in t["mobs"]:
+        return True
+    return kb is not None and (word in kb.mobs() or word in kb.blocks())
+
+
 def _present(word: str, state: dict[str, Any]) -> bool:
     kind = "mobs" if word in terms()["mobs"] else "blocks"
     return matches(word, state.get(kind, set()), kind)
@@ -136,8 +173,13 @@ def _present(word: str, state: dict[str, Any]) -> bool:
 
 def evaluate(task: Task, state: dict[str, Any]) -> tuple[bool, list[str]]:
     """(every condition holds, the conditions that do not) against a normalised state."""
+    return evaluate_conditions(conditions(task), state)
+
+
+def evaluate_conditions(conds: dict[str, Any], state: dict[str, Any]) -> tuple[bool, list[str]]:
+    """evaluate() for a flat {"find": "pig", "time": "night", ...} dict (a find goal's)."""
     unmet = []
-    for cond, want in conditions(task).items():
+    for cond, want in conds.items():
         if cond in ("find", "near"):
             ok = _present(str(want), state)
         elif cond == "time":

@@ -9,6 +9,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 ACTIONS = ("mine", "craft", "smelt", "kill", "equip")
+# Travel skills, for worlds with space (the grid world): find({'pig':1}, {'time':'night'})
+# goes until the thing is within 2 cells and the conditions hold (MP5's find and move).  Kept
+# apart from ACTIONS: the planners' grammars and the learned policy's goal table list those.
+TRAVEL = ("find",)
+SKILLS = ACTIONS + TRAVEL
 
 
 def _fmt_dict(d: dict[str, int] | None) -> str:
@@ -32,10 +37,14 @@ class Goal:
     materials: dict[str, int] = field(default_factory=dict)
     tool: str | None = None
     text: str = ""  # the line the planner wrote, kept for descriptions and traces
+    where: dict[str, str] = field(default_factory=dict)   # find: conditions {"time": "night", "near": "grass"}
 
     def code(self) -> str:
         """Render in the DEPS code form: craft({'stick':4}, {'planks':2}, null)."""
         tool = f"'{self.tool}'" if self.tool else "null"
+        if self.action in TRAVEL:
+            where = "{" + ", ".join(f"'{k}':'{v}'" for k, v in self.where.items()) + "}" if self.where else "null"
+            return f"{self.action}({_fmt_dict(self.obj)}, {where})"
         if self.action in ("mine", "kill", "equip"):
             return f"{self.action}({_fmt_dict(self.obj)}, {tool})"
         return f"{self.action}({_fmt_dict(self.obj)}, {_fmt_dict(self.materials)}, {tool})"
@@ -51,6 +60,7 @@ class Goal:
             materials=dict(d.get("materials") or {}),
             tool=d.get("tool"),
             text=d.get("text", ""),
+            where={str(k): str(v) for k, v in (d.get("where") or {}).items()},
         )
 
 

@@ -32,6 +32,7 @@ from worlds.gridworld.spec import (
     game_data,
     make_vocab,
 )
+from worlds.gridworld.weather import Schedule, dry, schedule
 
 VEC = np.array(FACING_VECTORS, dtype=np.int64)
 UP = np.array([0, 1, 0], dtype=np.int64)
@@ -89,6 +90,7 @@ class BatchGridWorld:
         self.target_count = np.zeros((n, 1), np.int64)
         self.last_hurt: list[str | None] = [None] * n
         self.seeds = [0] * n
+        self.weather: list[Schedule | None] = [None] * n
         self.rng = np.random.default_rng(0)
 
     # ------------------------------------------------------------------ reset
@@ -120,6 +122,7 @@ class BatchGridWorld:
         self.facing[i] = 0
         self.health[i] = float(game_data()["agent_health"])
         self.clock[i] = self._start_clock(o.get("time_of_day"))
+        self.weather[i] = schedule(seed, o.get("weather"), int(self.clock[i]), self.day_steps)
         self.steps[i] = 0
         self.max_steps[i] = int(o.get("max_steps") or 12000)
         self.mine_tgt[i], self.mine_prog[i] = -1, 0
@@ -187,6 +190,20 @@ class BatchGridWorld:
     def mob_at(self, i: int, p: np.ndarray) -> int | None:
         hit = (self.mob_kind[i] > 0) & (self.mob_pos[i] == p).all(axis=1)
         return int(self.mob_kind[i][hit][0]) if hit.any() else None
+
+    def weather_name(self, i: int) -> str:
+        """"rain" or "clear" over world i's agent (a dry biome reads clear; weather.py)."""
+        w = self.weather[i]
+        return "rain" if w is not None and w.raining(int(self.clock[i])) and not dry(self.biome_name(i)) else "clear"
+
+    def set_environment(self, i: int, time_of_day: Any = None, weather: str | None = None) -> None:
+        """Set world i's time of day (as the reset option) and its weather from now on."""
+        if time_of_day is not None:
+            self.clock[i] = self._start_clock(time_of_day)
+        if weather is not None or time_of_day is not None:
+            w = self.weather[i]
+            now = weather or ("rain" if w is not None and w.raining(int(self.clock[i])) else "clear")
+            self.weather[i] = schedule(self.seeds[i], now, int(self.clock[i]), self.day_steps)
 
     def night(self) -> np.ndarray:
         f = (self.clock % self.day_steps) / self.day_steps

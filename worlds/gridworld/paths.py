@@ -107,13 +107,17 @@ def estimate(s: tuple[int, int, int], t: tuple[int, int, int], dig: float) -> fl
 
 
 def search(terrain: Terrain, start: tuple[int, int, int], targets: list[tuple[int, int, int]],
-           max_nodes: int = MAX_NODES) -> tuple[list, int, tuple[int, int, int]] | None:
-    """A* to a standing cell next to one of `targets`: (segments, cost, the target reached)."""
+           max_nodes: int = MAX_NODES, stand: Any = None, slack: int = 1) -> tuple[list, int, tuple[int, int, int]] | None:
+    """A* to a standing cell next to one of `targets`: (segments, cost, the target reached).
+    With `stand` (a predicate on standing cells), to the nearest standing cell it accepts
+    instead, `targets` guiding the search (`slack`: how far from a target such a cell may be)."""
     if not targets:
         return None
     tset = set(targets)
 
     def reached(s):
+        if stand is not None:
+            return s if stand(s) else None
         for dx, dy, dz in NEIGHBOURS:
             t = (s[0] + dx, s[1] + dy, s[2] + dz)
             if t in tset:
@@ -124,7 +128,7 @@ def search(terrain: Terrain, start: tuple[int, int, int], targets: list[tuple[in
     dig = 1.0 + float(terrain.break_cost[stone]) if stone is not None else 2.0   # most of the underground
 
     def h(s):
-        return min(estimate(s, t, dig) for t in targets) - 1
+        return min(estimate(s, t, dig) for t in targets) - slack
 
     start = tuple(int(v) for v in start)
     frontier = [(h(start), 0, start)]   # ties on f go to the deeper node (-g): no plateau sweeps

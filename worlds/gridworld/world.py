@@ -132,6 +132,10 @@ class GridWorld:
         return self.env.biome_name(self.i)
 
     @property
+    def seed(self) -> int:
+        return int(self.env.seeds[self.i])
+
+    @property
     def position(self) -> tuple[int, int, int]:
         return tuple(int(c) for c in self.env.pos[self.i])
 
@@ -156,23 +160,29 @@ class GridWorld:
         return "night" if bool(self.env.night()[self.i]) else "day"
 
     def context_state(self) -> dict:
-        """What MP5's context tasks ask: biome, day or night, light (dark at night or under a roof),
-        mobs and blocks within 2 cells,
+        """What MP5's context tasks ask: biome, day or night, weather (rain or clear), light
+        (dark at night or under a roof), mobs and blocks within 2 cells,
         the block stood on, the depth."""
         env, i, v = self.env, self.i, self.env.vocab
         x, y, z = self.position
         r = 2
         box = env.cells[i, max(0, x - r):x + r + 1, max(0, z - r):z + r + 1, max(0, y - r):y + r + 1]
-        blocks = sorted({v.cells[c] for c in np.unique(box)} - {"air", "void"})
+        ids = [int(c) for c in np.unique(box)]   # cell names and the version's block names (tallgrass)
+        blocks = sorted(({v.cells[c] for c in ids} | {v.block_of[c] for c in ids if v.block_of[c]}) - {"air", "void"})
         near = (env.mob_kind[i] > 0) & (np.abs(env.mob_pos[i] - env.pos[i]) <= r).all(axis=1)
         mobs = sorted({v.mobs[k] for k in env.mob_kind[i][near]})
         below = int(env.cells[i, x, z, y - 1]) if y >= 1 else 1
         sky = not env.rules.solid[env.cells[i, x, z, y + 1:]].any()
         dark = self.time_of_day() == "night" or not sky
         return {"biome": self.biome, "time_of_day": self.time_of_day(), "nearby_mobs": mobs,
-                "brightness": "dark" if dark else "sufficient",
+                "brightness": "dark" if dark else "sufficient", "weather": env.weather_name(i),
                 "nearby_blocks": blocks, "standing_on": v.cells[below], "y": y,
                 "depth": max(0, int(game_data()["sea_level"]) - y)}
+
+    def set_environment(self, time_of_day: Any = None, weather: str | None = None) -> None:
+        """Set the time of day (a fraction of the day, "day" or "night") and the weather
+        ("clear" or "rain") from now on: a context task's predetermined setting."""
+        self.env.set_environment(self.i, time_of_day, weather)
 
     def sources(self, goal: Any) -> tuple[set[int], set[int]]:
         """(cell ids whose block gives the goal's item, mob ids that drop it or are it)."""

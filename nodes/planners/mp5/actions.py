@@ -4,10 +4,13 @@
     equip(ITEM)  place(ITEM)  use(ITEM)  dig_down(LEVEL, TOOL)  dig_up(TOOL)
 
 mine, craft (smelt when the platform is a furnace), fight (kill) and equip become goals of
-the DEPS code form (worlds/types.py ACTIONS).  find, move, place, use, dig_down and dig_up
-are travel and set-up: the text world has no space, and the grid world's skills walk to
-their sources and place their tables themselves, so they are kept in the plan as comments
-and cost nothing here.
+the DEPS code form (worlds/types.py ACTIONS).  For a find sub-objective (a context task),
+find and move become one `find` goal (worlds/types.py TRAVEL) carrying the sub-objective's
+conditions: go until the thing is in reach while they all hold (skills/find.py); such a
+task only runs on a world with space, the others refuse it up front.  Elsewhere find, move,
+place, use, dig_down and dig_up are travel and set-up the grid world's skills do themselves
+(they walk to their sources and place their tables), so they are kept in the plan as
+comments and cost nothing here.
 """
 from __future__ import annotations
 
@@ -59,6 +62,12 @@ def to_goals(actions: list[Action], sub: Any, kb: Any) -> list[Goal]:
     """The actions' skill goals; the one that makes the sub-objective's item asks for its count."""
     goals: list[Goal] = []
     for a in actions:
+        if sub.action == "find" and a.name in ("find", "move") and a.args:
+            thing = a.args[0]
+            if not any(g.action == "find" and thing in g.obj for g in goals):   # find + move: one goal
+                where = {k: str(v) for k, v in (sub.conditions or {}).items()} if thing == sub.item else {}
+                goals.append(Goal("find", {thing: 1}, where=where, text=a.text()))
+            continue
         if a.name in TRAVEL or not a.args:
             continue
         name = kb.canonical(a.args[0]) or a.args[0]
@@ -80,12 +89,13 @@ def to_goals(actions: list[Action], sub: Any, kb: Any) -> list[Goal]:
     return goals
 
 
-def reference_actions(sub: Any, kb: Any) -> list[Action]:
+def reference_actions(sub: Any, kb: Any, in_view: bool = False) -> list[Action]:
     """The actions the recipe book implies for a sub-objective: what the patroller compares
-    against, and the demonstration a test seeds the performer memory with."""
+    against, and the demonstration a test seeds the performer memory with.  `in_view`: the
+    percipient saw the thing a find sub-objective is after."""
     item, tool = sub.item, sub.tool or "null"
-    if sub.action == "find":
-        return [Action("find", [item]), Action("move", [item])]
+    if sub.action == "find":   # in view already: move to it (MP5 4.2.2: no find first)
+        return ([] if in_view else [Action("find", [item])]) + [Action("move", [item])]
     if sub.action == "mine":
         src = kb.mine_sources(item)
         block = src[0].block if src else item

@@ -53,7 +53,9 @@ class RecipeBookLLM:
         sub = self._sub(asked)
         if sub is None:
             return AIMessage("")
-        return AIMessage("\n".join(a.text() for a in reference_actions(sub, self.kb)))
+        perceived = next((ln for ln in asked.splitlines() if ln.startswith("Perceived: ")), "")
+        in_view = f"{sub.item}: in view" in perceived   # the percipient's answer, as the prompt shows it
+        return AIMessage("\n".join(a.text() for a in reference_actions(sub, self.kb, in_view)))
 
 
 def factory(settings: Any = None, kb: Any = None) -> MP5Planner:

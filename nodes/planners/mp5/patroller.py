@@ -71,18 +71,34 @@ def perceive(percipient: Any, questions: list[Question], observation: dict[str, 
     return p
 
 
+def check_find(goals: list[Goal], sub: Any, seen: Perception | None) -> tuple[bool, str | None]:
+    """A find sub-objective's actions against the percipient's answers (MP5 Figure 3): a find
+    goal must go for the thing under every condition of the sub-objective, and a thing the
+    percipient did not see must be looked for (find) before it is moved to (move)."""
+    hit = next((g for g in goals if g.action == "find" and sub.item in g.obj), None)
+    if hit is None:
+        return False, f"no find or move action goes to the {sub.item}"
+    lost = [f"{k} {v}" for k, v in (sub.conditions or {}).items() if hit.where.get(k) != str(v)]
+    if lost:
+        return False, f"find({sub.item}) drops the condition {', '.join(lost)}"
+    if seen is not None and sub.item in seen.missing and hit.text.startswith("move("):
+        return False, f"the percipient does not see a {sub.item}: find({sub.item}) before move({sub.item})"
+    return True, None
+
+
 class Patroller:
     def __init__(self, kb: Any):
         self.kb = kb
         self.controller = ScriptedController(kb, max_retries=1)
 
     def check(self, goals: list[Goal], sub: Any, inventory: dict[str, int],
-              biome: str | None = None) -> tuple[bool, str | None, dict[str, int]]:
-        """(the sequence reaches the sub-objective, the cause if not, the inventory after it)."""
+              biome: str | None = None, seen: Perception | None = None) -> tuple[bool, str | None, dict[str, int]]:
+        """(the sequence reaches the sub-objective, the cause if not, the inventory after it).
+        `seen`: the percipient's answers for this sub-objective (a find checks against them)."""
         world = TextWorld(self.kb)
         world.reset(seed=0, options={"inventory": inventory, "biome": biome, "max_steps": 10**9})
         if sub.action == "find":
-            return True, None, world.inventory
+            return (*check_find(goals, sub, seen), world.inventory)
         before = self.kb.count(world.inventory, sub.item)
         for g in goals:
             out = self.controller.run(g, world)

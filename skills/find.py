@@ -1,0 +1,180 @@
+"""The scripted expert for `find` (MP5's find and move): go until the thing is within the
+world's context reach (2 cells: what context_state reports) and every condition of the
+goal holds, then stop.
+
+    find({'pig':1}, {'near':'grass', 'biome':'plains', 'time':'day'})
+
+The conditions are the context tasks' (worlds/context_tasks.py): `near` (another thing
+within reach too), `biome` (the column the agent stands in), `time` (day or night),
+`weather` and `brightness`.  Where and when are handled apart:
+- where (find, near, biome): a standing cell that meets all three is searched for with the
+  experts' A* (worlds/gridworld/paths.py), and walked to.  A mob moves, so the path is
+  searched again every few steps; when no cell meets them now (no cow stands within reach
+  of the desert), the expert goes to the best cell with the mob further off and waits there
+  for it to wander close, widening that distance step by step.
+- when (time, weather, brightness): once where holds, the expert waits (noop, fighting off
+  what comes at night), following the thing again if it wanders off.
+The step budget of the controller ends a find that cannot finish.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from skills.experts import NOOP, Expert
+from worlds.context_tasks import evaluate_conditions, matches, normalise_state, terms
+from worlds.gridworld import paths
+
+REACH = 2                   # worlds/gridworld/world.py context_state: mobs and blocks within 2 cells
+MOB_REPLAN = 12             # steps between path searches while the thing to reach is a mob
+WIDEN = (0, 3, 6, 10, 16, 24, 40)   # extra distance allowed to a mob when no cell meets every condition
+WAIT_FOR_MOB = 40           # steps waited at a widened spot before looking again
+
+
+def dilate(mask: np.ndarray, r: int) -> np.ndarray:
+    """True where a True cell lies within Chebyshev distance r (on every axis of [X, Z, Y])."""
+    out = mask
+    for axis in range(3):
+        acc = out.copy()
+        n = out.shape[axis]
+        for d in range(1, r + 1):
+            if d >= n:
+                break
+            lo = [slice(None)] * 3
+            hi = [slice(None)] * 3
+            lo[axis], hi[axis] = slice(0, n - d), slice(d, n)
+            acc[tuple(lo)] |= out[tuple(hi)]
+            acc[tuple(hi)] |= out[tuple(lo)]
+        out = acc
+    return out
+
+
+class FindExpert(Expert):
+    def __init__(self, env: Any, i: int, goal: Any):
+        super().__init__(env, i, goal)
+        self.conds = {"find": self.item, **dict(goal.where)}
+        self.waiting = False
+        self.since_plan = 0
+        self.widened = 0
+        self.wait_left = 0
+
+    # counts are not what a find is about
+    def _count(self) -> int:
+        return 0
+
+    def progress(self) -> int:
+        return 0
+
+    def act(self):
+        self.waiting = False
+        a = super().act()
+        if self.waiting:
+            self.idle = 0   # waiting for night is not being stuck
+        return a
+
+    # ------------------------------------------------------------------ reading the world
+    def _state(self) -> dict:
+        from worlds.gridworld.world import GridWorld
+
+        return normalise_state(GridWorld.view(self.env, self.i).context_state())
+
+    def _is_mob(self, word: str) -> bool:
+        return word in terms()["mobs"] or (word in self.v.mob_id and word != "none")
+
+    def _present(self, word: str) -> np.ndarray:
+        """bool [X, Z, Y]: where the thing is now."""
+        env, i, v = self.env, self.i, self.v
+        if self._is_mob(word):
+            out = np.zeros(env.cells[i].shape, bool)
+            k = v.mob_id.get(word)
+            if k is not None:
+                for x, y, z in env.mob_pos[i][env.mob_kind[i] == k]:
+                    if 0 <= x < env.X and 0 <= z < env.Z and 0 <= y < env.H:
+                        out[x, z, y] = True
+            return out
+        ids = [c for c in range(2, len(v.cells))
+               if matches(word, {v.cells[c]} | ({v.block_of[c]} if v.block_of[c] else set()), "blocks")]
+        return np.isin(env.cells[i], np.array(ids, dtype=np.uint8)) if ids else np.zeros(env.cells[i].shape, bool)
+
+    def _standable(self) -> np.ndarray:
+        env, i, r = self.env, self.i, self.env.rules
+        cells = env.cells[i]
+        below = np.concatenate([np.ones(cells.shape[:2] + (1,), np.uint8), cells[:, :, :-1]], axis=2)
+        return r.passable[cells] & ~r.liquid[cells] & ~r.deadly[cells] & r.solid[below]
+
+    def _where(self, extra: int) -> tuple[np.ndarray, bool]:
+        """(standing cells that meet the where-conditions, with mobs allowed `extra` cells
+        further than reach; whether any mob condition was widened)."""
+        ok = self._standable()
+        widened = False
+        for cond in ("find", "near"):
+            word = self.conds.get(cond)
+            if not word:
+                continue
+            mob = self._is_mob(str(word))
+            ok &= dilate(self._present(str(word)), REACH + (extra if mob else 0))
+            widened |= mob and extra > 0
+        biome = self.conds.get("biome")
+        if biome:
+            col = self.env.biome_map[self.i] == self.v.biome_id.get(str(biome), -1)
+            ok &= col[:, :, None]
+        return ok, widened
+
+    # ------------------------------------------------------------------ the skill
+    def _find(self):
+        ok, unmet = evaluate_conditions(self.conds, self._state())
+        if ok:
+            self._finish(True)
+            return None
+        where_unmet = [u for u in unmet if u.split(" ", 1)[0] in ("find", "near", "biome")]
+        if not where_unmet:
+            self.waiting = True
+            self.plan, self.target = [], None
+            return NOOP
+        if self.wait_left > 0:   # at a widened spot: give the mob time to come closer
+            self.wait_left -= 1
+            self.waiting = True
+            return NOOP
+        mob_goal = any(self._is_mob(str(self.conds.get(c, ""))) for c in ("find", "near"))
+        if self.plan and self.target is not None:
+            self.since_plan += 1
+            if not (mob_goal and self.since_plan > MOB_REPLAN):
+                return self._follow()
+        return self._search()
+
+    def _search(self):
+        env, i = self.env, self.i
+        pos = tuple(int(c) for c in env.pos[i])
+        for extra in WIDEN:
+            ok, widened = self._where(extra)
+            if not ok.any():
+                continue
+            xs, zs, ys = np.nonzero(ok)
+            est = np.abs(xs - pos[0]) + np.abs(zs - pos[2]) + np.abs(ys - pos[1]) * 2
+            order = np.argsort(est, kind="stable")[:8]
+            targets = [(int(xs[k]), int(ys[k]), int(zs[k])) for k in order]
+            found = paths.search(paths.Terrain(env, i), pos, targets, slack=0,
+                                 stand=lambda s, ok=ok: 0 <= s[0] < env.X and 0 <= s[2] < env.Z
+                                 and 0 <= s[1] < env.H and bool(ok[s[0], s[2], s[1]]))
+            if found is None:
+                continue
+            segs, _, t = found
+            self.plan, self.target, self.since_plan = list(segs), t, 0
+            self.seg_steps, self.last_pos = 0, None
+            if not self.plan:   # standing on the best cell there is: wait for the world to change
+                self.target = None
+                self.waiting = True
+                self.wait_left = WAIT_FOR_MOB if widened else 0
+                if not widened:
+                    self.replans += 1
+                return NOOP
+            return self._follow()
+        words = [str(self.conds[c]) for c in ("find", "near") if self.conds.get(c)]
+        absent = [w for w in words if not self._is_mob(w) and not self._present(w).any()]
+        if absent:   # a block the map does not hold (mobs may still wander in)
+            self._finish(False, f"there is no {absent[0]} in this world to find", {self.item: 1})
+            return None
+        self.waiting = True   # no such mob now (animals wander in: mobs.py restocks): wait
+        self.wait_left = WAIT_FOR_MOB
+        return NOOP

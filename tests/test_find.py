@@ -1,0 +1,112 @@
+"""The find skill (skills/find.py), the grid world's weather, and MP5's find sub-objectives."""
+from __future__ import annotations
+
+import pytest
+
+from nodes.parse import GoalParser, parse_call
+from nodes.planners.mp5.actions import Action, reference_actions, to_goals
+from nodes.planners.mp5.parser import SubObjective
+from nodes.planners.mp5.patroller import Perception, check_find
+from skills.grid_controller import GridScriptedController
+from worlds.context_tasks import environment, evaluate_conditions, normalise_state
+from worlds.gridworld.spec import GridWorldError, game_data
+from worlds.gridworld.weather import schedule
+from worlds.gridworld.world import GridWorld
+from worlds.knowledge import load_kb
+from worlds.tasks import find_task
+from worlds.types import Goal
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb("1.11.2")
+
+
+def _plain(kb, mobs=(), blocks=(), time=0.1, weather=None):
+    w = GridWorld(kb, size=(32, 32))
+    w.reset(seed=0, options={"layout": {"ground": 64, "mobs": [list(m) for m in mobs],
+                                        "blocks": [list(b) for b in blocks], "agent": [4, 65, 4]},
+                             "max_steps": 3000, "time_of_day": time, "weather": weather})
+    return w
+
+
+def _near(w, thing):
+    return evaluate_conditions({"find": thing}, normalise_state(w.context_state()))[0]
+
+
+def test_find_walks_to_a_mob_and_stops_within_reach(kb):
+    w = _plain(kb, mobs=[(20, 65, 20, "pig")])
+    assert not _near(w, "pig")
+    out = GridScriptedController(kb).run(Goal("find", {"pig": 1}), w)
+    assert out["ok"] and _near(w, "pig")
+    assert 20 <= out["steps"] <= 80          # about 28 cells away, and the pig wanders
+
+
+def test_find_waits_for_the_night_beside_its_thing(kb):
+    w = _plain(kb, blocks=[(10, 65, 4, "oak_log")], time=0.45)
+    out = GridScriptedController(kb).run(Goal("find", {"tree": 1}, where={"time": "night"}), w)
+    state = w.context_state()
+    assert out["ok"] and state["time_of_day"] == "night" and "oak_log" in state["nearby_blocks"]
+    night_at = int((game_data()["night"][0] - 0.45) * game_data()["day_steps"])
+    assert out["steps"] >= night_at - 1      # it had to wait, not only walk
+
+
+def test_find_goes_into_the_biome_it_is_asked_for(kb):
+    w = GridWorld(kb)
+    w.reset(seed=1, options={"biome": "desert", "max_steps": 2400, "time_of_day": 0.1})
+    out = GridScriptedController(kb).run(Goal("find", {"cow": 1}, where={"biome": "desert"}), w)
+    assert out["ok"] and w.biome == "desert" and _near(w, "cow")
+
+
+def test_find_of_a_block_the_map_lacks_fails_with_one_line(kb):
+    w = _plain(kb)
+    out = GridScriptedController(kb).run(Goal("find", {"water": 1}), w)
+    assert not out["ok"] and out["error"] == "there is no water in this world to find"
+
+
+def test_weather_is_reported_set_and_checked(kb):
+    w = _plain(kb, weather="rain")
+    assert w.context_state()["weather"] == "rain"
+    w.set_environment(weather="clear")
+    assert w.context_state()["weather"] == "clear"
+    desert = GridWorld(kb)
+    desert.reset(seed=1, options={"biome": "desert", "weather": "rain"})
+    assert desert.context_state()["weather"] == "clear"   # no rain falls on a dry biome
+    with pytest.raises(GridWorldError, match="unknown weather 'snow'.*accepted: clear, rain"):
+        _plain(kb, weather="snow")
+    s = schedule(7, "rain", 0, 4800)
+    spells = [b - a for a, b in zip([0] + s.ends, s.ends)]
+    lo, hi = game_data()["weather"]["rain_days"]
+    assert s.rain[0] and not s.rain[1] and lo * 4800 <= spells[0] <= hi * 4800
+
+
+def test_a_context_task_has_its_predetermined_environment(kb):
+    rainy = find_task("mp5_context_3-4", "mp5-context")   # a pig at night in the rain
+    env = environment(rainy, 5)
+    assert env["weather"] == "rain" and 0.0 <= env["time_of_day"] < 1.0
+    assert environment(rainy, 5) == env and environment(rainy, 6) != env   # seeded, per episode
+    assert "weather" not in environment(find_task("mp5_context_1-4", "mp5-context"), 5)
+
+
+def test_find_goals_parse_in_the_code_form(kb):
+    g = parse_call("find({'pig':1}, {'time':'night', 'near':'grass'})")
+    assert (g.action, g.obj, g.where) == ("find", {"pig": 1}, {"time": "night", "near": "grass"})
+    assert parse_call(g.code()) == Goal("find", {"pig": 1}, where={"time": "night", "near": "grass"})
+    goals, notes = GoalParser(kb).parse("find({'tree':1}, null)\nfind({'unicorn':1}, null)")
+    assert [x.obj for x in goals] == [{"tree": 1}] and "unicorn" in notes[0]
+
+
+def test_mp5_find_sub_objective_becomes_one_find_goal_the_patroller_checks(kb):
+    sub = SubObjective("find", "pig", conditions={"time": "night"})
+    assert [a.name for a in reference_actions(sub, kb)] == ["find", "move"]
+    assert [a.name for a in reference_actions(sub, kb, in_view=True)] == ["move"]
+    goals = to_goals([Action("find", ["pig"]), Action("move", ["pig"])], sub, kb)
+    assert goals == [Goal("find", {"pig": 1}, text="find(pig)", where={"time": "night"})]
+    unseen = Perception(facts=["pig: not in view"], missing=["pig"])
+    assert check_find(goals, sub, unseen) == (True, None)
+    moved = to_goals([Action("move", ["pig"])], sub, kb)
+    ok, why = check_find(moved, sub, unseen)
+    assert not ok and "find(pig) before move(pig)" in why
+    assert check_find(moved, sub, Perception(facts=["pig: in view"])) == (True, None)
+    ok, why = check_find([Goal("find", {"pig": 1})], sub, None)
+    assert not ok and "drops the condition time night" in why

@@ -27,16 +27,16 @@ class MineDojoOptions:
     backend: str = field(default="standin", metadata={
         "help": "minedojo: 'standin' (the grid world behind MineDojo's spaces; runs anywhere) or 'simulator' "
                 "(the real MineDojo: needs the minedojo package and Java 8)", "choices": BACKENDS,
-        "metavar": "NAME"})
+        "metavar": "NAME", "flag": "--minedojo-backend"})
     image_height: int = field(default=IMAGE_SIZE[0], metadata={
         "help": "minedojo: the rgb observation's height in pixels (default: 160)", "metavar": "PX",
-        "bounds": (16, 1024)})
+        "bounds": (16, 1024), "flag": "--minedojo-image-height"})
     image_width: int = field(default=IMAGE_SIZE[1], metadata={
         "help": "minedojo: the rgb observation's width in pixels (default: 256)", "metavar": "PX",
-        "bounds": (16, 1024)})
+        "bounds": (16, 1024), "flag": "--minedojo-image-width"})
     unit_budget: int = field(default=600, metadata={
         "help": "minedojo: MineDojo steps one mine or kill unit may use before it is given up (default: 600)",
-        "metavar": "N", "bounds": (1, 100000)})
+        "metavar": "N", "bounds": (1, 100000), "flag": "--minedojo-unit-budget"})
 
 
 def _options(settings: Any) -> MineDojoOptions:
@@ -82,7 +82,7 @@ def make_simulator(task: Any, inventory: dict[str, int], image_size: tuple[int, 
         from minedojo.sim import InventoryItem
     except ImportError:
         raise MineDojoError("the real MineDojo simulator needs the minedojo package, which is not installed here; "
-                            "accepted: --backend standin, or run from MineDojo's environment (make minedojo-env) "
+                            "accepted: --minedojo-backend standin, or run from MineDojo's environment (make minedojo-env) "
                             "on a machine with Java 8") from None
     from worlds.minedojo.sensors import make_kwargs
 

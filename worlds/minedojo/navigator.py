@@ -41,9 +41,15 @@ class Unit:
 
 
 def ore_depths() -> dict[str, tuple[int, int]]:
-    out = {}
-    for o in game_data()["ores"]:
+    """Where buried blocks generate (worlds/data/gridworld.yaml, each with its source): the
+    ores' y ranges, the nether quartz pockets, and stone everywhere below the sea level."""
+    d = game_data()
+    out = {"stone": (0, int(d["sea_level"]) - 2)}
+    for o in d["ores"]:
         out[o["cell"]] = (int(o["y"][0]), int(o["y"][1]))
+    q = d.get("quartz_pockets")
+    if q:
+        out["quartz_ore"] = (int(q["y"][0]), int(q["y"][1]))
     return out
 
 

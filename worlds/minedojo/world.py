@@ -49,6 +49,7 @@ class MineDojoWorld:
         self.target: dict[str, int] = {}
         self.obs: dict = {}
         self.reached = False
+        self.last_error: str | None = None
         self.nav = Navigator(self._send, np.random.default_rng(0))
 
     # ------------------------------------------------------------------ gym API
@@ -73,9 +74,11 @@ class MineDojoWorld:
         if self.observer is not None:
             self.observer(self.obs, a)
         obs, _, _, info = self.env.step(a)
-        self.steps += 1
+        info = dict(info or {})
+        self.steps += max(1, int(info.get("cost", 1)))   # the stand-in reports the grid world's time (a smelt: 40)
         self.obs = obs
-        return obs, dict(info or {})
+        self.last_error = info.get("error")
+        return obs, info
 
     def step(self, action: dict) -> tuple[dict, float, bool, bool, dict]:
         name = action.get("action") if isinstance(action, dict) else None
@@ -149,6 +152,10 @@ class MineDojoWorld:
     def _names(self) -> np.ndarray:
         return self.obs["inventory"]["name"]
 
+    def _nothing(self, what: str) -> str:
+        """A sent action that changed nothing: the simulator's own words when it gave any."""
+        return f"{what} did nothing" + (f" ({self.last_error})" if self.last_error else "")
+
     def _checked(self, a: np.ndarray) -> str | None:
         """Send `a` if MineDojo's masks allow it now; else why not."""
         why = ids.mask_refusal(a, self.obs["masks"])
@@ -166,7 +173,7 @@ class MineDojoWorld:
                 why = self._checked(self.nav.toward(self.obs, d, lambda: act.place(self._names(), item)))
                 if why:
                     return False, why, {}
-                return (True, None, {}) if self.held(item) < n0 else (False, f"placing {item} did nothing", {})
+                return (True, None, {}) if self.held(item) < n0 else (False, self._nothing(f"placing {item}"), {})
         return False, f"cannot place {item}: no free cell next to the agent", {}
 
     def _station(self, kind: str) -> tuple[bool, str | None, dict]:
@@ -215,7 +222,7 @@ class MineDojoWorld:
         if why:
             need = ids.data()["first_recipe"][item]["ingredients"]
             return False, f"{why} (MineDojo's recipe for it: {need})", {}
-        return (True, None, {}) if self.held(item) > n0 else (False, f"crafting {item} gave nothing", {})
+        return (True, None, {}) if self.held(item) > n0 else (False, self._nothing(f"making {item}"), {})
 
     def _equip(self, item: str, action: dict) -> tuple[bool, str | None, dict]:
         if item in self.equipment.values():
@@ -227,7 +234,7 @@ class MineDojoWorld:
         why = self._checked(act.equip(self._names(), held))
         if why:
             return False, why, {}
-        return (True, None, {}) if held in self.equipment.values() else (False, f"equipping {held} did nothing", {})
+        return (True, None, {}) if held in self.equipment.values() else (False, self._nothing(f"equipping {held}"), {})
 
     # ------------------------------------------------------------------ body skills (navigator.py)
     def _budget(self) -> int:

@@ -29,6 +29,7 @@ from worlds.minedojo.ids import (
     craft_index,
     data,
     obs_name,
+    to_minedojo,
 )
 
 
@@ -47,17 +48,19 @@ def craft(item: str) -> np.ndarray:
     return a
 
 
-def slot_of(inventory_names, item: str) -> int | None:
-    """The first inventory slot holding `item` (MineDojo writes 'crafting table')."""
-    want = obs_name(item)
-    for s, n in enumerate(inventory_names):
-        if str(n) == want:
+def slot_of(inventory: dict, item: str) -> int | None:
+    """The first slot of the inventory observation holding `item` (MineDojo writes
+    'crafting table'; a variant such as bone_meal is dye with variant 15)."""
+    md, variant = to_minedojo(item)
+    want = obs_name(md)
+    for s, (n, v) in enumerate(zip(inventory["name"], inventory["variant"])):
+        if str(n) == want and int(v) == variant:
             return s
     return None
 
 
-def _slot_action(fn: int, inventory_names, item: str) -> np.ndarray:
-    s = slot_of(inventory_names, item)
+def _slot_action(fn: int, inventory: dict, item: str) -> np.ndarray:
+    s = slot_of(inventory, item)
     if s is None:
         raise MineDojoError(f"no inventory slot holds {item}")
     a = noop()
@@ -65,16 +68,16 @@ def _slot_action(fn: int, inventory_names, item: str) -> np.ndarray:
     return a
 
 
-def equip(inventory_names, item: str) -> np.ndarray:
-    return _slot_action(EQUIP, inventory_names, item)
+def equip(inventory: dict, item: str) -> np.ndarray:
+    return _slot_action(EQUIP, inventory, item)
 
 
-def place(inventory_names, item: str) -> np.ndarray:
-    return _slot_action(PLACE, inventory_names, item)
+def place(inventory: dict, item: str) -> np.ndarray:
+    return _slot_action(PLACE, inventory, item)
 
 
-def destroy(inventory_names, item: str) -> np.ndarray:
-    return _slot_action(DESTROY, inventory_names, item)
+def destroy(inventory: dict, item: str) -> np.ndarray:
+    return _slot_action(DESTROY, inventory, item)
 
 
 def attack() -> np.ndarray:

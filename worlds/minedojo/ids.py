@@ -44,6 +44,49 @@ def craft_index() -> dict[str, int]:
     return {n: i for i, n in enumerate(data()["craft_smelt_items"])}
 
 
+# minecraft-data 1.11.2 names the totem `totem`; the game's id (and MineDojo's) is totem_of_undying
+RENAMED = {"totem": "totem_of_undying"}
+
+
+@lru_cache(maxsize=1)
+def _variants() -> dict[str, tuple[str, int]]:
+    """The knowledge base's names for one id's metadata variants ("bone_meal" is dye:15 in
+    1.11.2), from minecraft-data's 1.11.2 items, where MineDojo has only the id."""
+    import minecraft_data
+
+    from worlds.knowledge import normalize
+
+    out = {}
+    for it in minecraft_data("1.11.2").items_list:
+        for v in it.get("variations") or []:
+            name = normalize(v["displayName"])
+            if name not in item_index() and it["name"] in item_index():
+                out[name] = (it["name"], int(v["metadata"]))
+    return out
+
+
+def to_minedojo(item: str) -> tuple[str, int]:
+    """The knowledge base's 1.11.2 name -> (MineDojo's item id, variant)."""
+    if item in item_index():
+        return item, 0
+    if item in RENAMED:
+        return RENAMED[item], 0
+    hit = _variants().get(item)
+    if hit is None:
+        raise MineDojoError(f"MineDojo has no item {item!r}; accepted: one of its {len(item_index())} "
+                            "item ids (worlds/data/minedojo.json)")
+    return hit
+
+
+def from_minedojo(name: str, variant: int = 0) -> str:
+    """MineDojo's item (as the observation writes it) and variant -> the knowledge base's name."""
+    item = item_of(name)
+    for kb_name, (md, v) in _variants().items():
+        if md == item and v == int(variant):
+            return kb_name
+    return {v: k for k, v in RENAMED.items()}.get(item, item)
+
+
 def obs_name(item: str) -> str:
     """'crafting_table' -> 'crafting table' (how the inventory observation writes it)."""
     return item.replace("_", " ")

@@ -174,9 +174,10 @@ class StandinSim:
 
     def _stacks(self, entries: list[tuple[str, int] | None]) -> dict:
         n = len(entries)
-        names = np.array([ids.obs_name(e[0]) if e else "air" for e in entries])
+        md = [ids.to_minedojo(e[0]) if e else ("air", 0) for e in entries]
+        names = np.array([ids.obs_name(m[0]) for m in md])
         qty = np.array([e[1] if e else 0 for e in entries], np.float32)
-        return {"name": names, "quantity": qty, "variant": np.zeros(n, np.int64),
+        return {"name": names, "quantity": qty, "variant": np.array([m[1] for m in md], np.int64),
                 "cur_durability": np.zeros(n, np.float32), "max_durability": np.zeros(n, np.float32)}
 
     def observation(self) -> dict:

@@ -116,9 +116,10 @@ class MineDojoWorld:
         inv: dict[str, int] = {}
         if not self.obs:
             return inv
-        for n, q in zip(self.obs["inventory"]["name"], self.obs["inventory"]["quantity"]):
+        inv_obs = self.obs["inventory"]
+        for n, q, v in zip(inv_obs["name"], inv_obs["quantity"], inv_obs["variant"]):
             if str(n) != "air" and q > 0:
-                k = ids.item_of(n)
+                k = ids.from_minedojo(str(n), int(v))
                 inv[k] = inv.get(k, 0) + int(q)
         return inv
 
@@ -127,7 +128,9 @@ class MineDojoWorld:
         if not self.obs:
             return {}
         slots = ids.data()["equipment_slots"]
-        return {s: ids.item_of(n) for s, n in zip(slots, self.obs["equipment"]["name"]) if str(n) != "air"}
+        eq = self.obs["equipment"]
+        return {s: ids.from_minedojo(str(n), int(v)) for s, n, v in zip(slots, eq["name"], eq["variant"])
+                if str(n) != "air"}
 
     def held(self, name: str) -> int:
         worn = [it for s, it in self.equipment.items() if s != "mainhand"]   # the main hand is inventory slot 0
@@ -149,8 +152,9 @@ class MineDojoWorld:
         bag.fuel_credit = float(getattr(self.env, "fuel_credit", 0.0))
         return bag
 
-    def _names(self) -> np.ndarray:
-        return self.obs["inventory"]["name"]
+    def _names(self) -> dict:
+        """The inventory observation (names and variants), which actions.slot_of reads."""
+        return self.obs["inventory"]
 
     def _nothing(self, what: str) -> str:
         """A sent action that changed nothing: the simulator's own words when it gave any."""
@@ -192,7 +196,7 @@ class MineDojoWorld:
             return False, f"{item} is smelted, not crafted (MineDojo's craft id {ids.craft_index()[item]} is a " \
                           "furnace recipe); use smelt", {}
         return self._make(item, kind, lambda bag, near: bag.plan_craft(
-            item, near, table_words="a crafting_table placed or held"))
+            item, near))
 
     def _smelt(self, item: str, action: dict) -> tuple[bool, str | None, dict]:
         try:
@@ -203,7 +207,7 @@ class MineDojoWorld:
             return False, f"{item} is crafted, not smelted (no furnace recipe in MineDojo's ids); use craft", {}
         fuel = self.kb.canonical(action["fuel"]) if action.get("fuel") else None
         return self._make(item, kind, lambda bag, near: bag.plan_smelt(
-            item, near, fuel, furnace_words="a furnace placed or held"))
+            item, near, fuel))
 
     def _make(self, item: str, kind: str, plan: Callable[[Bag, bool], Any]) -> tuple[bool, str | None, dict]:
         station = {"table": ("table", "crafting_table"), "smelt": ("furnace", "furnace")}.get(kind)
@@ -259,16 +263,17 @@ class MineDojoWorld:
             drops |= set(self.kb.block_drops(item))      # "mine stone": its cobblestone counts
         start = {k: self.held(k) for k in drops}
         done = lambda obs, info: any(self.held(k) > start[k] for k in drops)   # noqa: E731
-        budget = self._budget()
-        _, ok, used, _ = self.nav.unit(self.obs, unit, done, budget)
+        _, ok, used, _ = self.nav.unit(self.obs, unit, done, self._budget())
         if ok:
             return True, None, {}
+        if self.steps >= self.max_steps:
+            return False, f"ran out of environment steps ({self.max_steps})", {}
         where = ", ".join(sorted(unit.blocks | unit.mobs))
         return False, f"found no {where} to get {item} from within {used} steps", {}
 
     def _hold(self, item: str) -> tuple[bool, str | None, dict]:
         """Put `item` in the main hand (inventory slot 0) by MineDojo's equip action."""
-        if str(self._names()[0]) == ids.obs_name(item):
+        if act.slot_of(self._names(), item) == 0:
             return True, None, {}
         why = self._checked(act.equip(self._names(), item))
         return (False, why, {}) if why else (True, None, {})
@@ -285,5 +290,7 @@ class MineDojoWorld:
         _, ok, used, _ = self.nav.unit(self.obs, Unit(mobs=mobs), done, self._budget())
         if ok:
             return True, None, {}
+        if self.steps >= self.max_steps:
+            return False, f"ran out of environment steps ({self.max_steps})", {}
         return False, f"found no {', '.join(sorted(mobs))} to kill within {used} steps", {}
 

@@ -118,17 +118,20 @@ def test_glazed_terracotta_is_smelted_in_the_text_world():
 @pytest.mark.parametrize("version", VERSIONS)
 def test_apples_fall_from_leaves_broken_by_hand_in_every_version(version):
     kb = load_kb(version)
-    assert any(s.tools is None for s in kb.mine_sources("apple"))
-    world = _world(version, {})
+    assert any(s.tools is None and s.chance == 0.005 for s in kb.mine_sources("apple"))  # 1 in 200 (issue 22)
+    world = _world(version, {}, max_steps=10 ** 6)
     out = ScriptedController(kb).run(Goal("mine", {"apple": 2}, {}, None), world)
     assert out["ok"] and world.inventory.get("apple") == 2
+    leaves = kb.mine_sources("apple")[0].block
+    assert world.steps == 400 * world.costs.mine(leaves).cost   # 200 breaks an apple, as expected
 
 
 @pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
-def test_leaves_broken_by_hand_drop_saplings_and_sticks_not_themselves(version):
-    drops = load_kb(version).block_drops("oak_leaves")
-    assert drops == {"oak_sapling": 1, "stick": 1, "apple": 1}
-    assert load_kb(version).block_drops("birch_leaves") == {"birch_sapling": 1, "stick": 1}
+def test_leaves_broken_by_hand_drop_saplings_sticks_and_apples_by_chance_not_themselves(version):
+    kb = load_kb(version)
+    assert kb.block_drops("oak_leaves") == {}
+    assert kb.chance_drops("oak_leaves") == {"oak_sapling": 0.05, "stick": 0.02, "apple": 0.005}
+    assert kb.chance_drops("birch_leaves") == {"birch_sapling": 0.05, "stick": 0.02}
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -25,7 +25,8 @@ def replay(kb, goals: list[Goal], *, inventory=None, target=None, max_steps=1200
                 _, _, _, trunc, info = w.step({"action": g.action, "item": item})
                 if not info["ok"]:
                     return False, f"{g.code()}: {info['error']}", w
-                got += 1 if g.action in ("kill", "equip") else kb.count(info["gained"], item)
+                by_unit = g.action == "equip" or (g.action == "kill" and kb.is_mob(item))
+                got += 1 if by_unit else kb.count(info["gained"], item)   # kill for a rare drop: count the item
     return True, None, w
 
 

@@ -54,6 +54,7 @@ class Bag:
         self.items: dict[str, int] = {}
         self.equipment: dict[str, str] = {}
         self.fuel_credit = 0.0
+        self.chance_credit: dict[str, float] = {}   # chance drops owed, per "source>item" (worlds/drops.py)
         self.biome = biome
 
     # ------------------------------------------------------------------ reading

@@ -193,6 +193,22 @@ class KnowledgeBase:
         fixes = _data("block_patches.yaml")
         self._blocks = mcdata.load_blocks(self.version, self._items, fixes.get("shears_only") or {},
                                           (fixes.get("tools") or {}).get(self.version) or {}, self._variants)
+        for block, drops in ((fixes.get("drops") or {}).get(self.version) or {}).items():
+            if block in self._blocks:
+                self._blocks[block]["drops"] = dict(drops)
+        self._chance: dict[str, dict[str, float]] = {}     # block -> {item: chance per break by hand}
+        self._shears: dict[str, dict[str, int]] = {}       # block -> what breaking it with shears gives
+        for block, info in self._blocks.items():
+            chance = self._chance_rules(block, info["drops"], fixes.get("chance") or {})
+            for item in chance:
+                info["drops"].pop(item, None)
+            if chance:
+                self._chance[block] = chance
+            for pattern, items in ((fixes.get("shears") or {}).get(self.era) or {}).items():
+                if fnmatch(block, pattern):
+                    got = [i.replace("{block}", block) for i in items]
+                    self._shears[block] = {i: 1 for i in got if i in self._items}
+                    break
         self._mine: dict[str, list[MineSource]] = {}
         for block, info in self._blocks.items():
             if not info["diggable"] or not any(fnmatch(block, p) for p in natural):
@@ -203,6 +219,29 @@ class KnowledgeBase:
                 if item in self._items:
                     self._mine.setdefault(item, []).append(
                         MineSource(block, item, n, tools, low, tool_tier(low)))
+            for item, p in self._chance.get(block, {}).items():
+                self._mine.setdefault(item, []).append(MineSource(block, item, 1, tools, low, tool_tier(low), p))
+            if "shears" in self._items:
+                for item, n in self._shears.get(block, {}).items():
+                    self._mine.setdefault(item, []).append(
+                        MineSource(block, item, n, ("shears",), "shears", tool_tier("shears"), 1.0, True))
+
+    def _chance_rules(self, block: str, drops: dict[str, int], rules: dict) -> dict[str, float]:
+        """{item: chance} of the first rule matching `block` (block_patches.yaml `chance`)."""
+        for pattern, items in rules.items():
+            if not fnmatch(block, pattern):
+                continue
+            out = {}
+            for item_pattern, p in items.items():
+                if item_pattern.startswith("+"):
+                    if item_pattern[1:] in self._items:
+                        out[item_pattern[1:]] = float(p)
+                    continue
+                for d in drops:
+                    if fnmatch(d, item_pattern):
+                        out[d] = float(p)
+            return out
+        return {}
 
     def _load_mobs(self) -> None:
         # 1.11.2 has no entity loot in minecraft-data: mcdata falls back to the nearest
@@ -212,8 +251,11 @@ class KnowledgeBase:
         entities = mcdata.load_entity_names(self.version)
         extra = _data("mob_drops.yaml").get(self.era) or {}
         self._mobs: dict[str, dict[str, int]] = {}
+        self._mob_chance: dict[str, dict[str, float]] = {
+            mob: {renames.get(i, i): float(p) for i, p in items.items() if renames.get(i, i) in self._items}
+            for mob, items in (_data("mob_drops.yaml").get("chance") or {}).items() if mob in entities}
         self._huntable = set(_data("mobs.yaml")["huntable"])
-        for mob in sorted(set(loot) | set(extra)):
+        for mob in sorted(set(loot) | set(extra) | set(self._mob_chance)):
             if mob not in entities:
                 continue
             drops = {}
@@ -221,7 +263,7 @@ class KnowledgeBase:
                 item = renames.get(item, item)
                 if item in self._items:
                     drops[item] = n
-            if drops:
+            if drops or mob in self._mob_chance:
                 self._mobs[mob] = drops
 
     def _load_smelting(self) -> None:
@@ -363,7 +405,7 @@ class KnowledgeBase:
     def mine_sources(self, item: str) -> list[MineSource]:
         n = self._name(item)
         out = [s for v in (self.variants(n) or [n]) for s in self._mine.get(v, [])]
-        return sorted(out, key=lambda s: (s.block != s.item, s.tier, len(s.block), s.block))
+        return sorted(out, key=lambda s: (s.block != s.item, s.chance < 1, s.with_tool, s.tier, len(s.block), s.block))
 
     def interactions(self, item: str) -> list[Interaction]:
         """Ways to get item by using a held item on a mob or a block (interactions.yaml),
@@ -375,8 +417,27 @@ class KnowledgeBase:
         return sorted(self._blocks)
 
     def block_drops(self, block: str) -> dict[str, int]:
+        """What breaking the block by hand (or its harvest tool) always gives."""
         info = self._blocks.get(block)
         return dict(info["drops"]) if info else {}
+
+    def chance_drops(self, block: str) -> dict[str, float]:
+        """{item: chance per break} the block gives besides (gravel: {flint: 0.1})."""
+        return dict(self._chance.get(block, {}))
+
+    def source_drops(self, source: MineSource) -> dict[str, int]:
+        """What one break via `source` always gives: the shears' drop, or the block's drops."""
+        return {source.item: source.count} if source.with_tool else self.block_drops(source.block)
+
+    def mob_chance_drops(self, mob: str) -> dict[str, float]:
+        """{item: chance per kill} of a mob's rare drops (zombie: carrot 1/120)."""
+        return dict(self._mob_chance.get(normalize(mob), {}))
+
+    def mob_chance_sources(self, item: str) -> list[tuple[str, float]]:
+        """Huntable mobs that drop item (or a variant) only by chance, with the chance."""
+        vs = set(self.variants(item)) or {item}
+        return [(m, sum(p for i, p in ch.items() if i in vs)) for m, ch in sorted(self._mob_chance.items())
+                if m in self._huntable and vs & set(ch)]
 
     def harvest_tools(self, block: str) -> list[str] | None:
         b = block if block in self._blocks else self._name(block)

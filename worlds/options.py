@@ -36,6 +36,7 @@ class Option:
     source: Any = None              # the Recipe / SmeltRecipe / MineSource / mob name / Interaction
     fuel: str | None = None         # smelting: the cheapest fuel (set by best_option)
     success_rate: float = 1.0
+    chance: float = 1.0             # a chance drop: one item per `1/chance` breaks or kills, priced so
 
 
 def use_rate(costs: SkillCosts, it: "Interaction") -> Rate:
@@ -57,6 +58,10 @@ def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> 
     out: list[Option] = []
     for s in kb.mine_sources(name):
         r = costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
+        if s.chance < 1:   # expected breaks per item
+            out.append(Option("mine", name, 1, r.cost * s.tries, {}, s.min_tool, s, success_rate=r.success_rate,
+                              chance=s.chance))
+            continue
         out.append(Option("mine", name, s.count, r.cost, {}, s.min_tool, s, success_rate=r.success_rate))
     for it in kb.interactions(name):  # the held item is consumed: an input, not a tool
         r = use_rate(costs, it)
@@ -67,6 +72,10 @@ def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> 
         n = sum(c for i, c in kb.mob_drops(mob).items() if i in vs)
         r = costs.kill(mob)
         out.append(Option("kill", name, n, r.cost, {}, None, mob, success_rate=r.success_rate))
+    for mob, p in kb.mob_chance_sources(name):   # rare drops: expected kills per item
+        r = costs.kill(mob)
+        out.append(Option("kill", name, 1, r.cost * max(1, round(1 / p)), {}, None, mob,
+                          success_rate=r.success_rate, chance=p))
     for rec in (c for r in kb.recipes(name) for c in r.choices()):  # each accepted material priced
         r = costs.craft(rec.needs_table)
         out.append(Option("craft", name, rec.count, r.cost, dict(rec.ingredients),
@@ -184,8 +193,12 @@ def describe_option(kb: "KnowledgeBase", o: Option, units: int = 1) -> str:
     if o.kind == "mine":
         s = o.source
         tool = s.tool_phrase(by_hand=" by hand")
+        if s.chance < 1:
+            return f"mine {s.block}{tool} until it drops {units} {s.item} (1 in {s.tries} breaks)"
         what = f"{units * s.count} {s.item}"
         return f"mine {units} {s.block}{tool} (drops {what})"
+    if o.chance < 1:
+        return f"kill {o.source} until it drops {units} {o.name} (1 in {round(1 / o.chance)} kills)"
     return f"kill {units} {o.source} (drops {units * o.yield_} {o.name})"
 
 
@@ -260,9 +273,9 @@ def how_to_obtain(kb: "KnowledgeBase", item: str) -> str:
             return f"picking it up where {o.source.where()} leaves it (mine {o.name})"
         return f"using {a(o.source.uses)} on {o.source.where()} (mine {o.name})"
     if o.kind == "mine":
-        return f"mining {o.source.block}{o.source.tool_phrase()}"
+        return f"mining {o.source.block}{o.source.tool_phrase()}{o.source.odds()}"
     if o.kind == "kill":
-        return f"killing a {o.source}"
+        return f"killing a {o.source}" + (f" (1 in {round(1 / o.chance)} drops it)" if o.chance < 1 else "")
     if o.kind == "smelt":
         return f"smelting {o.source.input} in a furnace"
     mats = " + ".join(f"{n} {k}" for k, n in o.inputs.items())

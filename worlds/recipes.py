@@ -76,6 +76,13 @@ class MineSource:
     tools: tuple[str, ...] | None  # tools that harvest the block; None: any tool or the hand
     min_tool: str | None           # the lowest-tier tool of `tools` ("stone_pickaxe")
     tier: int                      # its tier: -1 hand, 0 wooden/golden, 1 stone, 2 iron, 3 diamond, 4 netherite
+    chance: float = 1.0            # per block broken (flint from gravel 0.1); 1: every time
+    with_tool: bool = False        # dropped only when broken with `tools` (leaves to shears), not the usual drops
+
+    @property
+    def tries(self) -> int:
+        """Blocks broken, on average, per item: 10 gravel per flint."""
+        return max(1, round(1 / self.chance)) if self.chance < 1 else 1
 
     @property
     def needs_pickaxe(self) -> bool:
@@ -86,7 +93,13 @@ class MineSource:
         """' with a stone_pickaxe or better', or `by_hand` when no tool is needed."""
         if not self.min_tool:
             return by_hand
+        if self.with_tool:
+            return f" with {a(self.min_tool)}"
         return f" with {a(self.min_tool)}" + (" or better" if self.tools and len(self.tools) > 1 else "")
+
+    def odds(self) -> str:
+        """'' or ' (1 in 10 breaks drops flint)'."""
+        return f" (1 in {self.tries} breaks drops {self.item})" if self.chance < 1 else ""
 
 
 def _signature(ingredients: dict[str, int], group_of: dict[str, str]) -> tuple:

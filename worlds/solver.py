@@ -19,6 +19,7 @@ import math
 from typing import TYPE_CHECKING
 
 from worlds.costs import SkillCosts, default_costs
+from worlds.drops import break_gains, kill_gains
 from worlds.options import INF, Option, default_fuel, is_use, option_cost, options, route_items, unit_costs, use_rate
 from worlds.recipes import a
 from worlds.types import ACTIONS, Goal
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from worlds.knowledge import KnowledgeBase
 
 MAX_EXPANSIONS = 5000
+MAX_TRIES = 100_000   # breaks or kills for chance drops (1 in 200 apples: 200 per apple)
 MAX_DEPTH = 40
 
 
@@ -46,6 +48,7 @@ class _Planner:
             self._add(self._concrete(name), int(n))
         self.res: dict[str, int] = {}  # reserved concrete items (gathered for a pending step)
         self.credit = 0.0              # furnace fuel credit, as the world keeps it
+        self.chance: dict[str, float] = {}  # chance drops owed, as the world keeps them (worlds/drops.py)
         self.goals: list[Goal] = []
         self.stack: list[str] = []
         self.expansions = 0
@@ -92,12 +95,13 @@ class _Planner:
             self.res[v] -= k
 
     def snapshot(self) -> tuple:
-        return (dict(self.inv), dict(self.res), self.credit, len(self.goals), dict(self.prefetch))
+        return (dict(self.inv), dict(self.res), self.credit, len(self.goals), dict(self.prefetch), dict(self.chance))
 
     def restore(self, snap: tuple) -> None:
         self.inv, self.res, self.credit = dict(snap[0]), dict(snap[1]), snap[2]
         del self.goals[snap[3]:]
         self.prefetch = dict(snap[4])
+        self.chance = dict(snap[5])
 
     # ------------------------------------------------------------------ search
     def obtain(self, name: str, n: int) -> None:
@@ -203,21 +207,45 @@ class _Planner:
             s = o.source
             held = self.need_tool(s.tools) if s.tools else []
             self.release(held)
-            for d, k in self.kb.block_drops(s.block).items():
-                self._add(d, k * units)
             how = f" with {a(s.min_tool)}" if s.min_tool else ""
             src = f" from {s.block}" if s.block != s.item else ""
+            if s.chance < 1:   # break until the item has come as often as wanted, as the world does
+                self._until(name, short, lambda: break_gains(self.kb, s, self.chance))
+                self.goals.append(Goal("mine", {name: short}, {}, s.min_tool,
+                                       f"mine {short} {name}{src}{how} (1 in {s.tries} breaks drops it)"))
+                return
+            for _ in range(units):
+                for d, k in break_gains(self.kb, s, self.chance).items():
+                    self._add(d, k)
             self.goals.append(Goal("mine", {name: units * o.yield_}, {}, s.min_tool,
                                    f"mine {units * o.yield_} {name}{src}{how}"))
         elif o.kind == "kill":
-            for d, k in self.kb.mob_drops(o.source).items():
-                self._add(d, k * units)
+            if o.chance < 1:
+                self._until(name, short, lambda: kill_gains(self.kb, o.source, self.chance))
+                self.goals.append(Goal("kill", {name: short}, {}, None,
+                                       f"kill {o.source} until {short} {name} drop (1 in {round(1 / o.chance)} kills)"))
+                return
+            for _ in range(units):
+                for d, k in kill_gains(self.kb, o.source, self.chance).items():
+                    self._add(d, k)
             self.goals.append(Goal("kill", {o.source: units}, {}, None,
                                    f"kill {units} {o.source} for {units * o.yield_} {name}"))
         elif o.kind == "craft":
             self.craft(o, name, units)
         else:
             self.smelt(o, name, units)
+
+    def _until(self, name: str, short: int, once) -> None:
+        """Break (kill) again and again until `short` more of name have come."""
+        got, tries = 0, 0
+        while got < short:
+            tries += 1
+            if tries > MAX_TRIES:
+                raise Unreachable(f"{name} did not drop in {MAX_TRIES} tries")
+            for d, k in once().items():
+                self._add(d, k)
+                if d in (self.kb.variants(name) or [name]):
+                    got += k
 
     def use(self, o: Option, name: str, units: int) -> None:
         """Use a held container on a mob or a block `units` times (a bucket on a cow): the
@@ -406,9 +434,14 @@ def steps_estimate(kb: "KnowledgeBase", goals: list[Goal], costs: SkillCosts | N
                     continue
                 s = srcs[0]
                 rate = costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
-                total += math.ceil(n / s.count) * rate.cost
+                total += math.ceil(n / s.count) * rate.cost * s.tries
             elif g.action == "kill":
-                total += n * costs.kill(item).cost
+                chance = kb.mob_chance_sources(item) if not kb.is_mob(item) and not kb.mob_sources(item) else []
+                if chance:   # kill until a rare drop comes: expected kills
+                    mob, p = max(chance, key=lambda m: (m[1] / costs.kill(m[0]).cost, m[0]))
+                    total += n * round(1 / p) * costs.kill(mob).cost
+                else:
+                    total += n * costs.kill(item).cost
             elif g.action == "craft":
                 rs = kb.recipes(item)
                 r = next((r for r in rs if r.ingredients.keys() == g.materials.keys()), rs[0] if rs else None)

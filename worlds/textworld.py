@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from worlds.costs import SkillCosts, default_costs
+from worlds.drops import break_gains, kill_gains
 from worlds.inventory import SLOTS, Bag, Refusal, slot_of  # noqa: F401  (the rules; slot_of re-exported)
 from worlds.knowledge import KnowledgeBase
 from worlds.options import how_to_obtain, use_rate
@@ -93,6 +95,7 @@ class TextWorld:
         self.steps = 0
         self.max_steps = int(o.get("max_steps") or DEFAULT_MAX_STEPS)
         self.fuel_credit = 0.0
+        self.bag.chance_credit = {}
         self.equipment = {}
         self._inv = {}
         for name, n in (o.get("inventory") or {}).items():
@@ -138,12 +141,14 @@ class TextWorld:
         """What the episode has changed, as plain data: checkpointed with the graph's state so a
         run can be resumed or replayed from any step (`restore`)."""
         return {"inventory": dict(self._inv), "equipment": dict(self.equipment), "fuel_credit": self.fuel_credit,
-                "steps": self.steps, "time_of_day": self.time_of_day, "rng": [self._seed, self._draws]}
+                "steps": self.steps, "time_of_day": self.time_of_day, "rng": [self._seed, self._draws],
+                "chance_credit": dict(self.bag.chance_credit)}
 
     def restore(self, snap: dict) -> None:
         self._inv, self.equipment = dict(snap["inventory"]), dict(snap["equipment"])
         self.fuel_credit, self.steps = float(snap["fuel_credit"]), int(snap["steps"])
         self.time_of_day = snap.get("time_of_day", self.time_of_day)
+        self.bag.chance_credit = dict(snap.get("chance_credit") or {})
         self._seed, self._draws = snap["rng"]
         self._rng = random.Random(self._seed)
         for _ in range(self._draws):   # the same stream, from where the snapshot left it
@@ -232,8 +237,9 @@ class TextWorld:
             return _fail(f"needs {a(s.min_tool)}{better} to mine {s.block}", {"tool": s.min_tool}, rate.cost)
         s = usable[0]
         rate = self.costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
-        out = self._roll(Outcome(True, None, rate.cost, kb.block_drops(s.block)), rate.success_rate, "mine")
-        if out.ok:
+        out = self._roll(Outcome(True, None, rate.cost, {}), rate.success_rate, "mine")
+        if out.ok:   # the block's drops, its chance drops as expected (worlds/drops.py)
+            out.gained = break_gains(kb, s, self.bag.chance_credit, self._draw if self.stochastic else None)
             self._add(out.gained)
         return out
 
@@ -289,6 +295,9 @@ class TextWorld:
     def _kill(self, item: str, action: dict) -> Outcome:
         kb = self.kb
         mobs = kb.mob_sources(item)
+        if not mobs and kb.mob_chance_sources(item):   # a rare drop: kill until it comes
+            mob, _ = max(kb.mob_chance_sources(item), key=lambda m: (m[1] / self.costs.kill(m[0]).cost, m[0]))
+            return self._kill_mob(mob)
         if not mobs:
             return _fail(f"no mob here drops {item}; obtain it by {how_to_obtain(kb, item)}")
         vs = set(kb.variants(item))
@@ -300,8 +309,9 @@ class TextWorld:
         if mob not in self.kb.mobs():
             return _fail(f"there is no {mob} to hunt in this world (huntable: {', '.join(self.kb.mobs())})")
         rate = self.costs.kill(mob)
-        out = self._roll(Outcome(True, None, rate.cost, self.kb.mob_drops(mob)), rate.success_rate, "kill")
+        out = self._roll(Outcome(True, None, rate.cost, {}), rate.success_rate, "kill")
         if out.ok:
+            out.gained = kill_gains(self.kb, mob, self.bag.chance_credit, self._draw if self.stochastic else None)
             self._add(out.gained)
         return out
 
@@ -314,3 +324,14 @@ class TextWorld:
         if out.ok:
             self.bag.apply_equip(held)
         return out
+
+
+def make_world(settings: Any, kb: KnowledgeBase, task: Any) -> TextWorld:
+    """The text world reset for `task` (the factory nodes/registry.py names): the task's inventory
+    with the user's on top, its step budget and target."""
+    world = TextWorld(kb, stochastic=settings.option("textworld").stochastic,
+                      allowed_skills=set(settings.skills) if settings.skills else None)
+    world.reset(seed=settings.seed, options={"inventory": {**task.inventory, **settings.inventory},
+                                             "biome": task.biome, "max_steps": task.max_steps,
+                                             "target": task.target})
+    return world

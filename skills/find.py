@@ -12,8 +12,12 @@ within reach too), `biome` (the column the agent stands in), `time` (day or nigh
   searched again every few steps; when no cell meets them now (no cow stands within reach
   of the desert), the expert goes to the best cell with the mob further off and waits there
   for it to wander close, widening that distance step by step.
-- when (time, weather, brightness): once where holds, the expert waits (noop, fighting off
-  what comes at night), following the thing again if it wanders off.
+- when (time, weather, brightness): once where holds, the expert waits (noop), following
+  the thing again if it wanders off.  At night it waits in a hole two blocks deep, dug
+  where it stands when that keeps the thing in reach: a zombie or spider on the ground
+  beside it cannot hit down that far (mobs.py: hits reach one level), and it still fights
+  off whatever stands next to it.  A zombie or spider within 4 cells at night sends it into
+  such a hole wherever it is, until the mob has gone.
 The step budget of the controller ends a find that cannot finish.
 """
 from __future__ import annotations
@@ -30,6 +34,7 @@ REACH = 2                   # worlds/gridworld/world.py context_state: mobs and 
 MOB_REPLAN = 12             # steps between path searches while the thing to reach is a mob
 WIDEN = (0, 3, 6, 10, 16, 24, 40)   # extra distance allowed to a mob when no cell meets every condition
 WAIT_FOR_MOB = 40           # steps waited at a widened spot before looking again
+THREAT = 4                  # at night, a hostile mob this close (cells, x and z) sends the agent into a hole
 
 
 def dilate(mask: np.ndarray, r: int) -> np.ndarray:
@@ -58,6 +63,7 @@ class FindExpert(Expert):
         self.since_plan = 0
         self.widened = 0
         self.wait_left = 0
+        self.hole: tuple[int, int, int] | None = None   # (x, z, feet level) where a night's hole was begun
 
     # counts are not what a find is about
     def _count(self) -> int:
@@ -127,21 +133,88 @@ class FindExpert(Expert):
         if ok:
             self._finish(True)
             return None
+        if self._hostile_within(THREAT):   # at night, a zombie or spider close by: dig in first
+            if self._sheltered():
+                self.waiting = True
+                return NOOP
+            if self._can_dig_in():
+                return self._dig_in()
         where_unmet = [u for u in unmet if u.split(" ", 1)[0] in ("find", "near", "biome")]
         if not where_unmet:
-            self.waiting = True
             self.plan, self.target = [], None
-            return NOOP
+            return self._wait()
         if self.wait_left > 0:   # at a widened spot: give the mob time to come closer
             self.wait_left -= 1
-            self.waiting = True
-            return NOOP
+            return self._wait()
         mob_goal = any(self._is_mob(str(self.conds.get(c, ""))) for c in ("find", "near"))
         if self.plan and self.target is not None:
             self.since_plan += 1
             if not (mob_goal and self.since_plan > MOB_REPLAN):
                 return self._follow()
         return self._search()
+
+    def _wait(self):
+        """Wait here; at night, from a hole two blocks deep (a mob on the ground beside it cannot
+        reach down to hit, and what is in reach stays in reach) when digging one keeps the
+        where-conditions."""
+        self.waiting = True
+        if not self.env.night()[self.i] or self._sheltered():
+            return NOOP
+        x, y, z = (int(c) for c in self.env.pos[self.i])
+        if self._can_dig_in() and self._where_at((x, y - 2, z)):
+            return self._dig_in()
+        return NOOP
+
+    def _hostile_within(self, r: int) -> bool:
+        env, i = self.env, self.i
+        if not env.night()[i]:
+            return False
+        kinds = env.mob_kind[i]
+        d = np.abs(env.mob_pos[i] - env.pos[i])
+        return bool((env.rules.mob_hostile[kinds] & (kinds > 0) & (d[:, 0] <= r) & (d[:, 2] <= r)).any())
+
+    def _sheltered(self) -> bool:
+        """In a hole whose eight neighbouring columns are solid at the feet and head levels:
+        no mob can stand within one level of the agent beside it."""
+        env, i = self.env, self.i
+        x, y, z = (int(c) for c in env.pos[i])
+        if x < 1 or z < 1 or x >= env.X - 1 or z >= env.Z - 1 or y + 2 > env.H:
+            return False
+        walls = env.cells[i, x - 1:x + 2, z - 1:z + 2, y:y + 2].copy()
+        walls[1, 1] = 1   # the agent's own column
+        return bool(env.rules.solid[walls].all())
+
+    def _can_dig_in(self) -> bool:
+        """One more block can be dug under the agent's feet: a breakable natural block, with
+        solid ground under it, not too deep (a hole of at most 4)."""
+        env, i = self.env, self.i
+        x, y, z = (int(c) for c in env.pos[i])
+        r, cells = env.rules, env.cells[i]
+        top = self.hole[2] if self.hole is not None and self.hole[:2] == (x, z) else y
+        below = cells[x, z, y - 1] if y >= 3 else 0
+        return y >= 5 and y > top - 4 and bool(r.breakable[below] and not r.placed_only[below]
+                                                and not r.liquid[below] and r.solid[cells[x, z, y - 2]])
+
+    def _dig_in(self):
+        x, y, z = (int(c) for c in self.env.pos[self.i])
+        if self.hole is None or self.hole[:2] != (x, z):
+            self.hole = (x, z, y)
+        self.waiting = True
+        self.plan, self.target = [], None
+        return self._hit((0, -1, 0))
+
+    def _where_at(self, p: tuple[int, int, int]) -> bool:
+        """Would the where-conditions hold with the agent's feet at p (what is there now)?"""
+        x, y, z = p
+        for cond in ("find", "near"):
+            word = self.conds.get(cond)
+            if word:
+                box = self._present(str(word))[max(0, x - REACH):x + REACH + 1, max(0, z - REACH):z + REACH + 1,
+                                                 max(0, y - REACH):y + REACH + 1]
+                if not box.any():
+                    return False
+        biome = self.conds.get("biome")
+        return not biome or self.v.biomes[int(self.env.biome_map[self.i, x, z])] == str(biome)
 
     def _search(self):
         env, i = self.env, self.i
@@ -164,17 +237,13 @@ class FindExpert(Expert):
             self.seg_steps, self.last_pos = 0, None
             if not self.plan:   # standing on the best cell there is: wait for the world to change
                 self.target = None
-                self.waiting = True
                 self.wait_left = WAIT_FOR_MOB if widened else 0
-                if not widened:
-                    self.replans += 1
-                return NOOP
+                return self._wait()
             return self._follow()
         words = [str(self.conds[c]) for c in ("find", "near") if self.conds.get(c)]
         absent = [w for w in words if not self._is_mob(w) and not self._present(w).any()]
         if absent:   # a block the map does not hold (mobs may still wander in)
             self._finish(False, f"there is no {absent[0]} in this world to find", {self.item: 1})
             return None
-        self.waiting = True   # no such mob now (animals wander in: mobs.py restocks): wait
-        self.wait_left = WAIT_FOR_MOB
-        return NOOP
+        self.wait_left = WAIT_FOR_MOB   # no such mob now (animals wander in: mobs.py restocks): wait
+        return self._wait()

@@ -110,3 +110,10 @@ def test_mp5_find_sub_objective_becomes_one_find_goal_the_patroller_checks(kb):
     assert check_find(moved, sub, Perception(facts=["pig: in view"])) == (True, None)
     ok, why = check_find([Goal("find", {"pig": 1})], sub, None)
     assert not ok and "drops the condition time night" in why
+
+
+def test_at_night_a_zombie_close_by_sends_the_finder_into_a_hole_it_survives(kb):
+    w = _plain(kb, mobs=[(7, 65, 4, "zombie")], blocks=[(6, 65, 6, "oak_log")], time=0.6)
+    out = GridScriptedController(kb).run(Goal("find", {"tree": 1}, where={"time": "day"}), w)
+    assert out["ok"] and not w.dead and w.time_of_day() == "day"
+    assert w.position[1] <= 63    # it waited out the night two blocks under the ground (64 is the top)

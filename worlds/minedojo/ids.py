@@ -54,13 +54,14 @@ def _variants() -> dict[str, tuple[str, int]]:
     1.11.2), from minecraft-data's 1.11.2 items, where MineDojo has only the id."""
     import minecraft_data
 
-    from worlds.knowledge import normalize
+    from worlds.knowledge import load_kb, normalize
 
+    known = set(load_kb("1.11.2").item_names())
     out = {}
     for it in minecraft_data("1.11.2").items_list:
         for v in it.get("variations") or []:
             name = normalize(v["displayName"])
-            if name not in item_index() and it["name"] in item_index():
+            if name in known and name not in item_index() and it["name"] in item_index():
                 out[name] = (it["name"], int(v["metadata"]))
     return out
 
@@ -81,6 +82,8 @@ def to_minedojo(item: str) -> tuple[str, int]:
 def from_minedojo(name: str, variant: int = 0) -> str:
     """MineDojo's item (as the observation writes it) and variant -> the knowledge base's name."""
     item = item_of(name)
+    if int(variant) == 0 and item in item_index():
+        return {v: k for k, v in RENAMED.items()}.get(item, item)    # the bare id (dye:0 reads as dye)
     for kb_name, (md, v) in _variants().items():
         if md == item and v == int(variant):
             return kb_name
@@ -155,10 +158,10 @@ def mask_refusal(action: Any, m: dict) -> str | None:
     a = [int(x) for x in action]
     fn = a[FN]
     names = data()["fn_actions"]
-    if not m["action_type"][fn]:
-        return f"MineDojo's mask forbids the {names[fn]} action now"
     if fn == CRAFT and not m["craft_smelt"][a[CRAFT_ARG]]:
         return f"MineDojo's mask forbids crafting {data()['craft_smelt_items'][a[CRAFT_ARG]]} now"
+    if not m["action_type"][fn]:
+        return f"MineDojo's mask forbids the {names[fn]} action now"
     if fn in (EQUIP, PLACE, DESTROY) and not m[names[fn]][a[SLOT_ARG]]:
         return f"MineDojo's mask forbids {names[fn]} from slot {a[SLOT_ARG]} now"
     return None

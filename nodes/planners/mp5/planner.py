@@ -168,7 +168,7 @@ class MP5Planner:
                 text = self._ask(msgs, req, attempt, usage, sub, holding)
                 actions = parse_actions(text)
                 goals = to_goals(actions, sub, req.kb)
-                ok, problem, after = self.patroller.check(goals, sub, holding, biome)
+                ok, problem, after = self.patroller.check(goals, sub, holding, biome, seen)
                 checks.append(problem or "ok")
                 if ok or not self.use_patroller:
                     break

@@ -7,7 +7,8 @@ goal holds, then stop.
 The conditions are the context tasks' (worlds/context_tasks.py): `near` (another thing
 within reach too), `biome` (the column the agent stands in), `time` (day or night),
 `weather` and `brightness`.  Where and when are handled apart:
-- where (find, near, biome): a standing cell that meets all three is searched for with the
+- where (find, near, biome; and weather where it rains: rain shows only over a wet biome,
+  clear only over a dry one): a standing cell that meets all three is searched for with the
   experts' A* (worlds/gridworld/paths.py), and walked to.  A mob moves, so the path is
   searched again every few steps; when no cell meets them now (no cow stands within reach
   of the desert), the expert goes to the best cell with the mob further off and waits there
@@ -29,6 +30,7 @@ import numpy as np
 from skills.experts import NOOP, Expert
 from worlds.context_tasks import evaluate_conditions, matches, normalise_state, terms
 from worlds.gridworld import paths
+from worlds.gridworld.weather import dry
 
 REACH = 2                   # worlds/gridworld/world.py context_state: mobs and blocks within 2 cells
 MOB_REPLAN = 12             # steps between path searches while the thing to reach is a mob
@@ -125,6 +127,12 @@ class FindExpert(Expert):
         if biome:
             col = self.env.biome_map[self.i] == self.v.biome_id.get(str(biome), -1)
             ok &= col[:, :, None]
+        weather = self.conds.get("weather")
+        if weather and self.env.weather_name(self.i) != weather:   # rain shows only over a wet biome
+            raining = self.env.weather[self.i] is not None and self.env.weather[self.i].raining(int(self.env.clock[self.i]))
+            if raining:   # rain wanted: a wet biome; clear wanted: a dry one (no rain falls there)
+                wet = np.array([not dry(b) for b in self.v.biomes])[self.env.biome_map[self.i]]
+                ok &= (wet if weather == "rain" else ~wet)[:, :, None]
         return ok, widened
 
     # ------------------------------------------------------------------ the skill

@@ -117,3 +117,11 @@ def test_at_night_a_zombie_close_by_sends_the_finder_into_a_hole_it_survives(kb)
     out = GridScriptedController(kb).run(Goal("find", {"tree": 1}, where={"time": "day"}), w)
     assert out["ok"] and not w.dead and w.time_of_day() == "day"
     assert w.position[1] <= 63    # it waited out the night two blocks under the ground (64 is the top)
+
+
+def test_rain_is_found_over_a_wet_biome_when_the_spawn_is_dry(kb):
+    w = GridWorld(kb)
+    w.reset(seed=1, options={"biome": "desert", "max_steps": 2400, "time_of_day": 0.1, "weather": "rain"})
+    assert w.context_state()["weather"] == "clear"          # it rains, but not on the desert
+    out = GridScriptedController(kb).run(Goal("find", {"tree": 1}, where={"weather": "rain"}), w)
+    assert out["ok"] and w.context_state()["weather"] == "rain" and w.biome != "desert"

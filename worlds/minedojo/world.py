@@ -50,6 +50,7 @@ class MineDojoWorld:
         self.obs: dict = {}
         self.reached = False
         self.last_error: str | None = None
+        self.placed: dict[str, tuple[int, int, int]] = {}   # stations placed by the unit under way
         self.nav = Navigator(self._send, np.random.default_rng(0))
 
     # ------------------------------------------------------------------ gym API
@@ -177,7 +178,11 @@ class MineDojoWorld:
                 why = self._checked(self.nav.toward(self.obs, d, lambda: act.place(self._names(), item)))
                 if why:
                     return False, why, {}
-                return (True, None, {}) if self.held(item) < n0 else (False, self._nothing(f"placing {item}"), {})
+                if self.held(item) >= n0:
+                    return False, self._nothing(f"placing {item}"), {}
+                x, y, z = self.nav.pos(self.obs)
+                self.placed[item] = (x + d[0], y + d[1], z + d[2])
+                return True, None, {}
         return False, f"cannot place {item}: no free cell next to the agent", {}
 
     def _station(self, kind: str) -> tuple[bool, str | None, dict]:
@@ -217,16 +222,34 @@ class MineDojoWorld:
         r = plan(self._bag(), near)
         if isinstance(r, Refusal):
             return False, r.error, dict(r.missing)
+        self.placed = {}
         if station:
             ok, error, missing = self._station(station[0])
             if not ok:
                 return False, error, missing
         n0 = self.held(item)
         why = self._checked(act.craft(item))
+        for block in list(self.placed):
+            self._take_back(block)
         if why:
             need = ids.data()["first_recipe"][item]["ingredients"]
             return False, f"{why} (MineDojo's recipe for it: {need})", {}
         return (True, None, {}) if self.held(item) > n0 else (False, self._nothing(f"making {item}"), {})
+
+    def _take_back(self, block: str, budget: int = 80) -> None:
+        """Break a station this unit placed so that it is held again, as the text world keeps it
+        (a table left behind is out of reach once the agent has dug down); only when a held tool
+        makes it drop itself (a furnace needs a pickaxe)."""
+        cell = self.placed.pop(block, None)
+        if cell is None or tool_refusal(self.kb, block, self.has) is not None:
+            return
+        n0 = self.held(block)
+        for _ in range(budget):
+            x, y, z = self.nav.pos(self.obs)
+            d = (cell[0] - x, cell[1] - y, cell[2] - z)
+            if sum(abs(c) for c in d) != 1 or self.steps >= self.max_steps or self.held(block) > n0:
+                return
+            self._send(self.nav.toward(self.obs, d, act.attack))
 
     def _equip(self, item: str, action: dict) -> tuple[bool, str | None, dict]:
         if item in self.equipment.values():

@@ -464,6 +464,15 @@ class KnowledgeBase:
         vs = set(self.variants(item))
         return [m for m, drops in self._mobs.items() if m in self._huntable and vs & set(drops)]
 
+    def unmodelled(self, item: str) -> tuple[str, str] | None:
+        """(feature, why) when `item` comes only from a part of the game the text world does
+        not model (data/unmodelled.yaml): ("the Nether", "found only in the Nether ...")."""
+        name = self._name(item)
+        for f in _data("unmodelled.yaml")["features"]:
+            if any(fnmatch(name, p) for p in f["items"]):
+                return f["feature"], f["why"]
+        return None
+
     def fuel_value_of(self, name: str) -> float:
         """Fuel value of a concrete or generic name."""
         return self._fuels.get(name) or self.fuel_value(name)

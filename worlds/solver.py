@@ -167,6 +167,10 @@ class _Planner:
     def why_none(self, name: str) -> str:
         every = options(self.kb, name, self.costs)
         if not every:
+            missing = self.kb.unmodelled(name)
+            if missing:
+                return (f"nothing gives {name} in Minecraft {self.kb.version} here: it needs {missing[0]} "
+                        f"({missing[1]})")
             return f"nothing gives {name} in Minecraft {self.kb.version} (no recipe, furnace recipe, block or mob)"
         kinds = sorted({o.kind for o in every})
         return (f"{name} needs skill {' or '.join(repr(k) for k in kinds)}, not allowed here "

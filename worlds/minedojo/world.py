@@ -241,7 +241,8 @@ class MineDojoWorld:
         (a table left behind is out of reach once the agent has dug down); only when a held tool
         makes it drop itself (a furnace needs a pickaxe)."""
         cell = self.placed.pop(block, None)
-        if cell is None or tool_refusal(self.kb, block, self.has) is not None:
+        tools = self.kb.harvest_tools(block)
+        if cell is None or (tools is not None and not any(self.has(t) for t in tools)):
             return
         n0 = self.held(block)
         for _ in range(budget):

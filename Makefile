@@ -28,7 +28,7 @@ run: install
 	$(BIN)/deps run "obtain a wooden pickaxe"
 
 lint: install
-	$(BIN)/ruff check agent nodes skills worlds evaluation prompts tests
+	$(BIN)/ruff check agent nodes skills worlds training evaluation experiments prompts tests
 	$(BIN)/mypy
 
 # the documentation site (mkdocs.yml, docs/), warnings as errors

@@ -114,16 +114,14 @@ def _stored_run(trace_dir: str | None, thread: str, llm: str | None = None) -> t
     if rec is None:
         known = ", ".join(threads(trace_dir)) or "none"
         raise UserError(f"no run {thread!r} in {trace_dir}; accepted: a thread recorded there ({known})")
-    fields = {k: v for k, v in rec["settings"].items() if k in RunSettings.__dataclass_fields__}
-    fields["skills"] = tuple(fields["skills"]) if fields.get("skills") else None
-    fields["ablate"] = tuple(fields["ablate"]) if fields.get("ablate") else None
-    fields["trace_dir"] = trace_dir
+    settings = RunSettings.from_dict(rec["settings"])
+    settings.trace_dir = trace_dir
     if llm:
-        fields["llm"] = llm
-    elif "***" in str(fields.get("llm")):
+        settings.llm = llm
+    elif "***" in str(settings.llm):
         raise UserError(f"run {thread!r} used an --llm with credentials, which are never stored; "
                         "give it again with --llm")
-    return Task(**rec["task"]), RunSettings(**fields).validate()
+    return Task(**rec["task"]), settings.validate()
 
 
 def _report_run(result: dict, json_out: bool) -> int:
@@ -213,12 +211,11 @@ def cmd_kb(a: argparse.Namespace) -> int:
     except Unreachable as e:
         plan_text, steps = [], None
         _err(f"no plan: {e}")
-    try:
-        raw = closure(kb, item, a.count)
+    try:   # what the plan itself gathers (tools' materials too), so the two lines agree
+        from worlds.solver import plan_raw_materials
+        raw = plan_raw_materials(kb, plan) if plan_text else closure(kb, item, a.count)
     except ValueError as e:   # nothing gives it (bedrock): the raw materials are unknown, not an error
         raw = {}
-        if plan_text:
-            raise
         _err(f"no raw materials: {e}")
     info = {"item": item, "version": kb.version, "how_to_make": how_to_make(kb, item),
             "variants": kb.variants(item), "raw_materials": raw,
@@ -229,8 +226,8 @@ def cmd_kb(a: argparse.Namespace) -> int:
         print(f"{item} ({kb.version}): {info['how_to_make']}")
         if len(info["variants"]) > 1:
             print(f"  variants: {', '.join(info['variants'])}")
-        print("  raw materials: " + ", ".join(f"{n} {k}" for k, n in info["raw_materials"].items()))
-        print(f"  oracle plan ({steps} steps):")
+        print("  raw materials: " + (", ".join(f"{n} {k}" for k, n in raw.items()) or "none known"))
+        print(f"  oracle plan ({steps} steps):" if plan_text else "  oracle plan: none (see the reason above)")
         for line in plan_text:
             print(f"    {line}")
     return 0
@@ -272,7 +269,6 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--resume", default=None, metavar="THREAD",
                    help="continue a run from its last checkpoint (with the --trace-dir it was traced to; "
                         "its task and settings are read from there)")
-    r.add_argument("--render", action="store_true", help="grid world: draw the local view on stderr while it runs")
     r.set_defaults(fn=cmd_run)
 
     t = sub.add_parser("tasks", help="list a task suite")
@@ -319,12 +315,6 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--quick", action="store_true", help="do not load the models, only find them")
     d.set_defaults(fn=cmd_doctor)
 
-    tr = sub.add_parser("train", help="train a learned part (deps train controller|selector ...)",
-                        description="Train a learned part; each target has its own flags (deps train TARGET --help).")
-    tr_sub = tr.add_subparsers(dest="target", metavar="TARGET", parser_class=_Parser, required=True)
-    from agent.train_cli import add_train_parsers  # controller, selector (skills/learned/); others add theirs
-
-    add_train_parsers(tr_sub)
     _add_plugin_commands(sub)
     return p
 
@@ -335,7 +325,8 @@ PLUGIN_GROUP = "deps.commands"
 def _add_plugin_commands(sub: Any) -> None:
     """Commands that other packages add to `deps` through the `deps.commands` entry points:
     `register(subparsers, cli)` adds its sub-parser(s) with `fn` set. The eval harness adds
-    `eval`, `compare` and `bench` this way (pyproject.toml), so the agent layer never imports it;
+    `eval`, `compare` and `bench`, and the training package `train`, this way (pyproject.toml), so
+    the agent layer never imports them;
     a user's package can add its own commands the same way."""
     from importlib.metadata import entry_points
 

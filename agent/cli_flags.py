@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import fields as dc_fields
+from typing import Any
 
-from nodes.settings import (
-    CONTROLLERS,
-    MC_VERSIONS,
-    PLANNERS,
-    SELECTORS,
-    SKILL_TYPES,
-    WORLDS,
-    RunSettings,
-)
+from nodes import registry
+from nodes.settings import KNOWLEDGE, MC_VERSIONS, SKILL_TYPES, RunSettings
 
 
 class UserError(Exception):
@@ -44,7 +39,7 @@ def _skills(text: str | None) -> tuple[str, ...] | None:
 
 
 def _faults(text: str | None) -> str | None:
-    from agent.llm_faults import FaultSpec, FaultSpecError
+    from agent.llm.faults import FaultSpec, FaultSpecError
 
     try:
         FaultSpec.parse(text)
@@ -53,26 +48,34 @@ def _faults(text: str | None) -> str | None:
     return text
 
 
+def _choices(kind: str) -> str:
+    return ", ".join(registry.names(kind))
+
+
 def _add_run_flags(p: argparse.ArgumentParser) -> None:
+    """The episode flags: the core settings, then each registered part's own options."""
     g = p.add_argument_group("episode settings")
-    g.add_argument("--world", default="textworld", choices=WORLDS, help="the world to act in: textworld, gridworld (minedojo is named for scripts but not in this "
-                        "build: it needs MineDojo's JDK 8 build) (default: textworld)")
+    g.add_argument("--world", default="textworld", choices=registry.names("world"), metavar="NAME",
+                   help=f"the world to act in: {_choices('world')} (default: textworld)")
     g.add_argument("--mc-version", default="1.11.2", choices=MC_VERSIONS,
                    help="Minecraft data version (default: 1.11.2, MineDojo's)")
     g.add_argument("--planner", default="deps", metavar="NAME",
-                   help=f"one of {', '.join(PLANNERS)}, or package.module:factory (default: deps)")
+                   help=f"one of {_choices('planner')}, or package.module:factory (default: deps)")
     g.add_argument("--selector", default=None, metavar="NAME",
-                   help=f"one of {', '.join(SELECTORS)}, or package.module:factory "
+                   help=f"one of {_choices('selector')}, or package.module:factory "
                         "(default: horizon where a trained predictor exists for the world, else fixed)")
     g.add_argument("--controller", default=None, metavar="NAME",
-                   help=f"one of {', '.join(CONTROLLERS)}, or package.module:factory "
+                   help=f"one of {_choices('controller')}, or package.module:factory "
                         "(default: learned where a trained policy exists for the world, else scripted)")
-    g.add_argument("--explainer", default=None, metavar="package.module:factory",
-                   help="your own explainer (default: the LLM where the planner has one, else the game's message)")
-    g.add_argument("--parser", default=None, metavar="package.module:factory",
-                   help="your own plan parser (default: code form, grammar, then embedding nearest neighbour)")
-    g.add_argument("--describer", default=None, metavar="package.module:factory",
-                   help="your own describer (default: the game's outcome in the DEPS descriptor's words)")
+    g.add_argument("--explainer", default=None, metavar="NAME",
+                   help=f"one of {_choices('explainer')}, or package.module:factory "
+                        "(default: the LLM where the planner has one, else the game's message)")
+    g.add_argument("--parser", default=None, metavar="NAME",
+                   help=f"one of {_choices('parser')}, or package.module:factory "
+                        "(default: goals: code form, grammar, then embedding nearest neighbour)")
+    g.add_argument("--describer", default=None, metavar="NAME",
+                   help=f"one of {_choices('describer')}, or package.module:factory "
+                        "(default: game: the outcome in the DEPS descriptor's words)")
     g.add_argument("--llm", default=None,
                    help="local (the embedded model), PROVIDER:MODEL (openai:gpt-4o-mini) or an "
                         "OpenAI-compatible base URL (default: local)")
@@ -91,39 +94,67 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     g.add_argument("--max-rounds", type=int, default=12, help="re-planning rounds allowed; 0 = never (default: 12)")
     g.add_argument("--max-tokens", type=int, default=200_000, help="token budget of one episode (default: 200000)")
-    g.add_argument("--stochastic", action="store_true",
-                   help="text world: skills succeed with DEPS Table 18's rates instead of always")
     g.add_argument("--no-recipe-hints", dest="recipe_hints", action="store_false",
                    help="describe failures as the paper does, without the recipe book's line for the missing item")
+    g.add_argument("--knowledge", default="target", choices=KNOWLEDGE,
+                   help="recipe facts in the planner's prompt: none, target (the task's item and what the world "
+                        "reports missing), or tree (every item on the way) (default: target)")
     g.add_argument("--trace-dir", default=None, metavar="DIR", help="write the episode's trace and checkpoints here")
-    g.add_argument("--biome", default=None, metavar="NAME",
-                   help="grid world: the biome around the spawn (plains, forest, birch_forest, savanna, desert, "
-                        "taiga, extreme_hills; default: the task's, else chosen by the seed)")
     g.add_argument("--random-drop", action="store_true",
                    help="MP5's Random Drop: each new sub-objective first loses one finished one's items")
-    g.add_argument("--memory", default=None, metavar="DIR",
-                   help="mp5: the knowledge and performer memory folder, kept across runs "
-                        "(default: ~/.cache/deps-agent/mp5)")
-    g.add_argument("--percipient", default=None, metavar="package.module:factory",
-                   help="mp5: who answers the patroller's questions (default: the observation's symbols)")
-    g.add_argument("--ablate", default=None, metavar="LIST",
-                   help="mp5: modules to switch off, comma-separated: performer-memory,patroller")
-    g.add_argument("--revisions", type=int, default=5, metavar="N",
-                   help="rider: feedback-revisions of a skill that cannot run, before the episode gives up (default: 5)")
-    g.add_argument("--no-relabel", dest="relabel", action="store_false",
-                   help="rider: keep the episode's task in the prompt (no sub-task relabelling)")
-    g.add_argument("--rider-cot", action="store_true",
-                   help="rider: check the recipe's requirements against the inventory (one more LLM call) first")
+    _add_option_flags(p)
+
+
+def _dest(part: registry.Part, f: Any) -> str:
+    return f"opt__{part.name}__{f.name}"
+
+
+def _add_option_flags(p: argparse.ArgumentParser) -> None:
+    """Each registered part's options (nodes/registry.py), one flag per dataclass field."""
+    seen = {a for action in p._actions for a in action.option_strings}
+    for part in registry.parts():
+        fs = registry.option_fields(part)
+        if not fs:
+            continue
+        g = p.add_argument_group(f"{part.kind} {part.name} options")
+        for f in fs:
+            flag = registry.flag_of(f)
+            if flag in seen:
+                raise ValueError(f"{part.kind} {part.name}: option flag {flag} is already taken")
+            seen.add(flag)
+            kw: dict[str, Any] = {"dest": _dest(part, f), "default": argparse.SUPPRESS, "help": f.metadata.get("help")}
+            if isinstance(f.default, bool):
+                kw["action"] = "store_false" if f.default else "store_true"
+            else:
+                kw["metavar"] = f.metadata.get("metavar", "VALUE")
+                if isinstance(f.default, int):
+                    kw["type"] = int
+                elif isinstance(f.default, float):
+                    kw["type"] = float
+            g.add_argument(flag, **kw)
+
+
+def _options(a: argparse.Namespace) -> dict[str, Any]:
+    """The options the user gave, per part: that part's dataclass with those fields set."""
+    out: dict[str, Any] = {}
+    for part in registry.parts():
+        given = {f.name: getattr(a, _dest(part, f)) for f in registry.option_fields(part) if hasattr(a, _dest(part, f))}
+        if given:
+            cls = part.options_type()
+            for f in dc_fields(cls):
+                if f.name in given and "choices" in f.metadata:   # a comma-separated list
+                    given[f.name] = _skills(given[f.name])
+            out[part.name] = cls(**given)
+    return out
 
 
 def _settings(a: argparse.Namespace) -> RunSettings:
     return RunSettings(
         world=a.world, mc_version=a.mc_version, planner=a.planner, selector=a.selector,
-        controller=a.controller, explainer=a.explainer, parser=a.parser, describer=a.describer, llm=a.llm or "local", inventory=_inventory(a.inventory), skills=_skills(a.skills),
-        seed=a.seed, max_rounds=a.max_rounds, max_tokens=a.max_tokens, stochastic=a.stochastic,
-        recipe_hints=a.recipe_hints,
-        random_drop=a.random_drop, memory=a.memory, percipient=a.percipient, ablate=_skills(a.ablate),
-        trace_dir=a.trace_dir, biome=a.biome, render=getattr(a, "render", False),
+        controller=a.controller, explainer=a.explainer, parser=a.parser, describer=a.describer,
+        llm=a.llm or "local", inventory=_inventory(a.inventory), skills=_skills(a.skills),
+        seed=a.seed, max_rounds=a.max_rounds, max_tokens=a.max_tokens, recipe_hints=a.recipe_hints,
+        knowledge=a.knowledge, random_drop=a.random_drop, trace_dir=a.trace_dir,
         llm_timeout=a.llm_timeout, llm_retries=a.llm_retries, llm_faults=_faults(a.llm_faults),
-        revisions=a.revisions, relabel=a.relabel, rider_cot=a.rider_cot,
+        options=_options(a),
     ).validate()

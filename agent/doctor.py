@@ -56,7 +56,7 @@ def _embedder(load: bool) -> Callable[[], str]:
 
 def _local_llm(load: bool) -> Callable[[], str]:
     def check() -> str:
-        from agent import local_server
+        from agent.llm import local_server
 
         path = local_server.find_model("smollm2")
         if importlib.util.find_spec("llama_cpp") is None:

@@ -35,10 +35,11 @@ NODES = {"plan": plan, "parse": parse, "select": select, "execute": execute, "de
          "explain": explain}
 
 
-def build_graph(checkpointer=None, *, wrap=None, context_schema=AgentContext):
-    """The compiled loop. `wrap(node)` may decorate every node (agent/studio.py builds the
-    parts from a client's plain-data context that way); `context_schema` is what runs carry."""
-    g = StateGraph(AgentState, context_schema=context_schema)
+def build_graph(checkpointer=None, *, wrap=None, context_schema=AgentContext, input_schema=None,
+                interrupt_before=None):
+    """The compiled loop. `wrap(node)` may decorate every node (agent/api.py builds the parts
+    from a plain-data context that way); `context_schema` is what runs carry."""
+    g = StateGraph(AgentState, context_schema=context_schema, input_schema=input_schema)
     for name, node in NODES.items():
         g.add_node(name, wrap(node) if wrap else node)
 
@@ -49,7 +50,7 @@ def build_graph(checkpointer=None, *, wrap=None, context_schema=AgentContext):
     g.add_conditional_edges("execute", after_execute, ["select", "describe", END])
     g.add_edge("describe", "explain")
     g.add_edge("explain", "plan")
-    return g.compile(checkpointer=checkpointer)
+    return g.compile(checkpointer=checkpointer, interrupt_before=interrupt_before)
 
 
 def mermaid() -> str:

@@ -15,6 +15,7 @@ from agent.components import (
     make_parser,
     make_planner,
     make_selector,
+    make_world,
     needs_llm,
 )
 from agent.fresh import check_fresh_state, check_new_thread
@@ -43,36 +44,6 @@ def resolve_task(spec: str, kb: Any) -> Task:
             raise SuiteError(f"unknown task {spec!r}; accepted: a task id from 'deps tasks' (e.g. CraftWoodenPickaxe)"
                              " or an instruction naming an item (e.g. \"obtain a wooden pickaxe\")") from None
     return localize(task, kb)
-
-
-def make_world(settings: RunSettings, kb: Any, task: Task) -> Any:
-    if settings.world == "gridworld":
-        return _make_grid_world(settings, kb, task)
-    if settings.world != "textworld":
-        raise SettingsError(f"world {settings.world!r} is not available in this build; available: textworld, gridworld")
-    from worlds.textworld import TextWorld
-
-    world = TextWorld(kb, stochastic=settings.stochastic,
-                      allowed_skills=set(settings.skills) if settings.skills else None)
-    inventory = {**task.inventory, **settings.inventory}
-    world.reset(seed=settings.seed, options={"inventory": inventory, "biome": task.biome,
-                                             "max_steps": task.max_steps, "target": task.target})
-    return world
-
-
-def _make_grid_world(settings: RunSettings, kb: Any, task: Task) -> Any:
-    from worlds.gridworld.spec import GridWorldError
-    from worlds.gridworld.world import GridWorld
-
-    try:  # an unknown biome or a seed out of range: one line, exit 2
-        world = GridWorld(kb, allowed_skills=set(settings.skills) if settings.skills else None)
-        world.reset(seed=settings.seed, options={"inventory": {**task.inventory, **settings.inventory},
-                                                 "biome": settings.biome or task.biome,
-                                                 "max_steps": GridWorld.budget_steps(task.max_steps),
-                                                 "target": task.target})
-    except GridWorldError as e:
-        raise SettingsError(str(e)) from None
-    return world
 
 
 def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = None) -> AgentContext:
@@ -224,7 +195,7 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
                         tracer.write("update", node=node, update=update)
                     if on_update:
                         on_update(node, update)
-        except LLMCallFailed as exc:   # retries spent (agent/llm_retry.py): the episode fails, with why
+        except LLMCallFailed as exc:   # retries spent (agent/llm/retry.py): the episode fails, with why
             state = {**state, "status": "failed", "failure_reason": f"{LLM_FAILED}: {exc}"}
             if tracer:
                 tracer.write("llm_failed", error=str(exc))

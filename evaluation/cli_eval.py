@@ -15,6 +15,7 @@ from evaluation.identity import EvalError
 from evaluation.runner import check_request, run_eval
 from evaluation.sweep import run_sweep, sweep_param, sweep_value
 from nodes.settings import RunSettings, bounded
+from training.data import DatasetError
 from worlds.context_tasks import split_judgeable
 from worlds.types import Task
 
@@ -81,7 +82,7 @@ def parse_sweep(spec: str | tuple[str, Sequence[Any]] | None) -> tuple[str, list
 
 
 def _human_summary(summary: dict[str, Any]) -> str:
-    from evaluation.report import main_table
+    from evaluation.report.report import main_table
 
     sr = summary.get("success_rate")
     head = (f"{summary.get('suite')}: planner {summary.get('planner')}, {summary.get('n')} episodes, success "
@@ -95,7 +96,7 @@ def held_in(tasks: list[Task], holdout: str | None) -> list[Task]:
     teacher run can keep exactly the held-out tasks unseen)."""
     if not holdout or holdout == "none":
         return tasks
-    from agent.sft_teacher import holdout_targets
+    from training.teacher import holdout_targets
 
     try:
         items = holdout_targets(holdout)
@@ -170,8 +171,8 @@ def eval_command(
                                  for v, sr in result["success_rate"].items())
                      + f"; report: {Path(out) / 'report.md'}")
         else:
-            if collect:   # the explored episodes as a fine-tuning dataset (evaluation/collect.py)
-                from evaluation.collect import Collector
+            if collect:   # the explored episodes as a fine-tuning dataset (training/collect.py)
+                from training.collect import Collector
 
                 kwargs["collect"] = Collector(collect, settings, resume=resume,
                                               command="deps " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["eval"]
@@ -179,7 +180,7 @@ def eval_command(
             result = run_eval(chosen, settings, episodes=episodes, out_dir=out, **kwargs)
             errors, missing = result.get("errors") or [], result.get("missing") or 0
             human = _human_summary(result)
-    except EvalError as exc:
+    except (EvalError, DatasetError) as exc:
         return _fail(str(exc), stderr)
     except KeyboardInterrupt:
         return _fail(f"interrupted; finished episodes are stored in {out}; rerun with --resume to continue",
@@ -207,7 +208,7 @@ def compare_command(dirs: Sequence[str], out: str | None = None, *, json_out: bo
 
     Prints the markdown (or, with json_out, the comparison JSON as the last line); with --out
     writes FILE.md (or DIR/compare.md) and the PNG beside it."""
-    from evaluation.report import COMPARE_PNG, ReportError, compare, compare_data
+    from evaluation.report.report import COMPARE_PNG, ReportError, compare, compare_data
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr

@@ -76,12 +76,12 @@ def check_request(settings: RunSettings, *, episodes: int, workers: int, backend
         settings.validate()
     except SettingsError as exc:
         raise EvalError(str(exc)) from None
-    if settings.world == "gridworld" and settings.biome is not None:   # up front, not once per episode
+    if settings.world == "gridworld" and settings.option("gridworld").biome is not None:   # up front, not once per episode
         from worlds.gridworld.generation import check_biome
         from worlds.gridworld.spec import GridWorldError
 
         try:
-            check_biome(settings.biome)
+            check_biome(settings.option("gridworld").biome)
         except GridWorldError as exc:
             raise EvalError(str(exc)) from None
     if backend == "ray":
@@ -125,7 +125,7 @@ def _run_eval(
     An episode that raises is reported on stderr and not stored (a later --resume retries it);
     after more than `max_errors` of them the run stops early. The summary's `errors` lists
     them and `missing` counts the (task, episode) pairs without a stored result.
-    `collect` (evaluation/collect.py's Collector, for --collect) sees the stored episodes
+    `collect` (training/collect.py's Collector, for --collect) sees the stored episodes
     (`begin(rows)`) and each newly stored one (`add(row)`).
     Raises EvalError (one line) for a bad request or out dir.
     """
@@ -189,7 +189,7 @@ def _run_eval(
             for t in tasks for e in range(episodes) if (t.id, e) not in done
         ]
         before = stored_rows()
-        if collect is not None:   # --collect: evaluation/collect.py turns stored episodes into a dataset
+        if collect is not None:   # --collect: training/collect.py turns stored episodes into a dataset
             collect.begin(before)
         repaired = repair_jsonl(jsonl)   # a truncated last line (a full disk, a crash): said, then rebuilt
         if repaired:
@@ -255,7 +255,7 @@ def _run_eval(
     summary["out"] = str(out)
     write_json_atomic(out / SUMMARY_JSON, summary)
     if report:
-        from evaluation.report import write_report
+        from evaluation.report.report import write_report
 
         write_report(out, summary)
     return summary

@@ -145,7 +145,7 @@ def _run_sweep(
                     lines.append(row)
     write_jsonl(out / JSONL_NAME, lines)
     write_json_atomic(out / SUMMARY_JSON, result)
-    from evaluation.report import write_sweep_report
+    from evaluation.report.report import write_sweep_report
 
     write_sweep_report(out, param, [(r["value"], r["summary"]) for r in runs])
     return result

@@ -1,6 +1,6 @@
 """A fault drill: how many episodes survive an LLM that fails, measured.
 
-`python -m evaluation.fault_drill [--episodes 50] [--out DIR]` serves a replay LLM (a real
+`python -m experiments.fault_drill [--episodes 50] [--out DIR]` serves a replay LLM (a real
 OpenAI-compatible HTTP server on loopback that answers every chat request with one fixed,
 correct plan for CraftStoneSword), injects 40 % mixed faults at the wire (`--llm-faults`,
 seeded) and runs `deps eval`'s runner three times: with 0, 2 and 6 retries. It prints, per
@@ -98,13 +98,13 @@ def drill(episodes: int, out: Path, retries: tuple[int, ...] = (0, 2, 6), sleep:
     """`tasks` None: CraftStoneSword with enough planks and sticks (every episode can succeed);
     else deps71 task ids or groups (MT1,MT2): the replay's one plan fails most of them, so the
     drill shows failures of both kinds (the world's and the LLM's) stored, each with its reason."""
-    import agent.llm_retry
+    import agent.llm.retry
     from evaluation.runner import run_eval
     from nodes.settings import RunSettings
     from worlds.tasks import find_task, load_suite
 
     if not sleep:
-        agent.llm_retry.time.sleep = lambda s: None     # type: ignore[attr-defined]
+        agent.llm.retry.time.sleep = lambda s: None     # type: ignore[attr-defined]
     srv, url = serve()
     if tasks:
         wanted = {t.strip() for t in tasks.split(",")}
@@ -138,7 +138,7 @@ def _without_reason(out: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evaluation.fault_drill", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.fault_drill", description=__doc__.split("\n\n")[0])
     p.add_argument("--episodes", type=int, default=50, help="episodes per task and run (default: 50)")
     p.add_argument("--out", default=None, help="where the three evals go (default: a temporary folder)")
     p.add_argument("--tasks", default=None, metavar="LIST",

@@ -11,7 +11,7 @@ and the scripted expert carries the goal out, so only the selector differs betwe
 An episode succeeds at budget B when all k goals are done within B steps; one batched run
 per (k, selector) gives the whole success-against-budget curve.
 
-    python -m evaluation.figure4 --episodes 50 --out results/figure4.jsonl
+    python -m experiments.figure4 --episodes 50 --out results/figure4.jsonl
 
 Rows are appended to --out as each (k, selector) cell finishes; the table goes to stdout.
 The spread is the 95% interval of the success rate over episodes (Wilson), and the paired
@@ -139,7 +139,7 @@ def paired_diff(a: list[int | None], b: list[int | None], budget: int | None, rn
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluation.figure4", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.figure4", description=__doc__.split("\n\n")[0])
     ap.add_argument("--episodes", type=int, default=50, help="episodes per (goals, selector) cell (default: 50)")
     ap.add_argument("--goals", default="2,3,4", help="numbers of parallel goals (default: 2,3,4)")
     ap.add_argument("--selectors", default=",".join(SELECTOR_NAMES))

@@ -4,7 +4,7 @@ planner once (no execution) and count plans whose first goal mines a log (every 
 these tasks starts there) and plans that name the target; report server start-up and
 tokens per second.
 
-    python -m evaluation.first_plans --llm local --output grammar --tasks 12
+    python -m experiments.first_plans --llm local --output grammar --tasks 12
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import time
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m evaluation.first_plans", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.first_plans", description=__doc__.split("\n\n")[0])
     p.add_argument("--llm", default="local", help="as for deps run (default: local)")
     p.add_argument("--output", default="grammar", choices=("grammar", "json", "text"), help="the planner's output mode")
     p.add_argument("--tasks", type=int, default=12, help="how many MT1/MT2 tasks (default: 12)")

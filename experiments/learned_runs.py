@@ -3,8 +3,8 @@ FIRST..FIRST+N-1 (default 0..N-1), in one process (the same command-line path as
 `deps run` calls, without N interpreter starts): how often the learned controller carries
 out a whole task.
 
-    python -m evaluation.learned_runs --seeds 20 --out results/stone_pickaxe_learned.jsonl
-    python -m evaluation.learned_runs --seeds 20 --first 100     # seeds 100-119
+    python -m experiments.learned_runs --seeds 20 --out results/stone_pickaxe_learned.jsonl
+    python -m experiments.learned_runs --seeds 20 --first 100     # seeds 100-119
 
 One JSON line per seed is appended to --out as it finishes; the count goes to stdout.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluation.learned_runs", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.learned_runs", description=__doc__.split("\n\n")[0])
     ap.add_argument("--task", default="obtain a stone pickaxe")
     ap.add_argument("--seeds", type=int, default=20, help="how many seeds: FIRST..FIRST+N-1 (default: 20)")
     ap.add_argument("--first", type=int, default=0, help="the first seed (default: 0; 100 for a second set)")

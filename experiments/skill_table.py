@@ -5,7 +5,7 @@ Every skill the policy drives (mine X, kill M) is tried on the same fresh genera
 goal per world, batched; success is the goal's item in the inventory (or the mob killed by
 the agent) within `--budget` steps. Mean steps are over the successful tries.
 
-    python -m evaluation.skill_table --episodes 20 --out results/skill_table.json
+    python -m experiments.skill_table --episodes 20 --out results/skill_table.json
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def episodes_for(n: int, seed: int) -> list:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m evaluation.skill_table", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m experiments.skill_table", description=__doc__.split("\n\n")[0])
     ap.add_argument("--episodes", type=int, default=20, help="worlds per skill (default: 20)")
     ap.add_argument("--budget", type=int, default=600, help="steps one try may take (default: 600)")
     ap.add_argument("--seed", type=int, default=1)

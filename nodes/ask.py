@@ -1,7 +1,7 @@
 """How a node asks a chat model: one call, the reply's text, and the usage the state counts.
 
 Any LangChain chat model (or one bound to a grammar or schema) will do; the project's
-back-ends (agent/llm.py) hand the nodes such a model, and tests hand them a fake one.
+back-ends (agent/llm/__init__.py) hand the nodes such a model, and tests hand them a fake one.
 """
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ symbolic information, distilled to what the plan needs.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from nodes.context import AgentContext
@@ -79,3 +81,8 @@ class GameDescriber:
 
 def describe(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     return {"descriptions": [runtime.context.describer.describe(state)]}
+
+
+def make_describer(kb: Any, settings: Any) -> GameDescriber:
+    """The default describer, with or without the recipe book's line (--no-recipe-hints)."""
+    return GameDescriber(kb, recipe_hints=settings.recipe_hints)

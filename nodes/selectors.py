@@ -7,9 +7,9 @@ hold in the current inventory: DEPS's parallel goals. Selectors are registered b
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
-from nodes.horizon import horizon_available, make_horizon_selector
+from nodes.horizon import horizon_available
 from worlds.types import Goal
 
 
@@ -71,12 +71,9 @@ class OracleSelector:
         return best, {"rule": "least estimated steps", "costs": {str(i): c for i, c in cost.items()}}
 
 
-SELECTORS: dict[str, Callable[..., Selector]] = {
-    "fixed": lambda settings: FixedSelector(),
-    "random": lambda settings: RandomSelector(settings.seed),
-    "oracle": lambda settings: OracleSelector(),
-    "horizon": lambda settings: make_horizon_selector(settings),   # DEPS's learned selector (nodes/horizon.py)
-}
+def random_selector(settings: Any) -> RandomSelector:
+    """The random selector, seeded by the run's seed (nodes/registry.py names it)."""
+    return RandomSelector(settings.seed)
 
 
 def default_selector(world: str = "textworld") -> str:

@@ -12,16 +12,10 @@ from typing import Any
 
 from worlds.types import ACTIONS
 
-WORLDS = ("textworld", "gridworld", "minedojo")
 MC_VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
-PLANNERS = (
-    "deps", "dep", "zero-shot", "progprompt", "cot", "inner-monologue",
-    "code-as-policies", "rider", "mp5", "oracle",
-)
-SELECTORS = ("fixed", "random", "horizon", "oracle")
-CONTROLLERS = ("scripted", "learned")
-ABLATABLE = ("performer-memory", "patroller")   # MP5 Table 7's ablations (--ablate)
 SKILL_TYPES = ACTIONS               # the skill types a plan may use (worlds.types)
+KNOWLEDGE = ("none", "target", "tree")   # how much of the recipe book a planner's prompt carries (--knowledge)
+# The parts' names (worlds, planners, selectors, controllers...) live in one place: nodes/registry.py.
 
 
 _SECRETISH = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.]{20,}$|^(sk|pk|key|tok)[-_][A-Za-z0-9_\-]{8,}$", re.I)
@@ -86,6 +80,8 @@ def plugin_spec(flag: str, spec: str, names: tuple[str, ...]) -> str:
 
 @dataclass
 class RunSettings:
+    """The core of an episode's settings; each part's own options (the rider's revisions, the grid
+    world's biome...) are in `options`, keyed by the part's name (see `option`)."""
     world: str = "textworld"
     mc_version: str = "1.11.2"
     planner: str = "deps"
@@ -100,50 +96,89 @@ class RunSettings:
     seed: int = 0
     max_rounds: int = 12
     max_tokens: int = 200_000        # token budget (in + out) for one episode
-    stochastic: bool = False         # text world: per-skill success rates of DEPS Table 18
     recipe_hints: bool = True        # descriptions add the recipe book's line for a missing item
+    knowledge: str = "target"        # recipe facts in planner prompts: none, target (and what is missing), tree
     trace_dir: str | None = None
     random_drop: bool = False        # MP5's Random Drop: a new goal first loses one done goal's items
-    memory: str | None = None        # mp5: the memory folder (None: ~/.cache/deps-agent/mp5)
-    percipient: str | None = None    # mp5: package.module:factory answering questions (None: symbols)
-    ablate: tuple[str, ...] | None = None  # mp5 modules switched off: performer-memory, patroller
-    biome: str | None = None         # grid world: the biome around the spawn (None: the task's, else by seed)
-    render: bool = False             # grid world: draw the local view on stderr while it runs
     llm_timeout: float | None = None  # seconds per LLM request (None: 300 for the embedded model, 60 remote)
     llm_retries: int = 2             # extra attempts after a transient LLM fault
-    llm_faults: str | None = None    # inject faults at the wire, e.g. "timeout=0.1,http500=0.1" (agent/llm_faults.py)
-    revisions: int = 5               # rider: feedback-revisions allowed per skill before it gives up (T)
-    relabel: bool = True             # rider: sub-task relabelling (the prompt's task is the item being worked on)
-    rider_cot: bool = False          # rider: ask the recipe requirement check (chain of thought) before each skill
+    llm_faults: str | None = None    # inject faults at the wire, e.g. "timeout=0.1,http500=0.1" (agent/llm/faults.py)
+    options: dict[str, Any] = field(default_factory=dict)   # part name -> its options dataclass (nodes/registry.py)
+
+    def option(self, part: str) -> Any:
+        """The options of the part named `part` (its dataclass; the defaults when none were given)."""
+        if part in self.options:
+            return self.options[part]
+        from nodes.registry import KINDS, get
+
+        for kind in KINDS:
+            try:
+                cls = get(kind, part).options_type()
+            except ValueError:
+                continue
+            if cls is not None:
+                return cls()   # the defaults, not stored: the settings stay as they were given
+        raise SettingsError(f"no part named {part!r} has options")
+
+    @classmethod
+    def from_dict(cls, stored: dict[str, Any]) -> RunSettings:
+        """Settings back from `to_dict()` (a trace's start record, a run.json); unknown keys are
+        dropped, lists become the tuples they were."""
+        values = {k: v for k, v in stored.items() if k in cls.__dataclass_fields__ and k != "options"}
+        values["skills"] = tuple(values["skills"]) if values.get("skills") else None
+        settings = cls(**values)
+        for part, given in (stored.get("options") or {}).items():
+            settings.configure(part, **{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
+        return settings
+
+    def configure(self, part: str, **values: Any) -> "RunSettings":
+        """Set some of a part's options (the rest keep their defaults); returns the settings:
+        `RunSettings(planner="rider").configure("rider", revisions=2)`."""
+        from dataclasses import replace
+
+        self.options[part] = replace(self.option(part), **values)
+        return self
 
     def validate(self) -> "RunSettings":
         def check(name: str, value: Any, accepted: tuple[str, ...]) -> None:
             if value not in accepted:
                 raise SettingsError(f"unknown {name} {value!r}; accepted: {', '.join(accepted)}")
 
-        check("world", self.world, WORLDS)
+        from nodes.registry import flag_of, names, option_fields, parts
+
         check("mc-version", self.mc_version, MC_VERSIONS)
-        for name, accepted in (("planner", PLANNERS), ("selector", SELECTORS), ("controller", CONTROLLERS)):
+        check("knowledge", self.knowledge, KNOWLEDGE)
+        check("world", self.world, names("world"))
+        for name in ("planner", "selector", "controller", "explainer", "parser", "describer"):
             spec = getattr(self, name)
             if spec is None:
                 continue
             if ":" in spec:   # package.module:factory loads a user's own
-                plugin_spec(name, spec, accepted)
-            else:
-                check(name, spec, accepted)
-        for name in ("explainer", "parser", "describer", "percipient"):
-            spec = getattr(self, name)
-            if spec is not None:
-                plugin_spec(name, spec, ())
+                plugin_spec(name, spec, names(name))
+            elif spec not in names(name):
+                raise SettingsError(f"unknown --{name} {spec!r}; accepted: {', '.join(names(name))}, "
+                                    "or package.module:factory")
+        known = {p.name: p for p in parts() if p.options is not None}
+        for part_name, opts in self.options.items():
+            if part_name not in known:
+                raise SettingsError(f"options given for {part_name!r}, which has none; accepted: "
+                                    f"{', '.join(sorted(known))}")
+            part = known[part_name]
+            chosen = getattr(self, part.kind, None)
+            given = [flag_of(f) for f in option_fields(part) if getattr(opts, f.name) != f.default]
+            if chosen and ":" not in chosen and chosen != part_name and given:
+                one = len(given) == 1
+                raise SettingsError(f"{', '.join(given)} {'belongs' if one else 'belong'} to the {part_name} "
+                                    f"{part.kind}, and this run's {part.kind} is {chosen}; accepted: drop "
+                                    f"{'it' if one else 'them'}, or --{part.kind} {part_name}")
+            for f in option_fields(part):
+                _check_option(f, getattr(opts, f.name))
         for s in self.skills or ():
             check("skill type", s, SKILL_TYPES)
-        for part in self.ablate or ():
-            check("--ablate part", part, ABLATABLE)
         bounded("--seed", self.seed, 0, MAX_SEED)
         bounded("--max-rounds", self.max_rounds, 0, MAX_ROUNDS)
         bounded("--max-tokens", self.max_tokens, 1, MAX_TOKENS)
         bounded("--llm-retries", self.llm_retries, 0, MAX_LLM_RETRIES)
-        bounded("--revisions", self.revisions, 0, 100)
         if self.llm_timeout is not None and (isinstance(self.llm_timeout, bool)
                                              or not 0 < self.llm_timeout <= MAX_LLM_TIMEOUT_S):
             raise SettingsError(f"--llm-timeout must be above 0 and at most {MAX_LLM_TIMEOUT_S:g} seconds, "
@@ -165,5 +200,19 @@ class RunSettings:
         d = asdict(self)
         d["llm"] = redact_llm(self.llm)
         d["skills"] = list(self.skills) if self.skills else None
-        d["ablate"] = list(self.ablate) if self.ablate else None
+        d["options"] = {k: asdict(v) for k, v in sorted(self.options.items())}
         return d
+
+
+def _check_option(f: Any, value: Any) -> None:
+    """One option's value against what its field's metadata accepts (bounds, choices, plugin form)."""
+    from nodes.registry import flag_of
+
+    flag, meta = flag_of(f), f.metadata
+    if "bounds" in meta:
+        bounded(flag, value, *meta["bounds"])
+    for v in (value if isinstance(value, (tuple, list)) else ()) if "choices" in meta else ():
+        if v not in meta["choices"]:
+            raise SettingsError(f"unknown {flag} value {v!r}; accepted: {', '.join(meta['choices'])}")
+    if meta.get("plugin") and value is not None:
+        plugin_spec(flag.lstrip("-"), value, ())

@@ -70,22 +70,19 @@ class ScriptedController:
         return _outcome(True, None, steps, gained)
 
 
-def _learned(kb: Any, settings: Any) -> Controller:
+def make_learned(kb: Any, settings: Any) -> Controller:
     from skills.learned.controller import make_learned_controller  # torch only when asked for
 
-    return make_learned_controller(kb, settings, fallback=CONTROLLERS["scripted"](kb, settings))
+    return make_learned_controller(kb, settings, fallback=make_scripted(kb, settings))
 
 
-def _scripted(kb: Any, settings: Any) -> Controller:
+def make_scripted(kb: Any, settings: Any) -> Controller:
     """The text world's unit skills, or the grid world's experts (skills/grid_controller.py)."""
     if getattr(settings, "world", "textworld") == "gridworld":
         from skills.grid_controller import GridScriptedController
 
-        return GridScriptedController(kb, render=getattr(settings, "render", False))
+        return GridScriptedController(kb, render=settings.option("gridworld").render)
     return ScriptedController(kb)
-
-
-CONTROLLERS = {"scripted": _scripted, "learned": _learned}
 
 
 def default_controller(world: str = "textworld") -> str:

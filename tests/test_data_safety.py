@@ -28,10 +28,10 @@ from evaluation import safe_files
 from evaluation.cli_eval import eval_command
 from evaluation.identity import RUN_JSON, EvalError, run_key_of
 from evaluation.out_guard import OutDirLock
+from evaluation.report.tables import md_table
 from evaluation.runner import run_eval
 from evaluation.safe_files import append_line, repair_jsonl, safe_name
 from evaluation.store import ResultStore
-from evaluation.tables import md_table
 from nodes.settings import RunSettings
 from worlds.tasks import find_task
 from worlds.types import Task

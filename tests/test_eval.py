@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from evaluation import report as report_mod
 from evaluation.cli_eval import compare_command, eval_command, parse_sweep, select_tasks
 from evaluation.identity import EvalError, episode_seed, stable_hash
 from evaluation.metrics import summarize
+from evaluation.report import report as report_mod
 from evaluation.runner import run_eval
 from evaluation.store import ResultStore
 from evaluation.sweep import run_sweep

@@ -1,10 +1,10 @@
-"""DEPS Figure 4's harness (evaluation/figure4.py): the same scenarios for every selector,
+"""DEPS Figure 4's harness (experiments/figure4.py): the same scenarios for every selector,
 every goal carried out by the scripted expert, and Wilson intervals inside [0, 1]."""
 from __future__ import annotations
 
 import pytest
 
-from evaluation.figure4 import run_cell, scenario, wilson
+from experiments.figure4 import run_cell, scenario, wilson
 from worlds.knowledge import load_kb
 
 

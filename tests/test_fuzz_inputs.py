@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from agent import cli
 from agent.llm import LLMError, parse_llm_spec
-from agent.llm_faults import FaultSpec, FaultSpecError
+from agent.llm.faults import FaultSpec, FaultSpecError
 from nodes.parse import GoalParser
 from nodes.settings import SettingsError
 from worlds.knowledge import load_kb

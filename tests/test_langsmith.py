@@ -11,7 +11,7 @@ from email.policy import HTTP
 import pytest
 
 from agent.runner import run_episode
-from evaluation.fault_drill import ReplayLLM, serve
+from experiments.fault_drill import ReplayLLM, serve
 from nodes.settings import RunSettings
 from tests.test_graph import EXPLANATION, FIXED, FLAWED, KB, STONE_SWORD
 

@@ -9,8 +9,7 @@ import time
 import pytest
 from langchain_core.messages import AIMessage
 
-from agent import local_server
-from agent.llm import LLMError, LLMSpec, open_chat_model, parse_llm_spec, response_format_for
+from agent.llm import LLMError, LLMSpec, local_server, open_chat_model, parse_llm_spec, response_format_for
 from nodes.ask import usage_of
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -126,7 +125,7 @@ def test_no_check_builds_client(monkeypatch):
 
 
 def test_llama_cpp_servers_decode_without_a_repeat_penalty():
-    from evaluation.fault_drill import serve  # a server that says owned_by "me", as llama-cpp-python does
+    from experiments.fault_drill import serve  # a server that says owned_by "me", as llama-cpp-python does
 
     srv, url = serve()
     try:
@@ -263,7 +262,7 @@ def test_no_orphan_when_parent_is_killed(tmp_path):
 
     code = (
         "import os, signal, sys\n"
-        "from agent.local_server import LocalServer\n"
+        "from agent.llm.local_server import LocalServer\n"
         "s = LocalServer('smollm2').start()\n"
         "print(s.pid, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
@@ -291,7 +290,7 @@ def _pid_alive_or_zombie(pid: int) -> bool:
 
 
 def test_server_threads_follow_idle_cores(monkeypatch):
-    from agent.local_server import _default_threads
+    from agent.llm.local_server import _default_threads
 
     monkeypatch.delenv("DEPS_LLM_THREADS", raising=False)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2, 3})

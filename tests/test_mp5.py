@@ -72,8 +72,9 @@ def memory(tmp_path, knowledge_dir):
     return tmp_path / "mem"
 
 
-def _settings(memory, **kw) -> RunSettings:
-    return RunSettings(planner="mp5", memory=str(memory), max_rounds=kw.pop("max_rounds", 4), **kw)
+def _settings(memory, ablate=None, **kw) -> RunSettings:
+    return RunSettings(planner="mp5", max_rounds=kw.pop("max_rounds", 4), **kw).configure(
+        "mp5", memory=str(memory), ablate=ablate)
 
 
 # --------------------------------------------------------------------------- the parts

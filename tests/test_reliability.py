@@ -1,6 +1,6 @@
 """Reliability against a faulty LLM and against secrets leaking (issue 9, items 1-4 and 14).
 
-The LLM is a real OpenAI-compatible HTTP server on loopback (evaluation/fault_drill.py's
+The LLM is a real OpenAI-compatible HTTP server on loopback (experiments/fault_drill.py's
 replay server) that always answers with a correct stone-sword plan; faults are injected at the wire by the project's own
 injector (--llm-faults), so the real OpenAI client, our retry layer and the runner meet
 exactly what a failing server sends."""
@@ -13,10 +13,10 @@ import pytest
 
 from agent.cli import main
 from agent.llm import LLMError, open_chat_model, parse_llm_spec
-from agent.llm_faults import KINDS, FaultSpec, FaultSpecError
-from evaluation.fault_drill import ReplayLLM as _LLM
-from evaluation.fault_drill import serve
+from agent.llm.faults import KINDS, FaultSpec, FaultSpecError
 from evaluation.runner import run_eval
+from experiments.fault_drill import ReplayLLM as _LLM
+from experiments.fault_drill import serve
 from nodes.ask import LLMCallFailed
 from nodes.settings import RunSettings, redact_llm
 from tests.test_graph import STONE_SWORD
@@ -37,7 +37,7 @@ def server():
 def no_sleep(monkeypatch):
     """Backoff sleeps recorded, not slept (the retry layer's delays are checked, not timed)."""
     slept: list[float] = []
-    monkeypatch.setattr("agent.llm_retry.time.sleep", slept.append)
+    monkeypatch.setattr("agent.llm.retry.time.sleep", slept.append)
     return slept
 
 

@@ -1,4 +1,4 @@
-"""The LLaMA-Rider planner (nodes/planners/rider/) and its exploration data (evaluation/collect.py),
+"""The LLaMA-Rider planner (nodes/planners/rider/) and its exploration data (training/collect.py),
 run through the real graph, world and eval harness with scripted LLM replies."""
 from __future__ import annotations
 
@@ -8,9 +8,6 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from agent.runner import run_episode
-from agent.sft_data import load_dataset
-from evaluation.collect import Collector, episode_examples, merge, source_of, unique_examples
-from evaluation.identity import EvalError
 from evaluation.runner import run_eval
 from nodes.parse import GoalParser
 from nodes.planners.base import PlanRequest
@@ -18,6 +15,8 @@ from nodes.planners.rider import RiderPlanner
 from nodes.planners.rider.prompt import read_record
 from nodes.planners.rider.retrieval import ActionRetriever
 from nodes.settings import RunSettings
+from training.collect import Collector, episode_examples, merge, source_of, unique_examples
+from training.data import DatasetError, load_dataset
 from worlds.knowledge import load_kb
 from worlds.types import Task
 
@@ -79,14 +78,14 @@ def test_the_requirement_check_asks_first_and_feeds_the_skill_question():
 
 def test_feedback_revision_sends_the_worlds_cause_back_and_gives_up_after_T():
     llm = RecordingLLM(["Next skill: craft wooden pickaxe"])
-    result = run_episode(PICKAXE, RunSettings(planner="rider", revisions=2), llm=llm, kb=KB)
+    result = run_episode(PICKAXE, RunSettings(planner="rider").configure("rider", revisions=2), llm=llm, kb=KB)
     assert not result["success"] and result["llm_calls"] == 3           # the skill, then 2 revisions
     assert "gave up after 2 revision(s)" in result["failure_reason"]
     revision = llm.prompts[1][-1].content
     assert 'My last answer was "Next skill: craft wooden pickaxe"' in revision
     assert "needs 3 planks, has 0" in revision                            # the world's own cause
     assert "craft 4 planks from 1 log" in revision                        # and the recipe for what is missing
-    none = run_episode(PICKAXE, RunSettings(planner="rider", revisions=0), llm=RecordingLLM(["Next skill: craft wooden pickaxe"]), kb=KB)
+    none = run_episode(PICKAXE, RunSettings(planner="rider").configure("rider", revisions=0), llm=RecordingLLM(["Next skill: craft wooden pickaxe"]), kb=KB)
     assert none["llm_calls"] == 1 and "gave up after 0" in none["failure_reason"]
 
 
@@ -97,7 +96,7 @@ def test_a_revised_exploration_succeeds_and_relabelling_changes_the_prompts_task
     tasks = [t.splitlines()[0] for t in _user_texts(on) if t.startswith("Task:")]
     assert "Task: obtain 3 log" in tasks and "Task: obtain 12 planks" in tasks
     off = RecordingLLM(GOOD)
-    assert run_episode(PICKAXE, RunSettings(planner="rider", relabel=False), llm=off, kb=KB)["success"]
+    assert run_episode(PICKAXE, RunSettings(planner="rider").configure("rider", relabel=False), llm=off, kb=KB)["success"]
     assert {t.splitlines()[0] for t in _user_texts(off) if t.startswith("Task:")} == {"Task: obtain 1 wooden_pickaxe"}
 
 
@@ -154,14 +153,14 @@ def test_collect_writes_valid_examples_and_a_card_and_resumes(tmp_path):
 def test_a_failed_episode_keeps_only_completed_subtasks():
     llm = RecordingLLM(["Next skill: mine log", "Next skill: mine log", "Next skill: mine log",
                         "Next skill: craft wooden pickaxe"])
-    row = run_episode(PICKAXE, RunSettings(planner="rider", revisions=0), llm=llm, kb=KB)
+    row = run_episode(PICKAXE, RunSettings(planner="rider").configure("rider", revisions=0), llm=llm, kb=KB)
     assert not row["success"]
     ex = episode_examples(KB, {**row, "task_id": PICKAXE.id})
     assert len(ex) == 3 and all(e["relabelled"] and e["subtask"] == "log" for e in ex)
 
 
 def test_the_oracle_teacher_answers_the_same_questions_without_an_llm(tmp_path):
-    from nodes.planners.rider.teacher import NAME
+    from training.rider_teacher import NAME
 
     settings = RunSettings(planner=NAME)
     collector = Collector(str(tmp_path / "t"), settings)
@@ -176,8 +175,8 @@ def test_the_oracle_teacher_answers_the_same_questions_without_an_llm(tmp_path):
 
 
 def test_merge_unique_keeps_each_pair_once_and_drops_prompts_answered_two_ways(tmp_path):
-    from evaluation.collect import main as collect_main
-    from nodes.planners.rider.teacher import NAME
+    from training.collect import main as collect_main
+    from training.rider_teacher import NAME
 
     settings = RunSettings(planner=NAME)
     run_eval([PICKAXE], settings, episodes=1, out_dir=tmp_path / "run", progress=False, report=False,
@@ -200,12 +199,12 @@ def test_merge_unique_keeps_each_pair_once_and_drops_prompts_answered_two_ways(t
 
 def test_collect_refuses_a_folder_it_does_not_own(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
-    with pytest.raises(EvalError, match="holds other files"):
+    with pytest.raises(DatasetError, match="holds other files"):
         Collector(str(tmp_path), RunSettings(planner="rider", llm="openai:x"))
     data = tmp_path / "d"
     data.mkdir()
     (data / "card.json").write_text(json.dumps({"format": "deps-sft/1"}))
-    with pytest.raises(EvalError, match="already holds a dataset"):
+    with pytest.raises(DatasetError, match="already holds a dataset"):
         Collector(str(data), RunSettings(planner="rider", llm="openai:x"))
 
 
@@ -215,4 +214,5 @@ def test_the_cli_takes_the_rider_flags():
     a = build_parser().parse_args(["eval", "--suite", "plan4mc", "--out", "x", "--planner", "rider", "--revisions", "3",
                                    "--no-relabel", "--rider-cot", "--collect", "d"])
     s = _settings(a)
-    assert (s.planner, s.revisions, s.relabel, s.rider_cot, a.collect) == ("rider", 3, False, True, "d")
+    rider = s.option("rider")
+    assert (s.planner, rider.revisions, rider.relabel, rider.rider_cot, a.collect) == ("rider", 3, False, True, "d")

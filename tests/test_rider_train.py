@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agent.cli import main
-from agent.sft_data import CARD_FILE, TRAIN_FILE, DatasetError, default_base_model, load_dataset, write_dataset
+from training.data import CARD_FILE, TRAIN_FILE, DatasetError, default_base_model, load_dataset, write_dataset
 
 
 def _example(task: str = "CraftStick", reply: str = "mine({'log':1}, null)  # step 1: mine 1 log\n") -> dict:
@@ -109,10 +109,10 @@ def test_unwritable_out_one_line(tmp_path, good_data, capsys):
 
 # --------------------------------------------------------------------------- the teacher
 def test_teacher_uses_the_planners_own_messages_and_the_grammar_form(tmp_path):
-    from agent.sft_teacher import first_plan_example, make_teacher_dataset
     from nodes.parse import parse_call
     from nodes.planners.base import PlanRequest
     from nodes.planners.llm import DialoguePlanner
+    from training.teacher import first_plan_example, make_teacher_dataset
     from worlds.knowledge import load_kb
     from worlds.tasks import find_task, localize
 
@@ -137,7 +137,7 @@ def test_teacher_uses_the_planners_own_messages_and_the_grammar_form(tmp_path):
 
 # --------------------------------------------------------------------------- adapters
 def _fake_adapter(path: Path, base: dict) -> Path:
-    from agent.lora_gguf import write_lora_gguf
+    from training.gguf_export import write_lora_gguf
 
     class Cfg:
         num_hidden_layers, num_attention_heads, num_key_value_heads = 30, 9, 3
@@ -155,8 +155,8 @@ def test_replan_examples_answer_a_real_failure_with_a_plan_that_works_from_there
     from dataclasses import replace
 
     from agent.runner import run_episode
-    from agent.sft_teacher import _ScriptedLLM, replan_examples
     from nodes.settings import RunSettings
+    from training.teacher import _ScriptedLLM, replan_examples
     from worlds.knowledge import load_kb
     from worlds.tasks import find_task, localize
 
@@ -180,8 +180,8 @@ def test_replan_examples_answer_a_real_failure_with_a_plan_that_works_from_there
         assert again["success"], (fix, again["failure_reason"])
 
 def test_adapter_files_checked(tmp_path, base_id, capsys):
-    from agent.local_server import LocalServerError, find_adapter, find_model
-    from agent.lora_gguf import AdapterError, adapter_info
+    from agent.llm.adapter_file import AdapterError, adapter_info
+    from agent.llm.local_server import LocalServerError, find_adapter, find_model
 
     ok = _fake_adapter(tmp_path / "ok.gguf", base_id)
     assert adapter_info(ok)["base_model"] == base_id and find_adapter(str(ok)) == ok
@@ -205,11 +205,11 @@ def test_pipeline_tiny(tmp_path, capsys):
     """Teacher data for two tasks, two optimizer steps, the adapter converted, served by the
     local llama.cpp server on the base model, and one plan asked of it."""
     from agent.llm import open_chat_model
-    from agent.local_server import LocalServer
-    from agent.sft_teacher import make_teacher_dataset
+    from agent.llm.local_server import LocalServer
     from nodes.ask import ask
     from nodes.parse import parse_call
     from nodes.planners.grammar import code_form_grammar
+    from training.teacher import make_teacher_dataset
     from worlds.knowledge import load_kb
 
     data, out = tmp_path / "data", tmp_path / "adapter"
@@ -244,9 +244,9 @@ def _two_task_suite(tmp_path: Path) -> Path:
 def test_the_shipped_adapter_is_the_one_its_card_describes():
     """`--llm local` serves agent/adapters/rider: its card names the file's checksum and the
     installed base model, and the file reads back as an adapter for that model."""
-    from agent.local_server import RIDER_ADAPTER, find_adapter, find_model
-    from agent.lora_gguf import adapter_info
-    from agent.sft_data import base_model_id, file_sha256
+    from agent.llm.adapter_file import adapter_info
+    from agent.llm.local_server import RIDER_ADAPTER, find_adapter, find_model
+    from training.data import base_model_id, file_sha256
 
     card = json.loads((RIDER_ADAPTER.parent / "card.json").read_text())
     assert card["adapter"]["sha256"] == file_sha256(RIDER_ADAPTER)

@@ -77,13 +77,16 @@ def test_server_draws_the_graph_and_gives_the_schemas(server):
     assert {n["id"] for n in drawn["nodes"]} >= {"plan", "parse", "select", "execute", "describe", "explain"}
     _, schemas = _get(f"{server}/assistants/{aid}/schemas")
     assert {"task", "planner", "world", "llm", "seed", "max_rounds"} <= set(schemas["context_schema"]["properties"])
-    assert "plans" in schemas["input_schema"]["properties"]
+    assert set(schemas["input_schema"]["properties"]) == {"task"}   # a small input: the task
+    planner = schemas["context_schema"]["properties"]["planner"]
+    assert "oracle" in planner["enum"] and planner["description"]   # choices and descriptions
 
 
 def test_an_oracle_episode_runs_through_the_http_api(server):
     status, state = _post(server + "/runs/wait", {
-        "assistant_id": "deps", "input": {}, "context": {"task": "CraftPlanks", "planner": "oracle"}})
+        "assistant_id": "deps", "input": {"task": "CraftPlanks"}, "context": {"planner": "oracle"}})
     assert status == 200
     assert state["status"] == "success", state
     assert state["inventory"].get("planks", 0) >= 1
     assert state["plans"][0].startswith("mine({'log':1}")
+    assert state["task"] == "CraftPlanks"   # the task is in the state

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-from agent.sft_data import base_model_id
+from training.data import base_model_id
 
 
 def cache_root() -> Path:

@@ -1,8 +1,10 @@
 """`deps train TARGET`: the training commands, one sub-parser per learned part.
 
-`add_train_parsers(sub)` registers `controller` and `selector` (the grid world's
-goal-conditioned policy and horizon predictor, skills/learned/); another part adds its own
-target (e.g. `llm`) to the same group the same way: a sub-parser with `fn` set.
+The training package adds `deps train` to the CLI through the `deps.commands` entry point
+(`register`, pyproject.toml), so the agent layer never imports it. `add_train_parsers(sub)`
+registers `controller` and `selector` (the grid world's goal-conditioned policy and horizon
+predictor, skills/learned/) and `llm`, `llm-data` (the embedded model's LoRA fine-tuning,
+training/llm_cli.py): each a sub-parser with `fn` set.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import argparse
 import json
 import sys
 
-from agent.torch_device import pick_device as _device  # the training commands' --device
+from training.device import pick_device as _device  # the training commands' --device
 
 
 def cmd_train_learned(a: argparse.Namespace) -> int:
@@ -65,6 +67,14 @@ def add_train_parsers(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--quiet", action="store_true", help="no progress bar")
         p.add_argument("--json", action="store_true", help="print the card as JSON on the last line")
         p.set_defaults(fn=cmd_train_learned, target=target)
-    from agent.sft_cli import add_llm_parsers  # llm, llm-data: the embedded model's LoRA fine-tuning
+    from training.llm_cli import add_llm_parsers  # llm, llm-data: the embedded model's LoRA fine-tuning
 
     add_llm_parsers(sub)
+
+
+def register(sub: argparse._SubParsersAction, cli: object) -> None:
+    """The `deps.commands` hook: `deps train TARGET ...`."""
+    tr = sub.add_parser("train", help="train a learned part (deps train controller|selector|llm|llm-data ...)",
+                        description="Train a learned part; each target has its own flags (deps train TARGET --help).")
+    tr_sub = tr.add_subparsers(dest="target", metavar="TARGET", parser_class=type(tr), required=True)
+    add_train_parsers(tr_sub)

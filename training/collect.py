@@ -3,7 +3,7 @@
 LLaMA-Rider (section 4.2) keeps what its exploration got right: every decision of a
 successful episode, and every decision that served a sub-task which was then completed
 (also in episodes that failed as a whole), as (prompt, skill) pairs. Each kept decision
-becomes one chat example in the `deps-sft/1` format (agent/sft_data.py):
+becomes one chat example in the `deps-sft/1` format (training/data.py):
 
 - the rider's own next-skill question (nodes/planners/rider/prompt.py, so the data is exactly
   what the planner sends) with the episode's task, and the skill that ran as the reply
@@ -26,18 +26,17 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-from agent.sft_data import CARD_FILE, FORMAT, TRAIN_FILE, DatasetError, write_dataset
-from evaluation.identity import EvalError
 from nodes.planners.rider.prompt import as_chat, read_record, reply_text, step_messages
 from nodes.settings import RunSettings, redact_llm
+from training.data import CARD_FILE, FORMAT, TRAIN_FILE, DatasetError, write_dataset
 
 SOURCE = "exploration"
 
 
 def source_of(settings: RunSettings) -> str:
     """exploration: the embedded model explored (the paper's way); teacher:oracle: the rider's
-    oracle teacher answered (nodes/planners/rider/teacher.py); teacher:<llm>: another LLM did."""
-    from nodes.planners.rider.teacher import NAME
+    oracle teacher answered (training/rider_teacher.py); teacher:<llm>: another LLM did."""
+    from training.rider_teacher import NAME
 
     if settings.planner == NAME:
         return "teacher:oracle"
@@ -51,8 +50,8 @@ def _base_model(settings: RunSettings) -> dict[str, str] | str:
     llm = settings.llm
     if not llm.startswith("local") or source_of(settings) != SOURCE:
         return "any"
-    from agent.local_server import DEFAULT_LOCAL_MODEL, LocalServerError, find_model
-    from agent.sft_data import base_model_id
+    from agent.llm.local_server import DEFAULT_LOCAL_MODEL, LocalServerError, find_model
+    from training.data import base_model_id
 
     try:   # an adapter (local:rider, local:ADAPTER.gguf) is served on its base model: that one
         return base_model_id(find_model(llm.partition(":")[2] or DEFAULT_LOCAL_MODEL))
@@ -119,13 +118,13 @@ class Collector:
     def __init__(self, out: str, settings: RunSettings, *, command: str = "", resume: bool = False):
         d = Path(out)
         if d.exists() and not d.is_dir():
-            raise EvalError(f"--collect {d} exists and is not a folder; choose another --collect DIR")
+            raise DatasetError(f"--collect {d} exists and is not a folder; choose another --collect DIR")
         if d.is_dir() and any(d.iterdir()):
             if not _is_dataset(d):
-                raise EvalError(f"--collect {d} holds other files; accepted: a new or empty folder "
+                raise DatasetError(f"--collect {d} holds other files; accepted: a new or empty folder "
                                 f"(or one holding this eval's {FORMAT} dataset, with --resume)")
             if not resume:
-                raise EvalError(f"--collect {d} already holds a dataset; choose another folder, or pass "
+                raise DatasetError(f"--collect {d} already holds a dataset; choose another folder, or pass "
                                 "--resume to rebuild it from this eval's stored episodes")
         from worlds.knowledge import load_kb
 
@@ -160,13 +159,10 @@ class Collector:
     def write(self) -> dict[str, Any] | None:
         if not self.examples:
             return None
-        try:
-            return write_dataset(self.out, self.examples, base_model=self.base_model, command=self.command,
-                                 episodes=self.episodes,
-                                 counts={"successful_episodes": self.successes,
-                                         "subtask_examples": sum(1 for e in self.examples if e["relabelled"])})
-        except DatasetError as exc:
-            raise EvalError(str(exc)) from None
+        return write_dataset(self.out, self.examples, base_model=self.base_model, command=self.command,
+                             episodes=self.episodes,
+                             counts={"successful_episodes": self.successes,
+                                     "subtask_examples": sum(1 for e in self.examples if e["relabelled"])})
 
 
 def unique_examples(examples: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -197,7 +193,7 @@ def merge(out: str, dirs: list[str], *, unique: bool = False) -> dict[str, Any]:
     """One dataset from several (a second round's data with the first's, or exploration with
     teacher data), every example kept with its own source; the bases must agree. `unique`:
     each (prompt, reply) once, and no prompt answered two ways (see unique_examples)."""
-    from agent.sft_data import load_dataset
+    from training.data import load_dataset
 
     if not dirs:
         raise DatasetError("merge: name one or more dataset folders to merge")
@@ -219,14 +215,14 @@ def merge(out: str, dirs: list[str], *, unique: bool = False) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """python -m evaluation.collect merge [--unique] OUT DIR [DIR ...]"""
+    """python -m training.collect merge [--unique] OUT DIR [DIR ...]"""
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
     unique = "--unique" in args
     args = [a for a in args if a != "--unique"]
     if len(args) < 3 or args[0] != "merge" or any(a.startswith("--") for a in args):
-        print("usage: python -m evaluation.collect merge [--unique] OUT DIR [DIR ...]  (--unique: each "
+        print("usage: python -m training.collect merge [--unique] OUT DIR [DIR ...]  (--unique: each "
               "prompt-reply pair once, prompts answered two ways dropped)", file=sys.stderr)
         return 2
     try:

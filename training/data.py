@@ -79,7 +79,7 @@ def base_model_id(gguf: str | os.PathLike) -> dict[str, str]:
 
 def default_base_model() -> dict[str, str]:
     """The identity of the packaged default model (SmolLM2-135M-Instruct Q4_1)."""
-    from agent.local_server import find_model
+    from agent.llm.local_server import find_model
 
     return base_model_id(find_model("smollm2"))
 
@@ -153,7 +153,7 @@ def load_dataset(path: str | os.PathLike, base_model: dict[str, str] | str | Non
         raise DatasetError(f"dataset {d}: not a folder; expected DIR with {CARD_FILE} and {TRAIN_FILE}")
     card_p, train_p = d / CARD_FILE, d / TRAIN_FILE
     if not card_p.is_file() or not train_p.is_file():
-        raise DatasetError(f"dataset {d}: needs {CARD_FILE} and {TRAIN_FILE} ({FORMAT}; see agent/sft_data.py)")
+        raise DatasetError(f"dataset {d}: needs {CARD_FILE} and {TRAIN_FILE} ({FORMAT}; see training/data.py)")
     try:
         card = json.loads(card_p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:

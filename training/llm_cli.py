@@ -1,5 +1,5 @@
 """`deps train llm` and `deps train llm-data`: the embedded model's fine-tuning commands,
-registered into the `deps train` group by agent/train_cli.py."""
+registered into the `deps train` group by training/cli.py."""
 from __future__ import annotations
 
 import argparse
@@ -11,11 +11,11 @@ def _command() -> str:
     return "deps " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["train"] else ""
 
 
-from agent.torch_device import pick_device as _device  # the training commands' --device
+from training.device import pick_device as _device  # the training commands' --device
 
 
 def cmd_train_llm(a: argparse.Namespace) -> int:
-    from agent.sft_train import LoraTrainConfig, train_lora
+    from training.lora import LoraTrainConfig, train_lora
 
     cfg = LoraTrainConfig(data=a.data, out=a.out, base=a.base, device=_device(a.device), seed=a.seed,
                           steps=a.steps, epochs=a.epochs, lr=a.lr, rank=a.rank, alpha=a.alpha,
@@ -31,8 +31,8 @@ def cmd_train_llm(a: argparse.Namespace) -> int:
 
 
 def cmd_train_llm_data(a: argparse.Namespace) -> int:
-    from agent.sft_teacher import make_teacher_dataset
     from nodes.settings import SettingsError
+    from training.teacher import make_teacher_dataset
 
     if a.teacher != "oracle":
         raise SettingsError(f"--teacher {a.teacher!r} not accepted; accepted: oracle")
@@ -55,7 +55,7 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
                        description="LoRA supervised fine-tuning of the embedded model (SmolLM2-135M, the shipped "
                        "GGUF's own weights) on DIR/train.jsonl; writes OUT/adapter.gguf (a llama.cpp LoRA "
                        "adapter: --llm local:OUT/adapter.gguf) and OUT/card.json.")
-    p.add_argument("--data", required=True, metavar="DIR", help="a deps-sft/1 dataset folder (agent/sft_data.py)")
+    p.add_argument("--data", required=True, metavar="DIR", help="a deps-sft/1 dataset folder (training/data.py)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder for adapter.gguf and card.json")
     p.add_argument("--base", default="smollm2", help="base model: smollm2 or a .gguf path (default: smollm2)")
     p.add_argument("--device", default="cpu", choices=("auto", "cpu", "cuda"),

@@ -1,9 +1,9 @@
 """`deps train llm`: LoRA supervised fine-tuning of the embedded model on a deps-sft/1 dataset.
 
-The base weights are the shipped GGUF, dequantized (agent/sft_base.py), so the adapter fits
+The base weights are the shipped GGUF, dequantized (training/base_model.py), so the adapter fits
 exactly what llama.cpp serves. The loss is taken on the last assistant reply only (its text and
 the end-of-turn token, so the model learns to stop). The adapter is written as a GGUF LoRA
-adapter (agent/lora_gguf.py) with a card; everything goes to a temporary folder inside --out
+adapter (agent/llm/adapter_file.py) with a card; everything goes to a temporary folder inside --out
 and is moved into place at the end, so a failure (bad data, no disk space) leaves nothing
 half-written.
 
@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.sft_data import Dataset, DatasetError, base_model_id, file_sha256, load_dataset
 from nodes.settings import SettingsError
+from training.data import Dataset, DatasetError, base_model_id, file_sha256, load_dataset
 
 CARD_FORMAT = "deps-lora/1"
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -41,7 +41,7 @@ class TrainError(SettingsError):
 class LoraTrainConfig:
     data: str
     out: str
-    base: str = "smollm2"          # a packaged model key or a .gguf path (agent.local_server.find_model)
+    base: str = "smollm2"          # a packaged model key or a .gguf path (agent.llm.local_server.find_model)
     device: str = "cpu"
     seed: int = 0
     steps: int | None = None       # optimizer steps; default: epochs over the data
@@ -211,7 +211,7 @@ def _os_error(e: OSError, where: str) -> TrainError:
 
 def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]:
     """Train, convert, write OUT/adapter.gguf + OUT/card.json (+ OUT/peft/); returns the card."""
-    from agent.local_server import LocalServerError, find_model
+    from agent.llm.local_server import LocalServerError, find_model
 
     try:
         base_gguf = find_model(cfg.base)
@@ -254,8 +254,9 @@ def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tm
     from peft import LoraConfig, get_peft_model, get_peft_model_state_dict
     from tqdm import tqdm
 
-    from agent.lora_gguf import adapter_info, write_lora_gguf
-    from agent.sft_base import load_base
+    from agent.llm.adapter_file import adapter_info
+    from training.base_model import load_base
+    from training.gguf_export import write_lora_gguf
 
     t0 = time.perf_counter()
     random.seed(cfg.seed)

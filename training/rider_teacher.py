@@ -1,7 +1,7 @@
 """An oracle teacher for the rider planner: the same questions, answered with the recipe
 solver's next skill instead of an LLM's (no LLM is opened).
 
-    deps eval --suite plan4mc --tasks log,stone,mob --planner nodes.planners.rider.teacher:factory \\
+    deps eval --suite plan4mc --tasks log,stone,mob --planner training.rider_teacher:factory \\
         --out runs/rider/teacher --collect data/rider-teacher
 
 Its episodes go through the rider's whole loop (records, sub-task relabelling), so
@@ -20,7 +20,7 @@ from nodes.planners.rider.planner import RiderPlanner
 from nodes.planners.rider.prompt import reply_text
 from worlds.solver import Unreachable, solve
 
-NAME = "nodes.planners.rider.teacher:factory"
+NAME = "training.rider_teacher:factory"
 
 
 class OracleRider(RiderPlanner):
@@ -38,4 +38,5 @@ class OracleRider(RiderPlanner):
 
 
 def factory(settings: Any = None) -> OracleRider:
-    return OracleRider(None, revisions=getattr(settings, "revisions", 5), relabel=getattr(settings, "relabel", True))
+    opts = settings.option("rider")
+    return OracleRider(None, revisions=opts.revisions, relabel=opts.relabel)

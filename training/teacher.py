@@ -28,10 +28,10 @@ import sys
 from dataclasses import replace
 from typing import Any, Iterable
 
-from agent.sft_data import DatasetError, default_base_model, write_dataset
 from nodes.planners.base import PlanRequest
 from nodes.planners.grammar import plan_vocabulary
 from nodes.planners.llm import DialoguePlanner
+from training.data import DatasetError, default_base_model, write_dataset
 from worlds.solver import Unreachable, solve
 from worlds.types import Goal, Task
 

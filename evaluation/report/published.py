@@ -1,4 +1,4 @@
-"""The papers' published figures (evaluation/published.yaml, in percent), matched to our
+"""The papers' published figures (evaluation/report/published.yaml, in percent), matched to our
 suites and groups so reports can show them beside ours, labelled as published."""
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _load_published_cached(path: str) -> tuple[dict[str, Any], ...]:
 
 
 def load_published(path: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
-    """The tables of evaluation/published.yaml (percent)."""
+    """The tables of evaluation/report/published.yaml (percent)."""
     return list(_load_published_cached(str(path or PUBLISHED_PATH)))
 
 

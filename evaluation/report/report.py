@@ -1,6 +1,6 @@
 """Reports of `deps eval`: DIR/report.md shaped like DEPS Table 2 (main table) and Table 21
 (per-task rows), a PNG of success per group, the papers' published figures beside ours
-where the suite and groups match (evaluation/published.yaml), comparisons of several run
+where the suite and groups match (evaluation/report/published.yaml), comparisons of several run
 dirs (`deps compare`), and sweep tables (success vs. max rounds, LLM, selector...).
 
 Summaries hold fractions in [0, 1]; everything shown here is in percent.
@@ -12,10 +12,10 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from evaluation.plots import plot_groups, plot_lines
-from evaluation.published import group_map, load_published, norm_name, published_rows, suite_matches, suite_name
+from evaluation.report.plots import plot_groups, plot_lines
+from evaluation.report.published import group_map, load_published, norm_name, published_rows, suite_matches, suite_name
+from evaluation.report.tables import fmt, fmt_pub, md_cell, md_table, pct, run_label
 from evaluation.safe_files import write_atomic
-from evaluation.tables import fmt, fmt_pub, md_cell, md_table, pct, run_label
 
 REPORT_MD = "report.md"
 GROUP_PNG = "success_by_group.png"
@@ -155,7 +155,7 @@ def render_report(summary: dict[str, Any], *, png_name: str | None = GROUP_PNG) 
     lines.append(main_table(s))
     pubs = published_rows(s.get("suite"), list((s.get("groups") or {}).keys()), "main")
     if pubs:
-        lines += ["", "Published rows are the papers' own numbers (evaluation/published.yaml), on their setups "
+        lines += ["", "Published rows are the papers' own numbers (evaluation/report/published.yaml), on their setups "
                   "(MineDojo or MineRL with learned controllers, OpenAI LLMs, 30 episodes per task); "
                   "they are shown for the shape of the results, not as a like-for-like baseline."
                   + (" ◀ marks the method of this run." if any(_same_method(p, s) for p in pubs) else "")]

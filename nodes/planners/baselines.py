@@ -95,11 +95,19 @@ class InnerMonologuePlanner:
         return PlanResult(first.strip(), used)
 
 
-BASELINES = {
-    "zero-shot": lambda llm, s: PromptPlanner(llm, name="zero-shot", prompt="zero_shot", replans=False),
-    "progprompt": lambda llm, s: PromptPlanner(llm, name="progprompt", prompt="progprompt", replans=False),
-    "cot": lambda llm, s: PromptPlanner(llm, name="cot", prompt="cot", replans=False),
-    "code-as-policies": lambda llm, s: PromptPlanner(llm, name="code-as-policies", prompt="code_as_policies",
-                                                     replans=True, postprocess=cap_to_code),
-    "inner-monologue": lambda llm, s: InnerMonologuePlanner(llm),
-}
+# The factories nodes/registry.py names (the registry holds the planners' names and help).
+def zero_shot(llm: Any) -> PromptPlanner:
+    return PromptPlanner(llm, name="zero-shot", prompt="zero_shot", replans=False)
+
+
+def progprompt(llm: Any) -> PromptPlanner:
+    return PromptPlanner(llm, name="progprompt", prompt="progprompt", replans=False)
+
+
+def chain_of_thought(llm: Any) -> PromptPlanner:
+    return PromptPlanner(llm, name="cot", prompt="cot", replans=False)
+
+
+def code_as_policies(llm: Any) -> PromptPlanner:
+    return PromptPlanner(llm, name="code-as-policies", prompt="code_as_policies", replans=True,
+                         postprocess=cap_to_code)

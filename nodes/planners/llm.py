@@ -170,3 +170,12 @@ class DialoguePlanner:
                 pass  # left as written; the parser reports what it cannot read
         return PlanResult(text, used)
 
+
+def deps_planner(llm: Any) -> DialoguePlanner:
+    """DEPS: the growing dialogue, with the run's selector (nodes/registry.py names it)."""
+    return DialoguePlanner(llm, name="deps")
+
+
+def dep_planner(llm: Any) -> DialoguePlanner:
+    """DEP: the same dialogue; goals run in plan order."""
+    return DialoguePlanner(llm, name="dep")

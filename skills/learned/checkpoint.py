@@ -82,7 +82,7 @@ def load(path: str | Path, *, expected: NetShape, vocab_version: str,
 
 def _measured_success(card_path: Path) -> dict[str, float] | None:
     """The card file's "skill_success" ({"mine:log": 0.95, ...}, measured after training by
-    `python -m evaluation.skill_table`), or None when the card has none."""
+    `python -m experiments.skill_table`), or None when the card has none."""
     if not card_path.is_file():
         return None
     try:

@@ -6,7 +6,7 @@ is missing.
 Craft, smelt and equip are single functional actions in the grid world (MineDojo's
 functional actions): they are issued by the same rules as the scripted expert, which is
 also what runs a mine/kill goal the policy was never trained on, or one whose measured
-success (the checkpoint card's "skill_success", from `python -m evaluation.skill_table`) is
+success (the checkpoint card's "skill_success", from `python -m experiments.skill_table`) is
 below `MASTERY` (and says so in `notes`): the policy drives the goals it has mastered, as
 DEPS pairs each skill with the controller that does it best. `DEPS_LEARNED_MASTERY=0`
 lets the policy drive every goal it was trained on.

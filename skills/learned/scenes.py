@@ -3,7 +3,7 @@ the agent (worlds/gridworld/layout.py's `layout` option).
 
 Generated worlds seldom put two kinds of source at controlled distances, which is what
 learning "how far is this goal from here" and DEPS's Figure 4 both need: the training data
-mixes these maps with generated ones, and evaluation/figure4.py builds its episodes from
+mixes these maps with generated ones, and experiments/figure4.py builds its episodes from
 them (other seeds).
 """
 from __future__ import annotations
@@ -49,7 +49,7 @@ def scatter_layout(rng: np.random.Generator, kinds: Sequence[tuple[str, str]], s
     return {"ground": GROUND, "blocks": blocks, "mobs": mobs, "agent": [cx, GROUND + 1, cz]}
 
 
-TRAIN_MAX_DISTANCE = 20   # as far as evaluation/figure4.py's README setting places sources
+TRAIN_MAX_DISTANCE = 20   # as far as experiments/figure4.py's README setting places sources
 
 
 def training_scatter(rng: np.random.Generator, size: tuple[int, int]) -> dict:

@@ -57,14 +57,15 @@ class MP5Planner:
         from worlds.knowledge import load_kb
 
         self.llm = llm
-        ablate = set(settings.ablate or ())
+        opts = settings.option("mp5")
+        ablate = set(opts.ablate or ())
         self.use_memory = "performer-memory" not in ablate
         self.use_patroller = "patroller" not in ablate
-        self.folder = memory_folder(settings.memory)
+        self.folder = memory_folder(opts.memory)
         kb = kb or load_kb(settings.mc_version)
         self.performer = PerformerMemory(self.folder) if self.use_memory else None   # checked first: cheap
         self.knowledge = KnowledgeMemory(self.folder, kb)
-        self.percipient = make_percipient(settings.percipient)
+        self.percipient = make_percipient(opts.percipient)
         self.patroller = Patroller(kb)
         self.subs: list[SubObjective] | None = None   # the list being worked through
         self.issued: dict[int, list[dict[str, Any]]] = {}   # plan number -> what each sub-objective got

@@ -144,5 +144,5 @@ class RiderPlanner:
 
 
 def make_rider(llm: Any, settings: Any) -> RiderPlanner:
-    return RiderPlanner(llm, revisions=getattr(settings, "revisions", 5), relabel=getattr(settings, "relabel", True),
-                        cot=getattr(settings, "rider_cot", False))
+    opts = settings.option("rider")   # nodes/registry.py: RiderOptions
+    return RiderPlanner(llm, revisions=opts.revisions, relabel=opts.relabel, cot=opts.rider_cot)

@@ -1,7 +1,7 @@
 """What the rider planner says to the LLM, and the record of each decision it keeps.
 
 The messages (prompts/rider_step.txt, rider_revise.txt, rider_cot.txt) are built here and
-only here, so that exploration data (evaluation/collect.py) holds exactly what the planner
+only here, so that exploration data (training/collect.py) holds exactly what the planner
 sends. Every rider plan carries one `# rider {...}` line (skipped by the parser): the
 decision's inputs and choice, from which a later round (or the collector) rebuilds it.
 """

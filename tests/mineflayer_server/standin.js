@@ -5,9 +5,11 @@
 // crafting result.  This plugin supplies, for the tests only:
 //   - crafting: the inventory's 2x2 grid and a crafting_table's 3x3 window; the result is
 //     looked up in minecraft-data's recipes (shaped, mirrored, shapeless) for the server's version;
-//   - furnaces: a furnace window that smelts one input with one fuel item after 10 ticks, from
-//     the table the test passes in DEPS_STANDIN_SMELTING (JSON {input: [output, count]}: the
-//     project's worlds/data smelting table; minecraft-data has none);
+//   - furnaces: a furnace window that smelts one input 10 ticks after it has input and burn
+//     credit; a fuel item gives its credit in items (coal 8, planks 1.5) and the credit carries
+//     over between smelts and furnaces, as in the project's text world; the table comes from
+//     the test in DEPS_STANDIN_SMELTING, JSON {"recipes": {input: [output, count]}, "fuels":
+//     {item: items smelted}} (the project's worlds/data smelting table; minecraft-data has none);
 //   - every window click is answered with an accepted transaction (1.16 protocol);
 //   - /clear [player]: empty the inventory (vanilla has it; flying-squid does not);
 //   - item counts made numbers (flying-squid's /give stores the typed string).
@@ -19,10 +21,15 @@ module.exports.server = function (serv) {
   const smelting = JSON.parse(process.env.DEPS_STANDIN_SMELTING || '{}')
 
   serv.standinSmelting = {}
-  for (const [input, [output, count]] of Object.entries(smelting)) {
+  for (const [input, [output, count]] of Object.entries(smelting.recipes || {})) {
     const i = registry.itemsByName[input]
     const o = registry.itemsByName[output]
     if (i && o) serv.standinSmelting[i.id] = { id: o.id, count }
+  }
+  serv.standinFuels = {}
+  for (const [name, value] of Object.entries(smelting.fuels || {})) {
+    const it = registry.itemsByName[name]
+    if (it) serv.standinFuels[it.id] = value
   }
 
   serv.commands.add({
@@ -242,9 +249,8 @@ function setUp (player, serv) {
   function scheduleSmelt (win) {
     if (win.standinSmelting) return
     const input = win.slots[0]
-    const fuel = win.slots[1]
-    const out = input && serv.standinSmelting[input.type]
-    if (!out || !fuel) return
+    if (!input || !serv.standinSmelting[input.type]) return
+    if ((player.standinCredit || 0) < 1 - 1e-9 && !(win.slots[1] && serv.standinFuels[win.slots[1].type])) return
     win.standinSmelting = true
     setTimeout(() => {
       win.standinSmelting = false
@@ -253,11 +259,16 @@ function setUp (player, serv) {
       const f = win.slots[1]
       const o = win.slots[2]
       const recipe = i && serv.standinSmelting[i.type]
-      if (!recipe || !f || (o && (o.type !== recipe.id || o.count + recipe.count > o.stackSize))) return
+      if (!recipe || (o && (o.type !== recipe.id || o.count + recipe.count > o.stackSize))) return
+      if ((player.standinCredit || 0) < 1 - 1e-9) {
+        if (!f || !serv.standinFuels[f.type]) return
+        player.standinCredit = (player.standinCredit || 0) + serv.standinFuels[f.type]
+        f.count -= 1
+        win.updateSlot(1, f.count > 0 ? f : null)
+      }
+      player.standinCredit -= 1
       i.count -= 1
       win.updateSlot(0, i.count > 0 ? i : null)
-      f.count -= 1
-      win.updateSlot(1, f.count > 0 ? f : null)
       win.updateSlot(2, o ? new Item(o.type, o.count + recipe.count) : new Item(recipe.id, recipe.count))
       for (const s of [0, 1, 2]) toClient(win.id, s, win.slots[s])
       scheduleSmelt(win)

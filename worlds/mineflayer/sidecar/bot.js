@@ -72,6 +72,7 @@ function state () {
     time: { age: Number(b.time.age), time_of_day: b.time.timeOfDay, is_day: b.time.isDay },
     inventory: itemsList(),
     equipment: equipmentMap(),
+    near: { crafting_table: !!nearestBlock(['crafting_table'], 4), furnace: !!nearestBlock(['furnace'], 4) },
     version: b.version
   }
 }
@@ -120,6 +121,20 @@ function nearestBlock (names, maxDistance) {
   const ids = blockIds(names)
   if (!ids.length) return null
   return b.findBlock({ matching: ids, maxDistance })
+}
+
+const SIDES = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
+
+function nearestExposed (names, maxDistance) {
+  const b = needBot()
+  const ids = blockIds(names)
+  if (!ids.length) return null
+  const found = b.findBlocks({ matching: ids, maxDistance, count: 256 }).map((p) => b.blockAt(p)).filter(Boolean)
+  const open = (blk) => SIDES.some(([dx, dy, dz]) => {
+    const n = b.blockAt(blk.position.offset(dx, dy, dz))
+    return n && n.boundingBox === 'empty'
+  })
+  return found.find(open) || found[0] || null
 }
 
 async function waitForItem (name, atLeast, ms) {
@@ -190,10 +205,11 @@ const COMMANDS = {
     return state()
   },
 
-  // dig the nearest block among `blocks` and collect its drop (collectblock walks over it)
+  // dig the nearest block among `blocks` that is open to the air (no tunnelling for it when
+  // one is in sight; else the nearest at all) and collect its drop (collectblock walks over it)
   async collect (msg) {
     const b = needBot()
-    const block = nearestBlock(msg.blocks, msg.max_distance || 64)
+    const block = nearestExposed(msg.blocks, msg.max_distance || 64)
     if (!block) throw new Failure('not_found', `no ${msg.blocks.join(' or ')} within ${msg.max_distance || 64} blocks`)
     const before = itemsList()
     const where = [block.position.x, block.position.y, block.position.z]
@@ -240,7 +256,7 @@ const COMMANDS = {
       await withTimeout(b.craft(recipes[0], msg.count || 1, table), msg.timeout_ms || 30000, `crafting ${msg.item}`)
     } finally {
       if (placed && msg.pick_up_table) {
-        await COMMANDS.collect({ blocks: ['crafting_table'], max_distance: 6 })
+        await COMMANDS.collect({ blocks: ['crafting_table'], max_distance: 6, timeout_ms: 20000 })
       }
     }
     await b.waitForTicks(2)
@@ -259,6 +275,7 @@ const COMMANDS = {
     if (!block) throw new Failure('no_furnace', 'no furnace within reach')
     const before = itemsList()
     const furnace = await withTimeout(b.openFurnace(block), 10000, 'opening the furnace')
+    let left = placed ? placed.position : null // a furnace placed here and left standing
     try {
       const input = b.registry.itemsByName[msg.input]
       const fuel = msg.fuel ? b.registry.itemsByName[msg.fuel] : null
@@ -270,10 +287,15 @@ const COMMANDS = {
       await furnace.takeOutput()
     } finally {
       furnace.close()
-      if (placed && msg.pick_up_furnace) await COMMANDS.collect({ blocks: ['furnace'], max_distance: 6 })
+      // a furnace drops only to a pickaxe: without one it stays placed (and in reach)
+      const pickaxe = b.inventory.items().some((it) => it.name.endsWith('_pickaxe'))
+      if (placed && msg.pick_up_furnace && pickaxe) {
+        await COMMANDS.collect({ blocks: ['furnace'], max_distance: 6, timeout_ms: 20000 })
+        left = null
+      }
     }
     await b.waitForTicks(2)
-    return { before, after: itemsList(), furnace_placed: placed !== null }
+    return { before, after: itemsList(), furnace_placed: placed !== null, furnace_left_at: left }
   },
 
   // hunt the nearest `mob` with mineflayer-pvp, then pick up what it dropped

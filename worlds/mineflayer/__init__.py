@@ -1,0 +1,28 @@
+"""The mineflayer world: the agent on a real Minecraft server, through a Node sidecar.
+
+`make_world` is the factory the parts' registry names (`--world mineflayer`); its options are
+`MineflayerOptions` (`--server HOST:PORT`, `--bot-name`, `--server-version`, the timeouts).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .sidecar import MineflayerError
+from .world import MineflayerOptions, MineflayerWorld
+
+__all__ = ["MineflayerError", "MineflayerOptions", "MineflayerWorld", "make_world"]
+
+
+def make_world(settings: Any, kb: Any, task: Any) -> MineflayerWorld:
+    """The mineflayer world joined to the server and reset for `task`: the task's inventory with
+    the user's on top (given by /give), its step budget and target.  A server that cannot be
+    reached, or a missing Node: MineflayerError, one line."""
+    opts = settings.option("mineflayer")
+    world = MineflayerWorld(kb, opts, allowed_skills=set(settings.skills) if settings.skills else None)
+    try:
+        world.reset(seed=settings.seed, options={"inventory": {**task.inventory, **settings.inventory},
+                                                 "max_steps": task.max_steps, "target": task.target})
+    except BaseException:
+        world.close()
+        raise
+    return world

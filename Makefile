@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 export TOKENIZERS_PARALLELISM = false
 
-.PHONY: install run test lint docs bench doctor clean minedojo-env
+.PHONY: install run test lint docs bench doctor clean minedojo-env mineflayer
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,16 @@ $(STAMP): $(BIN)/python pyproject.toml Makefile
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) mineflayer
+
+# the mineflayer world's Node sidecar (worlds/mineflayer/sidecar): npm ci from its lockfile, about 20 s;
+# without npm the rest installs and --world mineflayer says Node is missing
+SIDECAR = worlds/mineflayer/sidecar
+$(SIDECAR)/node_modules/.package-lock.json: $(SIDECAR)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then cd $(SIDECAR) && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: skipping the mineflayer world's sidecar (install Node.js 18+, then make mineflayer)"; fi
+
+mineflayer: $(SIDECAR)/node_modules/.package-lock.json
 
 run: install
 	$(BIN)/deps run "obtain a wooden pickaxe"
@@ -61,4 +70,4 @@ $(MINEDOJO_VENV)/.installed:
 	touch $@
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(SIDECAR)/node_modules

@@ -25,6 +25,7 @@ import numpy as np
 
 from worlds.gridworld.spec import game_data
 from worlds.minedojo import actions as act
+from worlds.minedojo import ids
 
 AXES = {"south": (0, 1, 0.0), "west": (-1, 0, 90.0), "north": (0, -1, 180.0), "east": (1, 0, -90.0)}
 WALK_TURN_EVERY = 40      # steps of wandering before a quarter turn
@@ -38,6 +39,7 @@ class Unit:
     mobs: set[str] = field(default_factory=set)
     how: str = "attack"               # "attack" or "use" (a held bucket on water or a cow)
     depth: tuple[int, int] | None = None   # (lowest, highest) y where the block generates, if buried
+    prefer: set[str] = field(default_factory=set)   # blocks taken first when a ray sees one
 
 
 def ore_depths() -> dict[str, tuple[int, int]]:
@@ -81,13 +83,14 @@ class Navigator:
         return not bool(obs["voxels"]["blocks_movement"][dx + 1, dy + 1, dz + 1]) and \
             not bool(obs["voxels"]["is_liquid"][dx + 1, dy + 1, dz + 1])
 
-    def seen(self, obs: dict, unit: Unit) -> tuple[int, int, int] | None:
+    def seen(self, obs: dict, unit: Unit, strict: bool = False) -> tuple[int, int, int] | None:
         """The nearest target a lidar ray hits (block) or meets (mob), as a cell."""
         rays = obs["rays"]
         best, where = None, None
         x, y, z = self.pos(obs)
         for k in range(len(rays["block_name"])):
-            if unit.blocks and str(rays["block_name"][k]) in unit.blocks:
+            wanted = unit.prefer if strict and unit.prefer else unit.blocks
+            if wanted and str(rays["block_name"][k]) in wanted:
                 c = (int(rays["traced_block_x"][k]), int(rays["traced_block_y"][k]), int(rays["traced_block_z"][k]))
                 d = float(rays["block_distance"][k])
             elif unit.mobs and str(rays["entity_name"][k]) in unit.mobs:
@@ -100,8 +103,9 @@ class Navigator:
                 continue
             if c in self.given_up:
                 continue
-            if best is None or d < best:
-                best, where = d, c
+            rank = (bool(unit.prefer) and str(rays["block_name"][k]) not in unit.prefer, d)
+            if best is None or rank < best:
+                best, where = rank, c
         return where
 
     # ------------------------------------------------------------------ aiming
@@ -126,10 +130,11 @@ class Navigator:
         return a
 
     # ------------------------------------------------------------------ one step
-    def adjacent_target(self, obs: dict, unit: Unit, goal: tuple[int, int, int] | None):
-        if unit.blocks:
+    def adjacent_target(self, obs: dict, unit: Unit, goal: tuple[int, int, int] | None, strict: bool = False):
+        wanted = unit.prefer if strict and unit.prefer else unit.blocks
+        if wanted:
             for d in ((1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1), (0, -1, 0), (0, 1, 0)):
-                if self.voxel(obs, *d) in unit.blocks:
+                if self.voxel(obs, *d) in wanted:
                     return d
         if goal is not None:
             x, y, z = self.pos(obs)
@@ -187,12 +192,13 @@ class Navigator:
         goal, best, since = None, None, 0
         info: dict = {}
         for n in range(budget):
-            adj = self.adjacent_target(obs, unit, goal)
+            strict = n < budget // 2       # the preferred blocks only, for the first half of the budget
+            adj = self.adjacent_target(obs, unit, goal, strict)
             if adj is not None:
                 a = self.toward(obs, adj, act.use if unit.how == "use" else act.attack)
             else:
                 if goal is None or unit.mobs:      # a block target is kept until broken or given up;
-                    found = self.seen(obs, unit)   # a mob's place is read again every step
+                    found = self.seen(obs, unit, strict)   # a mob's place is read again every step
                     if found is not None and found != goal:
                         goal, best = found, (best if goal is not None and unit.mobs else None)
                 if goal is not None:
@@ -233,12 +239,16 @@ def unit_for(kb: Any, item: str) -> tuple[Unit | None, str | None, dict]:
     depths = ore_depths()
     if sources:
         blocks = {s.block for s in sources}
+        # MineDojo's masks test each item's first recipe only (planks: from `log`, not `log2`):
+        # blocks whose drop some first recipe takes are looked for first
+        firsts = {k for r in ids.data()["first_recipe"].values() for k in r["ingredients"]}
+        prefer = {b for b in blocks if set(kb.block_drops(b)) & firsts}
         depth = None
         for b in blocks:
             if b in depths:
                 lo, hi = depths[b]
                 depth = (lo, min(hi, 60)) if depth is None else (min(depth[0], lo), max(depth[1], min(hi, 60)))
-        return Unit(blocks=blocks, depth=depth), None, {}
+        return Unit(blocks=blocks, depth=depth, prefer=prefer if prefer != blocks else set()), None, {}
     ways = kb.interactions(item)
     if ways:
         w = ways[0]

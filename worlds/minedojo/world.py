@@ -172,7 +172,7 @@ class MineDojoWorld:
     def _place(self, item: str, action: dict | None = None) -> tuple[bool, str | None, dict]:
         if act.slot_of(self._names(), item) is None:
             return False, f"cannot place {item}: needs 1 {item}, has 0", {item: 1}
-        for d in ((1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1)):
+        for d in ((1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1), (0, 1, 0)):   # beside, else overhead (a shaft)
             if self.nav.free(self.obs, *d) and self.nav.voxel(self.obs, *d) == "air":
                 n0 = self.held(item)
                 why = self._checked(self.nav.toward(self.obs, d, lambda: act.place(self._names(), item)))

@@ -31,7 +31,11 @@ TOOL_KINDS = ("pickaxe", "axe", "shovel", "shears", "sword", "hoe")
 TIER_NAMES = {-1: "hand", 0: "wooden", 1: "stone", 2: "iron", 3: "diamond", 4: "netherite"}
 
 __all__ = ["KnowledgeBase", "load_kb", "VERSIONS", "Recipe", "SmeltRecipe", "MineSource",
-           "Interaction", "tool_tier", "normalize"]
+           "Interaction", "AmbiguousName", "tool_tier", "normalize"]
+
+
+class AmbiguousName(ValueError):
+    """A name from another version that stands for several items here; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,11 @@ class KnowledgeBase:
 
     def _load_aliases(self) -> dict[str, str]:
         d = _data("aliases.yaml")
-        raw = {**(d.get("all") or {}), **(d.get(self.era) or {})}
+        flat = _data("flattening.yaml")["renames"]
+        if self.era == "legacy":   # 1.13+ names understood at 1.11.2, where they name nothing else
+            flat = {new: old for old, new in flat.items()}
+        flat = {k: v for k, v in flat.items() if not self._known(k)}
+        raw = {**flat, **(d.get("all") or {}), **(d.get(self.era) or {})}
         out = {}
         for name, target in raw.items():
             seen = set()
@@ -323,6 +331,25 @@ class KnowledgeBase:
             if c in self._display:
                 return self._display[c]
         return None
+
+    def translate(self, name: str, from_version: str) -> str | None:
+        """`name` as written for Minecraft `from_version`, in this version's names (None:
+        unknown here).  Across the 1.13 flattening the game's own table is used
+        (data/flattening.yaml): the 1.11 grass block is grass_block at 1.16.5, never the
+        plant; a 1.11 id that became several items raises AmbiguousName, one line."""
+        old_era = "legacy" if mcdata.version_key(from_version) < (1, 13) else "modern"
+        if old_era == self.era:
+            return self.canonical(name)
+        flat = _data("flattening.yaml")
+        key = normalize(name)
+        if old_era == "legacy":
+            if key in flat["ambiguous"]:
+                raise AmbiguousName(
+                    f"{key!r} (Minecraft {from_version}) became several items in {self.version}: "
+                    f"{', '.join(flat['ambiguous'][key])}; name one of them")
+            return self.canonical(flat["renames"].get(key, key))
+        back = {new: old for old, new in flat["renames"].items()}
+        return self.canonical(back.get(key, key))
 
     def _name(self, name: str) -> str:
         return self.canonical(name) or name

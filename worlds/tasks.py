@@ -336,6 +336,9 @@ def _resolve_phrase(phrase: str, verb: str | None, resolve_item: Callable[[str],
     return None
 
 
+SUITE_NAMES_VERSION = "1.11.2"   # the item names suites are written in (MineDojo's)
+
+
 def localize(task: Task, kb: Any) -> Task:
     """The task with its target and inventory in this knowledge base's names (suites use
     MineDojo's 1.11.2 names: wooden_door is oak_door in 1.19.2). Done once: a task already
@@ -345,10 +348,18 @@ def localize(task: Task, kb: Any) -> Task:
     if not task.target and not task.context:
         raise SuiteError(f"task {task.id} has neither an item target nor find conditions; "
                          "accepted: tasks whose target is {item: count}, or find tasks (mp5-context)")
+    def name(item: str) -> str | None:
+        if task.suite == "custom":   # typed for this version (task_from_instruction resolved it here)
+            return kb.canonical(item)
+        try:   # suites are written in 1.11.2 names: across the 1.13 flattening, the game's own table
+            return kb.translate(item, SUITE_NAMES_VERSION)
+        except ValueError as e:   # a 1.11 id that became several items (skull): one line
+            raise SuiteError(f"task {task.id}: {e}") from None
+
     target = {}
     for item, n in task.target.items():
-        canon = kb.canonical(item)
+        canon = name(item)
         if canon is None:
             raise SuiteError(f"task {task.id}: item {item!r} does not exist in Minecraft {kb.version}")
         target[canon] = n
-    return replace(task, target=target, mc_version=kb.version, inventory={kb.canonical(k) or k: v for k, v in task.inventory.items()})
+    return replace(task, target=target, mc_version=kb.version, inventory={name(k) or k: v for k, v in task.inventory.items()})

@@ -3,6 +3,7 @@ world's primitive actions (worlds/gridworld/spec.py).
 
 - mine X: the nearest block that gives X (digging down to ores, through whatever is in the
   way, with the tools held), then break it; a held bucket used on water, lava or a cow.
+- mine egg: walk to an egg a chicken laid (worlds/gridworld/eggs.py), or wait by a chicken.
 - kill M: chase the mob (re-planning as it wanders) and hit it until it drops its loot.
 - craft / smelt: place a crafting table / furnace when none is within reach (walk to a
   placed one, or place a held one), then the functional action.
@@ -21,6 +22,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from worlds.gridworld import functional, paths
+from worlds.gridworld.eggs import ground_items
 from worlds.gridworld.sources import goal_sources
 from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVE_ID, game_data
 from worlds.inventory import Refusal
@@ -59,6 +61,7 @@ class Expert:
         self.idle, self.last_sig = 0, None
         self.fetches = 0
         self.avoid: tuple[int, int] | None = None   # a column not to dig in (the pillar we stand on)
+        self.waiting = False
 
     # ------------------------------------------------------------------ bookkeeping
     def _count(self) -> int:
@@ -86,12 +89,13 @@ class Expert:
 
     # ------------------------------------------------------------------ acting
     def act(self) -> tuple[int, int] | None:
+        self.waiting = False   # set by a skill that waits on purpose (for an egg, for the night)
         a = self._act()
         self.last_action = a[0] if a is not None else None
         if a is not None:
             sig = (tuple(int(v) for v in self.env.pos[self.i]), int(self.env.inv[self.i].sum()),
                    int(self.env.mine_prog[self.i]), self.kills, self.fetch is None)
-            self.idle = self.idle + 1 if sig == self.last_sig else 0
+            self.idle = self.idle + 1 if sig == self.last_sig and not self.waiting else 0
             self.last_sig = sig
             if self.idle >= STUCK_AFTER:
                 self._finish(False, f"stuck: {STUCK_AFTER} actions without progress toward {self.item}",
@@ -206,11 +210,13 @@ class Expert:
 
     def _mine(self):
         env, i = self.env, self.i
+        if any(not w.uses and w.on == "mob" for w in self.kb.interactions(self.item)):
+            return self._pick_up()   # an egg: laid by a chicken, picked up from the ground
         cells, mobs = goal_sources(env, self.goal)
         if not cells and not mobs:
             self._finish(False, f"{self.item} cannot be mined (no block in this world gives it)", {self.item: 1})
             return None
-        ways = [w for w in self.kb.interactions(self.item) if w.uses]   # eggs: not laid in the grid world
+        ways = [w for w in self.kb.interactions(self.item) if w.uses]
         if ways:  # a held item used on a block or a mob
             held = [w for w in ways if functional.bag_of(env, i).held(w.uses) >= 1]
             if not held:
@@ -225,6 +231,38 @@ class Expert:
             self._finish(False, env.rules.why_not(c), {"tool": env.rules.min_tool[c]})
             return None
         return self._gather(ok_cells, mobs)
+
+    def _pick_up(self):
+        """Walk to the nearest egg on the ground (eggs.py: picked up within reach); with none
+        lying about, go near a chicken and wait for it to lay one."""
+        env, i = self.env, self.i
+        pos = tuple(int(v) for v in env.pos[i])
+        lying = ground_items(env, i, self.item)
+        if self.plan and self.target is not None and tuple(self.target) in lying:
+            return self._follow()
+        self.plan, self.target = [], None
+        if lying:
+            lying.sort(key=lambda p: abs(p[0] - pos[0]) + abs(p[2] - pos[2]) + abs(p[1] - pos[1]))
+            found = paths.search(paths.Terrain(env, i), pos, lying[:8])
+            if found is not None and found[0]:
+                self.plan, _, self.target = list(found[0]), found[1], found[2]
+                self.seg_steps, self.last_pos = 0, None
+                return self._follow()
+            if found is not None:   # beside it: picked up as the world steps
+                self.waiting = True
+                return NOOP
+        layers = {m for w in self.kb.interactions(self.item) if not w.uses and w.on == "mob"
+                  for m in [self.v.mob_id.get(w.source)] if m}
+        near = paths.candidates(env, i, set(), layers, k=4)
+        self.waiting = True
+        if not near or min(max(abs(p[0] - pos[0]), abs(p[2] - pos[2])) for p in near) <= 3:
+            return NOOP   # by a chicken (or none yet: they wander in): wait for an egg
+        found = paths.search(paths.Terrain(env, i), pos, near)
+        if found is None or not found[0]:
+            return NOOP
+        self.plan, _, self.target = list(found[0]), found[1], found[2]
+        self.seg_steps, self.last_pos = 0, None
+        return self._follow()
 
     # ------------------------------------------------------------------ moving and hitting
     def _gather(self, cells: set[int], mobs: set[int]):

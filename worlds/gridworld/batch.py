@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from worlds.gridworld import functional
+from worlds.gridworld import eggs, functional
 from worlds.gridworld.generation import Map, check_biome, generate
 from worlds.gridworld.layout import build_layout
 from worlds.gridworld.mobs import step_mobs
@@ -92,6 +92,7 @@ class BatchGridWorld:
         self.seeds = [0] * n
         self.weather: list[Schedule | None] = [None] * n
         self.rng = np.random.default_rng(0)
+        eggs.init(self)
 
     # ------------------------------------------------------------------ reset
     def reset(self, seeds: Sequence[int], options: dict | Sequence[dict] | None = None) -> dict:
@@ -137,6 +138,7 @@ class BatchGridWorld:
             if int(k) > 0:
                 bag.add({bag.concrete(name, what="initial inventory"): int(k)})
         functional.store_bag(self, i, bag)
+        eggs.reset_one(self, i, seed)
         self.set_target(i, o.get("target") or {})
 
     def _start_clock(self, t: Any) -> int:
@@ -272,6 +274,7 @@ class BatchGridWorld:
         self.clock += cost
         night = self.night()
         step_mobs(self, night)
+        eggs.step(self, cost, events)
         regen = int(game_data()["regen_steps"])
         heal = (self.clock % regen == 0) & ~self.dead
         self.health[heal] = np.minimum(float(game_data()["agent_health"]), self.health[heal] + 1)

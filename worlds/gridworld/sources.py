@@ -27,7 +27,7 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
             cells.add(c)
         elif v.block_of[c] == canon or v.cells[c] == canon:   # "mine stone": break the named block
             cells.add(c)
-    for way in (w for w in kb.interactions(canon) if w.uses):   # no pick-ups (a chicken's egg) in the grid
+    for way in (w for w in kb.interactions(canon) if w.uses):   # pick-ups (eggs): eggs.ground_items
         if way.on == "mob" and way.source in v.mob_id:
             mobs.add(v.mob_id[way.source])
         elif way.on == "block":

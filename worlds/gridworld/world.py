@@ -196,7 +196,9 @@ class GridWorld:
         if goal.action in ("craft", "smelt", "equip"):
             return 0
         cells, mobs = self.sources(goal)
-        targets = paths.candidates(self.env, self.i, cells, mobs)
+        from worlds.gridworld.eggs import ground_items
+
+        targets = paths.candidates(self.env, self.i, cells, mobs) + ground_items(self.env, self.i, next(iter(goal.obj)))
         if not targets:
             return -1
         terrain = paths.Terrain(self.env, self.i)

@@ -26,7 +26,7 @@ BACKENDS = ("standin", "simulator")
 class MineDojoOptions:
     backend: str = field(default="standin", metadata={
         "help": "minedojo: 'standin' (the grid world behind MineDojo's spaces; runs anywhere) or 'simulator' "
-                "(the real MineDojo: needs the minedojo package and Java 8)", "choices": BACKENDS,
+                "(the real MineDojo: needs the minedojo package and Java 8)",
         "metavar": "NAME", "flag": "--minedojo-backend"})
     image_height: int = field(default=IMAGE_SIZE[0], metadata={
         "help": "minedojo: the rgb observation's height in pixels (default: 160)", "metavar": "PX",

@@ -141,3 +141,10 @@ def test_chickens_lay_eggs_that_the_expert_picks_up(kb):
     w.env.egg_age[0][w.env.egg_age[0] >= 0] = game_data()["eggs"]["despawn_steps"] - 1
     w.step({"action": "noop"})
     assert eggs.ground_items(w.env, 0, "egg") == []    # 5 minutes on the ground: gone
+
+
+def test_chance_drops_come_in_the_grid_world_too(kb):
+    gravel = [(x, 65, z, "gravel") for x in range(8, 14) for z in range(8, 14)]
+    w = _plain(kb, blocks=gravel)
+    out = GridScriptedController(kb).run(Goal("mine", {"flint": 1}), w)
+    assert out["ok"] and out["gained"]["flint"] == 1 and out["gained"]["gravel"] >= 1   # gravel again until flint (1 in 10)

@@ -93,6 +93,7 @@ class BatchGridWorld:
         self.weather: list[Schedule | None] = [None] * n
         self.rng = np.random.default_rng(0)
         eggs.init(self)
+        self.drop_rng = np.random.default_rng(0)
 
     # ------------------------------------------------------------------ reset
     def reset(self, seeds: Sequence[int], options: dict | Sequence[dict] | None = None) -> dict:
@@ -139,6 +140,7 @@ class BatchGridWorld:
                 bag.add({bag.concrete(name, what="initial inventory"): int(k)})
         functional.store_bag(self, i, bag)
         eggs.reset_one(self, i, seed)
+        self.drop_rng = np.random.default_rng([int(s) for s in self.seeds] + [0xD209])
         self.set_target(i, o.get("target") or {})
 
     def _start_clock(self, t: Any) -> int:
@@ -306,6 +308,7 @@ class BatchGridWorld:
                 self.mob_kind[i, s] = 0
                 events.setdefault(i, {})["gained"] = {v.items[j]: int(c) for j, c in
                                                       enumerate(rules.mob_drop_vec[kind]) if c}
+                self._chance_drops(int(i), rules.mob_chance[kind], events[i])
                 events[i]["killed"] = v.mobs[kind]
         e, tgt = e[~has_mob], tgt[~has_mob]
         if e.size == 0:
@@ -337,10 +340,19 @@ class BatchGridWorld:
             ev["broke"] = v.cells[cc]
             if cn:
                 ev["gained"] = dict(rules.drops[cc])
+                self._chance_drops(int(i), rules.chance[cc], ev)
             else:
                 ok[i] = False
                 ev["error"] = rules.why_not(cc)
                 ev["missing"] = {"tool": rules.min_tool[cc]}
+
+    def _chance_drops(self, i: int, chances: list[tuple[int, float]], ev: dict) -> None:
+        """The rare drops of a break or a kill (rules.chance), from their own random stream."""
+        for it, p in chances:
+            if self.drop_rng.random() < p:
+                self.inv[i, it] += 1
+                name = self.vocab.items[it]
+                ev["gained"] = {**ev.get("gained", {}), name: ev.get("gained", {}).get(name, 0) + 1}
 
     def _rare(self, i, a, arg, names, ok, events, cost) -> None:
         v = self.vocab

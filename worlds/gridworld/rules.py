@@ -1,6 +1,8 @@
 """The grid world's rules as lookup tables, built once per game version from the knowledge
 base (what a block drops, which tools harvest it, what a mob drops) and the data file
-(hardness, tool speeds, mob health, weapon damage).  The engine (batch.py) indexes these
+(hardness, tool speeds, mob health, weapon damage).  Chance drops (gravel's flint, a
+leaf's sapling or apple, a zombie's carrot) are the knowledge base's, drawn per break or
+kill from the world's own stream (batch.py `drop_rng`).  The engine (batch.py) indexes these
 arrays with whole batches at once.
 
 Break time in steps, as the game computes it ("Breaking"): hardness x 1.5 s when the
@@ -51,6 +53,8 @@ class Rules:
     mob_drop_vec: np.ndarray   # int32 [M, I]
     weapon_items: np.ndarray   # int [W]
     weapon_damage: np.ndarray  # float [W]
+    chance: list[list[tuple[int, float]]]      # per cell: (item id, chance per break) besides its drops
+    mob_chance: list[list[tuple[int, float]]]  # per mob: (item id, chance per kill) besides its loot
     placeable: dict[int, int]  # item id -> cell id
     place_cell: np.ndarray     # int [I]: cell id an item places as, -1 when not placeable
     seconds_per_step: float
@@ -152,6 +156,10 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
         for k, n in kb.mob_drops(v.mobs[m]).items():
             if k in v.item_id:
                 mob_drop_vec[m, v.item_id[k]] = n
+    chance = [[(v.item_id[k], float(p)) for k, p in kb.chance_drops(v.block_of[c]).items() if k in v.item_id]
+              if c > 1 and not placed_only[c] and v.block_of[c] in kb.blocks() else [] for c in range(C)]
+    mob_chance = [[]] + [[(v.item_id[k], float(p)) for k, p in kb.mob_chance_drops(v.mobs[m]).items()
+                          if k in v.item_id] for m in range(1, M)]
     weapons = [(n, dmg) for n, dmg in d["weapon_damage"].items() if n in v.item_id]
     placeable = {v.item_id[it]: v.cell_id[c] for it, c in d["placeable"].items()
                  if it in v.item_id and c in v.cell_id}
@@ -163,7 +171,7 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
                  mob_health, mob_damage, mob_hostile, mob_drop_vec,
                  np.array([v.item_id[n] for n, _ in weapons], dtype=np.int64),
                  np.array([float(x) for _, x in weapons], dtype=np.float32),
-                 placeable, place_cell, float(d["seconds_per_step"]))
+                 chance, mob_chance, placeable, place_cell, float(d["seconds_per_step"]))
 
 
 def ceil_div(a_: float, b: float) -> int:

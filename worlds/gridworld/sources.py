@@ -15,7 +15,8 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
         if name in v.mob_id and name != "none":
             return cells, {v.mob_id[name]}
         ids = [v.item_id[x] for x in (kb.variants(name) or [name]) if x in v.item_id]
-        return cells, {m for m in range(1, len(v.mobs)) if ids and rules.mob_drop_vec[m, ids].any()}
+        return cells, {m for m in range(1, len(v.mobs)) if ids and (rules.mob_drop_vec[m, ids].any()
+                                                                     or any(it in ids for it, _ in rules.mob_chance[m]))}
     if goal.action != "mine":
         return cells, mobs
     canon = kb.canonical(name) or name
@@ -23,8 +24,8 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
     for c in range(2, len(v.cells)):
         if rules.placed_only[c] or not rules.breakable[c]:
             continue
-        if ids and rules.drop_vec[c, ids].any():
-            cells.add(c)
+        if ids and (rules.drop_vec[c, ids].any() or any(it in ids for it, _ in rules.chance[c])):
+            cells.add(c)   # a chance drop (gravel's flint) too: broken again until it comes
         elif v.block_of[c] == canon or v.cells[c] == canon:   # "mine stone": break the named block
             cells.add(c)
     for way in (w for w in kb.interactions(canon) if w.uses):   # pick-ups (eggs): eggs.ground_items

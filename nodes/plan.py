@@ -22,6 +22,7 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         kb=ctx.kb,
         allowed_skills=ctx.settings.skills,
         recipe_hints=ctx.settings.recipe_hints,
+        knowledge=ctx.settings.knowledge,
         seed=ctx.settings.seed,
         observation=world_state(ctx.world),
     )

@@ -23,7 +23,8 @@ class PlanRequest:
     outcomes: list[dict] = field(default_factory=list)  # every executed goal so far, with its result
     kb: Any = None                   # worlds.knowledge.KnowledgeBase
     allowed_skills: tuple[str, ...] | None = None
-    recipe_hints: bool = False       # may the planner quote the recipe book for the target?
+    recipe_hints: bool = False       # the describer's switch (--no-recipe-hints); planners read `knowledge`
+    knowledge: str = "target"        # recipe facts in the prompt: none | target | tree (worlds/facts.py)
     seed: int = 0                    # the episode's seed (sampling seeds derive from it)
     observation: dict[str, Any] = field(default_factory=dict)  # the world's context_state(), normalised
 

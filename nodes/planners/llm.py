@@ -14,9 +14,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 import prompts
 from nodes.describe import inventory_text
+from nodes.facts import failure_missing, recipe_book
 from nodes.parse import parse_call
 from nodes.planners.base import PlanRequest, PlanResult, goals_to_text
-from worlds.options import how_to_make
 from worlds.types import ACTIONS, Goal
 
 PLAN_SCHEMA = {
@@ -135,13 +135,18 @@ class DialoguePlanner:
         start_inv = "My inventory is empty." if not req.task.inventory else \
             f"My inventory has {inventory_text(req.task.inventory)}."
         question = prompts.render("deps_question", target=target_text(req.task.target), inventory=start_inv).strip()
-        if req.recipe_hints and req.kb is not None:
-            question += " Recipe book: " + "; ".join(how_to_make(req.kb, item) for item in req.task.target) + "."
+        book = recipe_book(req.kb, req.task.target, (), req.knowledge)   # --knowledge (nodes/facts.py)
+        if book:
+            question += " " + book
         msgs.append(HumanMessage(question))
         for r in range(first, len(req.plans)):
             msgs.append(AIMessage(self._as_plan(req.plans[r])))
+            description = req.descriptions[r]
+            if req.knowledge != "none" and "Recipe book:" not in description:   # the describer's hints, else ours
+                more = recipe_book(req.kb, (), failure_missing(req.outcomes, r), "target")
+                description = f"{description} {more}".strip()
             msgs.append(HumanMessage(prompts.render(
-                "deps_replan", description=req.descriptions[r],
+                "deps_replan", description=description,
                 explanation=req.explanations[r] if r < len(req.explanations) else "",
                 task=f"obtain {target_text(req.task.target)}").strip()))
         return msgs

@@ -23,6 +23,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from nodes.facts import recipe_book
 from nodes.planners.base import PlanRequest, PlanResult
 from nodes.planners.rider.prompt import (
     cot_messages,
@@ -34,7 +35,7 @@ from nodes.planners.rider.prompt import (
 )
 from nodes.planners.rider.retrieval import ActionRetriever, vocabulary
 from nodes.planners.rider.subtasks import Level, push, refresh
-from worlds.options import how_to_make
+from worlds.facts import missing_names
 from worlds.types import Goal
 
 HISTORY = 3        # skills the prompt recalls (the paper's h_t: the last three)
@@ -47,15 +48,14 @@ def _add(total: dict[str, int], used: dict[str, int]) -> None:
 
 def missing_items(outcome: dict) -> list[str]:
     """The items a failed skill lacked, as the world named them ({"planks": 2}, {"tool": "stone_pickaxe"})."""
-    missing = outcome.get("missing") or {}
-    return [v if k == "tool" else k for k, v in missing.items() if k != "fuel" and isinstance(v if k == "tool" else k, str)]
+    return missing_names(outcome.get("missing"))
 
 
-def feedback_text(kb: Any, outcome: dict) -> str:
-    """The world's cause, with the recipe book's line for each missing item."""
+def feedback_text(kb: Any, outcome: dict, knowledge: str = "target") -> str:
+    """The world's cause, with the recipe book's line for each missing item (none with --knowledge none)."""
     text = (outcome.get("error") or "it failed").rstrip(".") + "."
-    hints = [how_to_make(kb, n) for n in missing_items(outcome) if kb.canonical(n)]
-    return text + (" Recipe book: " + "; ".join(hints) + "." if hints else "")
+    book = recipe_book(kb, (), missing_items(outcome), "none" if knowledge == "none" else "target")
+    return text + (" " + book if book else "")
 
 
 class RiderPlanner:
@@ -123,10 +123,10 @@ class RiderPlanner:
         if self.cot:
             analysis = self._ask(self._runnable(req, salt + 9, names=None, max_tokens=120),
                                  cot_messages(kb, shown, req.inventory), total).strip()
-        msgs = step_messages(kb, shown, req.inventory, history, analysis)
+        msgs = step_messages(kb, shown, req.inventory, history, analysis, req.knowledge)
         feedback = None
         if failed and last is not None:
-            feedback = feedback_text(kb, ran[-1])
+            feedback = feedback_text(kb, ran[-1], req.knowledge)
             msgs = revise_messages(msgs, last["reply"], last["skill"], feedback, req.inventory)
         reply = self.propose(req, msgs, salt, total)
         action, how = self._retriever.retrieve(reply)
@@ -137,7 +137,7 @@ class RiderPlanner:
         record = {"skill": action.text, "action": action.action, "item": action.item, "reply": reply.strip(),
                   "how": how, "stack": stack, "shown": shown, "inventory": dict(req.inventory),
                   "history": history, "revision": failed, "feedback": feedback, "analysis": analysis or None,
-                  "next_stack": next_stack, "relabel": self.relabel}
+                  "next_stack": next_stack, "relabel": self.relabel, "knowledge": req.knowledge}
         goal = Goal(action.action, {action.item: 1})
         text = f"{goal.code()}  # step 1: {action.text}\n{record_line(record)}"
         return PlanResult(text, total)

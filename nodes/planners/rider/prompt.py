@@ -15,15 +15,19 @@ from langchain_core.messages import BaseMessage, HumanMessage
 
 import prompts
 from nodes.describe import inventory_text
+from nodes.facts import facts_text, prompt_facts
 from nodes.planners.rider.subtasks import Level, label_text
-from worlds.options import best_option, how_to_make
+from worlds.options import best_option
 
 RECORD = "# rider "
 REPLY_VERBS = ("mine", "craft", "smelt", "kill", "equip", "harvest", "get")
 
 
-def recipe_text(kb: Any, level: Level) -> str:
-    return "; ".join(how_to_make(kb, item) for item in level)
+def recipe_text(kb: Any, level: Level, knowledge: str = "target") -> str:
+    """The prompt's recipe line for the level's items (--knowledge: none, target or tree;
+    nodes/facts.py), "" for none."""
+    lines = prompt_facts(kb, list(level), (), knowledge)
+    return "Recipe book: " + facts_text(lines) if lines else ""
 
 
 def requirement_text(kb: Any, level: Level) -> str:
@@ -44,10 +48,10 @@ def history_text(history: list[str]) -> str:
 
 
 def step_messages(kb: Any, shown: Level, inventory: dict[str, int], history: list[str],
-                  analysis: str = "") -> list[BaseMessage]:
+                  analysis: str = "", knowledge: str = "target") -> list[BaseMessage]:
     """The next-skill question (LLaMA-Rider appendix B.1's content, our words)."""
     msgs = prompts.chat("rider_step", task=label_text(shown), inventory=inventory_text(inventory),
-                        history=history_text(history), recipe=recipe_text(kb, shown),
+                        history=history_text(history), recipe=recipe_text(kb, shown, knowledge),
                         analysis=f"My check of the recipe: {analysis.strip()}" if analysis.strip() else "")
     last = msgs[-1]
     last.content = "\n".join(line for line in last.content.splitlines() if line.strip())

@@ -148,3 +148,13 @@ def test_chance_drops_come_in_the_grid_world_too(kb):
     w = _plain(kb, blocks=gravel)
     out = GridScriptedController(kb).run(Goal("mine", {"flint": 1}), w)
     assert out["ok"] and out["gained"]["flint"] == 1 and out["gained"]["gravel"] >= 1   # gravel again until flint (1 in 10)
+
+
+def test_a_task_through_what_the_grid_world_does_not_build_is_refused_up_front(kb):
+    w = GridWorld(kb)
+    with pytest.raises(GridWorldError) as e:
+        w.reset(seed=0, options={"target": {"glowstone": 1}})
+    assert "\n" not in str(e.value) and "glowstone is in the Nether, which is not built" in str(e.value)
+    assert "--world textworld" in str(e.value)
+    w.reset(seed=0, options={"target": {"cake": 1}, "inventory": {"wheat": 3}})   # wheat held: the rest is here
+    w.reset(seed=0, options={"target": {"flint_and_steel": 1}})                    # flint: gravel's chance drop

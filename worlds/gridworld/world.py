@@ -65,6 +65,12 @@ class GridWorld:
             if canon is None:
                 raise GridWorldError(f"unknown item {name!r} in the target")
             self.target[canon] = int(n)
+        if self.target and not o.get("layout"):   # a route through what is not built here: refused up front
+            from worlds.gridworld.coverage import refusal
+
+            why = refusal(self.kb, self.target, o.get("inventory"))
+            if why:
+                raise GridWorldError(why)
         self.env.reset([0 if seed is None else seed], [o])
         return self.observation(), {"ok": True, "error": None, "cost": 0, "gained": {}, "missing": {}}
 

@@ -23,9 +23,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+import worlds.minedojo.actions as act
+import worlds.minedojo.ids as ids
 from worlds.gridworld.spec import game_data
-from worlds.minedojo import actions as act
-from worlds.minedojo import ids
 
 AXES = {"south": (0, 1, 0.0), "west": (-1, 0, 90.0), "north": (0, -1, 180.0), "east": (1, 0, -90.0)}
 WALK_TURN_EVERY = 40      # steps of wandering before a quarter turn

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
+import worlds.minedojo.ids as ids
 from worlds.gridworld import functional
 from worlds.gridworld.spec import EQUIP_SLOTS, FACINGS
 from worlds.gridworld.world import GridWorld
-from worlds.minedojo import ids
 from worlds.minedojo.actions import camera_delta
 from worlds.minedojo.sensors import IMAGE_SIZE, RAYS
 

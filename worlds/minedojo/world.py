@@ -19,9 +19,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+import worlds.minedojo.actions as act
+import worlds.minedojo.ids as ids
 from worlds.inventory import Bag, Refusal
-from worlds.minedojo import actions as act
-from worlds.minedojo import ids
 from worlds.minedojo.navigator import Navigator, Unit, tool_refusal, unit_for
 from worlds.types import ACTIONS
 

@@ -158,3 +158,16 @@ def test_a_task_through_what_the_grid_world_does_not_build_is_refused_up_front(k
     assert "--world textworld" in str(e.value)
     w.reset(seed=0, options={"target": {"cake": 1}, "inventory": {"wheat": 3}})   # wheat held: the rest is here
     w.reset(seed=0, options={"target": {"flint_and_steel": 1}})                    # flint: gravel's chance drop
+
+
+def test_hill_variants_are_built_and_unbuilt_biomes_are_refused_with_why(kb):
+    hills = GridWorld(kb)
+    hills.reset(seed=3, options={"biome": "forest_hills"})
+    flat = GridWorld(kb)
+    flat.reset(seed=3, options={"biome": "forest"})
+    assert hills.biome == "forest" and hills.position[1] > flat.position[1]   # the same biome, higher ground
+    with pytest.raises(GridWorldError) as e:
+        GridWorld(kb).reset(seed=0, options={"biome": "jungle"})
+    assert "\n" not in str(e.value) and "not built" in str(e.value) and "jungle trees" in str(e.value)
+    with pytest.raises(GridWorldError, match="unknown biome 'moon'.*accepted: plains.*forest_hills"):
+        GridWorld(kb).reset(seed=0, options={"biome": "moon"})

@@ -26,9 +26,21 @@ class Map:
 
 
 def check_biome(biome: str | None) -> None:
-    names = list(game_data()["biomes"])
-    if biome is not None and biome not in names:
-        raise GridWorldError(f"unknown biome {biome!r} for the grid world; accepted: {', '.join(names)}")
+    d = game_data()
+    names = list(d["biomes"]) + list(d.get("biome_variants") or {})
+    if biome is None or biome in names:
+        return
+    why = (d.get("biomes_not_built") or {}).get(biome)
+    if why:
+        raise GridWorldError(f"biome {biome!r} is not built in the grid world: {why}; accepted: {', '.join(names)}, "
+                             "or --world textworld")
+    raise GridWorldError(f"unknown biome {biome!r} for the grid world; accepted: {', '.join(names)}")
+
+
+def base_biome(biome: str | None) -> tuple[str | None, list | None]:
+    """(the built biome a name stands for, its variant's surface heights or None)."""
+    v = (game_data().get("biome_variants") or {}).get(biome or "")
+    return (v["of"], v.get("height")) if v else (biome, None)
 
 
 def _noise(rng: np.random.Generator, X: int, Z: int, waves: int = 6, scale: float = 24.0) -> np.ndarray:
@@ -63,6 +75,7 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
     rng = np.random.default_rng(seed)
     cid, names = vocab.cell_id, list(d["biomes"])
     cycle = d["biome_cycle"]
+    biome, variant_height = base_biome(biome)
     main = biome or cycle[seed % len(cycle)]
     others = [b for b in cycle if b != main]
     others = [others[i] for i in rng.permutation(len(others))[:3]]
@@ -76,8 +89,9 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
 
     # terrain height: noise mapped into each biome's height range, blurred across borders
     n = _noise(rng, X, Z)
-    lo = np.array([d["biomes"][b]["height"][0] for b in names])[bmap]
-    hi = np.array([d["biomes"][b]["height"][1] for b in names])[bmap]
+    heights = {b: (variant_height if b == main and variant_height else d["biomes"][b]["height"]) for b in names}
+    lo = np.array([heights[b][0] for b in names])[bmap]
+    hi = np.array([heights[b][1] for b in names])[bmap]
     h = np.rint(_blur(lo + n * (hi - lo))).astype(int)
     h = np.clip(h, 8, HEIGHT - 12)
 

@@ -290,8 +290,8 @@ class Expert:
         c = int(env.cells_at(np.array([i]), np.array([t]))[0])
         if c in cells:
             return True
-        m = env.mob_at(i, np.array(t))
-        return m is not None and m in mobs
+        here = (env.mob_kind[i] > 0) & (env.mob_pos[i] == np.array(t)).all(axis=1)   # two mobs may share a cell
+        return any(int(k) in mobs for k in env.mob_kind[i][here])
 
     def _go_to(self, cells: set[int], mobs: set[int], reach: bool = False):
         env, i = self.env, self.i

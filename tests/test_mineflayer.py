@@ -174,3 +174,30 @@ def test_wooden_pickaxe_plan_matches_the_text_world(standin_server):
                                     "wooden_pickaxe": 1}
     assert got[5]["error"] == "cannot craft wooden_pickaxe: needs a crafting_table"
     assert got[5]["description"].startswith("I succeeded on steps 2, 3, 4 but I failed on step 6 ")
+
+
+@needs_node
+def test_deps_run_obtains_dirt_on_flying_squid(plain_server, capsys):
+    """The issue's own command, in process: `deps run "obtain a dirt" --world mineflayer --server ...`
+    (the oracle planner: no LLM here)."""
+    from agent.cli import main
+
+    rc = main(["run", "obtain a dirt", "--world", "mineflayer", "--server", f"127.0.0.1:{plain_server}",
+               "--bot-name", "cli", "--planner", "oracle"])
+    cap = capsys.readouterr()
+    text = cap.out + cap.err
+    assert rc == 0, text
+    assert "world mineflayer" in text and "[execute] step 1: ok" in text and "\nSUCCESS:" in text
+
+
+@needs_node
+def test_deps_run_refused_server_is_one_line(capsys):
+    from agent.cli import main
+
+    port = _free_port()
+    rc = main(["run", "obtain a dirt", "--world", "mineflayer", "--server", f"127.0.0.1:{port}",
+               "--planner", "oracle"])
+    err = capsys.readouterr().err.strip().splitlines()[-1]   # after the task's header line
+    assert rc == 2
+    assert err == f"deps run: error: cannot join the Minecraft server at 127.0.0.1:{port}: " \
+                  f"connect ECONNREFUSED 127.0.0.1:{port}"

@@ -12,6 +12,7 @@ and the sidecar's own kinds for a command the game refused (not_found, no_recipe
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import queue
@@ -22,11 +23,13 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from worlds.base import WorldError
+
 SIDECAR_DIR = Path(__file__).resolve().parent / "sidecar"
 CONNECTION_KINDS = ("no_node", "no_modules", "refused", "timeout", "disconnected", "crashed")
 
 
-class MineflayerError(RuntimeError):
+class MineflayerError(WorldError):
     def __init__(self, kind: str, message: str):
         super().__init__(message)
         self.kind = kind
@@ -69,6 +72,7 @@ class Sidecar:
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
                                      env={**os.environ, "NODE_NO_WARNINGS": "1"})
         self._answers = queue.Queue()
+        atexit.register(self.close)   # the bot leaves the server when Python exits
         threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
         threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
 

@@ -60,10 +60,10 @@ class MineflayerOptions:
     server_version: str | None = field(default=None, metadata={
         "help": "mineflayer: the server's Minecraft version, one the agent knows (1.11.2, 1.16.5, 1.19.2); "
                 "default: asked from the server", "metavar": "VERSION"})
-    connect_timeout: float = field(default=30.0, metadata={
+    connect_timeout: int = field(default=30, metadata={
         "help": "mineflayer: seconds to wait for the server to let the bot in (default 30)",
         "metavar": "S", "bounds": (1, 600)})
-    action_timeout: float = field(default=120.0, metadata={
+    action_timeout: int = field(default=120, metadata={
         "help": "mineflayer: seconds one skill unit may take on the server (default 120)",
         "metavar": "S", "bounds": (1, 3600)})
 
@@ -303,8 +303,8 @@ class MineflayerWorld:
         if state.get("inventory") == want and not state.get("equipment"):
             return
         raise MineflayerError("reset", f"could not set the bot's inventory to {want or 'nothing'} (it has "
-                                       f"{state.get('inventory') or 'nothing'}): the bot needs op rights on the "
-                                       "server for /clear and /give")
+                                       f"{state.get('inventory') or 'nothing'}); accepted: a server where the bot has "
+                                       "op rights for /clear and /give (/op NAME), or a new --bot-name")
 
     def step(self, action: dict) -> tuple[dict, float, bool, bool, dict]:
         was_done = self.target_reached()
@@ -361,8 +361,8 @@ class MineflayerWorld:
         if not usable:
             s = min(sources, key=lambda s: s.tier)
             rate = self.costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
-            better = " or better" if len(s.tools) > 1 else ""
-            return _fail(f"needs {a(s.min_tool)}{better} to mine {s.block}", {"tool": s.min_tool}, rate.cost)
+            better = " or better" if s.tools and len(s.tools) > 1 else ""
+            return _fail(f"needs {a(s.min_tool or 'tool')}{better} to mine {s.block}", {"tool": s.min_tool}, rate.cost)
         blocks = list(dict.fromkeys(b for s in usable for b in self._game_names(s.block)))
         rate = self.costs.mine(usable[0].block, needs_pickaxe=usable[0].needs_pickaxe)
         before = self.inventory

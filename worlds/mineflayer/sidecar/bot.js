@@ -168,7 +168,7 @@ const COMMANDS = {
       bot.once('spawn', resolve)
       bot.once('error', (err) => {
         const refused = err && (err.code === 'ECONNREFUSED' || err.code === 'EHOSTUNREACH' || err.code === 'ENOTFOUND')
-        reject(new Failure(refused ? 'refused' : 'error', `${msg.host}:${msg.port}: ${err.message || err}`))
+        reject(new Failure(refused ? 'refused' : 'error', String(err.message || err)))
       })
       bot.once('kicked', (reason) => reject(new Failure('kicked', `kicked by the server: ${reason}`)))
       bot.once('end', (reason) => reject(new Failure('disconnected', `the server closed the connection: ${reason}`)))

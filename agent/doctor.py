@@ -80,6 +80,12 @@ def _module(name: str, hint: str) -> Callable[[], str]:
     return check
 
 
+def _mineflayer() -> str:
+    from worlds.mineflayer.sidecar import installed
+
+    return installed()
+
+
 def run_checks(load_models: bool = True) -> list[dict[str, Any]]:
     checks = [_check("python", _python)]
     checks += [_check(f"minecraft data {v}", _kb(v)) for v in ("1.11.2", "1.16.5", "1.19.2")]
@@ -87,6 +93,7 @@ def run_checks(load_models: bool = True) -> list[dict[str, Any]]:
     checks.append(_check("langgraph sqlite checkpoints", _module("langgraph.checkpoint.sqlite", "langgraph-checkpoint-sqlite")))
     checks.append(_check("sentence embeddings", _embedder(load_models)))
     checks.append(_check("local LLM", _local_llm(load_models)))
+    checks.append(_check("world: mineflayer (optional)", _mineflayer, required=False))
     checks.append(_check("world: minedojo (optional)", _module("minedojo", "needs JDK 8; see README"), required=False))
     checks.append(_check("eval backend: ray (optional)", _module("ray", "pip install 'deps-agent[ray]'"), required=False))
     return checks

@@ -52,6 +52,16 @@ def modules_installed() -> bool:
     return (SIDECAR_DIR / "node_modules" / "mineflayer" / "package.json").is_file()
 
 
+def installed() -> str:
+    """What `deps doctor` reports: Node's version and the sidecar's mineflayer, or why it cannot run."""
+    node = node_binary()
+    if not modules_installed():
+        raise MineflayerError("no_modules", "the sidecar's npm packages are not installed (make mineflayer)")
+    version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+    package = json.loads((SIDECAR_DIR / "node_modules" / "mineflayer" / "package.json").read_text())
+    return f"Node {version}, mineflayer {package['version']}"
+
+
 class Sidecar:
     """One `node bot.js` process.  `call(cmd, **args)` returns the command's result or raises."""
 

@@ -171,3 +171,18 @@ def test_hill_variants_are_built_and_unbuilt_biomes_are_refused_with_why(kb):
     assert "\n" not in str(e.value) and "not built" in str(e.value) and "jungle trees" in str(e.value)
     with pytest.raises(GridWorldError, match="unknown biome 'moon'.*accepted: plains.*forest_hills"):
         GridWorld(kb).reset(seed=0, options={"biome": "moon"})
+
+
+def test_a_map_too_small_for_the_task_is_made_larger(kb):
+    from worlds.gridworld.coverage import grows_in, short_of
+
+    small = GridWorld(kb)
+    small.reset(seed=0, options={"max_steps": 2400})
+    assert short_of(small.env, 0, {"reeds": 8})                  # the default 48 x 48 map holds too few reeds
+    w = GridWorld(kb)
+    w.reset(seed=0, options={"max_steps": 2400, "target": {"reeds": 8}})
+    assert w.env.X > 48 and not short_of(w.env, 0, {"reeds": 8})
+    assert grows_in(["cactus"]) == ("desert",) and grows_in(["reeds"])
+    fixed = GridWorld(kb, size=(48, 48))
+    fixed.reset(seed=0, options={"target": {"reeds": 8}})
+    assert fixed.env.X == 48                                     # a size asked for is kept

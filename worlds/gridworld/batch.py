@@ -41,10 +41,10 @@ P = PRIMITIVE_ID
 
 
 @lru_cache(maxsize=64)
-def _generated(seed: int, vocab: Any, size: tuple[int, int], biome: str | None) -> Map:
+def _generated(seed: int, vocab: Any, size: tuple[int, int], biome: str | None, include: tuple = ()) -> Map:
     """Generated maps, cached: a batch of many worlds on a few seeds generates each once
     (the arrays are copied into the batch, so the cached map is never changed)."""
-    return generate(seed, vocab, size, biome)
+    return generate(seed, vocab, size, biome, include)
 
 
 def check_seed(seed: Any) -> int:
@@ -117,7 +117,7 @@ class BatchGridWorld:
         biome = o.get("biome") or self.biome_choice
         check_biome(biome)
         m: Map = build_layout(o["layout"], v, (self.X, self.Z)) if o.get("layout") else \
-            _generated(seed, v, (self.X, self.Z), biome)
+            _generated(seed, v, (self.X, self.Z), biome, tuple(o.get("include_biomes") or ()))
         self.seeds[i] = seed
         self.cells[i], self.biome_map[i] = m.cells, m.biome
         self.pos[i] = m.spawn

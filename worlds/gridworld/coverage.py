@@ -1,10 +1,11 @@
-"""Which tasks the grid world can give, decided before an episode: the oracle's route to
+"""Which tasks the grid world can give, and on how large a map, decided before an episode: the oracle's route to
 the target (worlds/solver.py, from what is held) is walked, and every mine or kill goal on
 it must have a source here (a block that drops it, a mob that drops it, an egg a chicken
 lays).  A route through something the grid world does not build is refused with one line
 that names the missing feature (worlds/data/gridworld.yaml `not_built:`), instead of an
 episode that wanders until its budget is spent.  A target the solver cannot reach at all is
-left to the planner (it says so itself).
+left to the planner (it says so itself).  `short_of` says when a map holds too few of the
+blocks the route mines (eight reeds), so that the world is made larger (world.py).
 """
 from __future__ import annotations
 
@@ -55,3 +56,47 @@ def refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = 
     verb = "kill a" if what in make_vocab(kb).mob_id or what in kb.mobs() else "get"
     return (f"the grid world cannot give {wanted}: the recipe book's way to it needs to {verb} {what}, and {why}{more}; "
             "accepted: a task the grid world builds, or --world textworld")
+
+
+MARGIN = 2.0   # blocks on the map per block the route mines (some lie deep, under water, far off)
+
+
+def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int] | None = None) -> list[str]:
+    """The items of the route's mine goals that world i's map holds fewer source blocks of
+    than MARGIN times the count mined (a block that drops several counts as several)."""
+    from worlds.solver import Unreachable, solve
+
+    try:
+        goals = solve(env.kb, dict(target), dict(inventory or {}))
+    except (Unreachable, ValueError):
+        return []
+    import numpy as np
+
+    out = []
+    for g in goals:
+        if g.action != "mine":
+            continue
+        cells, _ = goal_sources(env, g)
+        if not cells or any(env.rules.liquid[c] for c in cells):
+            continue
+        item, n = next(iter(g.obj.items()))
+        ids = [env.vocab.item_id[x] for x in (env.kb.variants(item) or [item]) if x in env.vocab.item_id]
+        per = {c: max([int(env.rules.drop_vec[c, ids].max())] if ids else [1]) or 1 for c in cells}
+        counts = np.bincount(env.cells[i].ravel(), minlength=len(env.vocab.cells))
+        if sum(int(counts[c]) * per[c] for c in cells) < MARGIN * n:
+            out.append(item)
+    return out
+
+
+def grows_in(items: list[str]) -> tuple[str, ...]:
+    """Biomes whose plants (gridworld.yaml) include a block these items come from, the
+    densest first (cactus: desert; pumpkin: plains)."""
+    names = {c.get("legacy", c["name"]): c["name"] for c in game_data()["cells"]}   # reeds -> sugar_cane
+    out = []
+    for item in items:
+        cell = names.get(item, item)
+        dens = {b: (spec.get("plants") or {}).get(cell, 0) for b, spec in game_data()["biomes"].items()}
+        best = max(dens, key=lambda b: dens[b])
+        if dens[best] > 0 and best not in out:
+            out.append(best)
+    return tuple(out)

@@ -1,10 +1,11 @@
 """Seeded map generation: biomes, terrain, ores at their depths, lava, trees, plants, animals.
 
-`generate(seed, vocab, size, biome)` -> a `Map`: cells uint8 [X, Z, HEIGHT] (x, z, y), the
+`generate(seed, vocab, size, biome, include)` -> a `Map`: cells uint8 [X, Z, HEIGHT] (x, z, y), the
 biome of each column, the passive animals, and the spawn point.  Every number comes from
 worlds/data/gridworld.yaml; the same seed always gives the same map.  The chosen biome
 holds the spawn and most of the map; three neighbouring biomes share the rest, so a
-desert world still has trees within reach (as a real Minecraft world does).
+desert world still has trees within reach (as a real Minecraft world does); `include`
+names a biome that must be one of them (a map made larger for a task's blocks).
 Guarantees, so that every deps71 item can be had on every seed: at least one diamond, iron,
 coal, gold, redstone, lapis and quartz block, and one herd of each passive animal.
 """
@@ -66,7 +67,8 @@ def _count(rng: np.random.Generator, per_chunk: float, X: int, Z: int) -> int:
     return int(rng.poisson(per_chunk * X * Z / 256.0))
 
 
-def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None = None) -> Map:
+def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None = None,
+             include: tuple[str, ...] = ()) -> Map:
     d = game_data()
     check_biome(biome)
     X, Z = size
@@ -79,6 +81,9 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
     main = biome or cycle[seed % len(cycle)]
     others = [b for b in cycle if b != main]
     others = [others[i] for i in rng.permutation(len(others))[:3]]
+    for b in include:   # a biome the task's blocks grow in (a larger map made for a task: world.py)
+        if b != main and b not in others:
+            others[-1] = b
 
     # biomes: Voronoi cells, the main one around the spawn and weighted to cover most of the map
     centres = [(X / 2, Z / 2)] + [tuple(rng.uniform(0, 1, 2) * (X, Z)) for _ in others]

@@ -40,6 +40,7 @@ class GridWorld:
                 raise ValueError(f"unknown skill(s) {', '.join(bad)}; accepted: {', '.join(ACTIONS)}")
         self.allowed = set(allowed_skills) if allowed_skills else set(ACTIONS)
         self.env = BatchGridWorld(1, kb, size=size, biome=biome)
+        self.size_given, self.biome_given = size is not None, biome
         self.i = 0
         self.kb = kb
         self.target: dict[str, int] = {}
@@ -72,7 +73,24 @@ class GridWorld:
             if why:
                 raise GridWorldError(why)
         self.env.reset([0 if seed is None else seed], [o])
+        if self.target and not o.get("layout") and not self.size_given:
+            self._grow_for_target(0 if seed is None else seed, o)
         return self.observation(), {"ok": True, "error": None, "cost": 0, "gained": {}, "missing": {}}
+
+    def _grow_for_target(self, seed: int, o: dict) -> None:
+        """A map too small for the task (eight reeds where the default map holds four) is made
+        again larger, side x1.5 up to 256, with a biome where the short blocks grow among its
+        neighbours, until it holds what the recipe book's route mines (coverage.short_of), as
+        a real world always has more land beyond."""
+        from worlds.gridworld.coverage import grows_in, short_of
+
+        side = self.env.X
+        short = short_of(self.env, 0, self.target, o.get("inventory"))
+        while side < 256 and short:
+            side = min(256, int(side * 1.5))
+            self.env = BatchGridWorld(1, self.kb, size=(side, side), biome=self.biome_given)
+            self.env.reset([seed], [{**o, "include_biomes": grows_in(short)}])
+            short = short_of(self.env, 0, self.target, o.get("inventory"))
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         if self.env.n != 1:

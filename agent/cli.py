@@ -151,7 +151,8 @@ def cmd_run(a: argparse.Namespace) -> int:
          f"planner {settings.planner}, world {settings.world}, llm {redact_llm(settings.llm)}; thread {thread}")
     result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=thread,
                          resume=bool(a.resume), on_llm=None if a.quiet else _LLMProgress())
-    return _report_run(result, a.json)
+    code = _report_run(result, a.json)
+    return code or (1 if a.exit_code and not result["success"] else 0)
 
 
 def cmd_trace(a: argparse.Namespace) -> int:
@@ -266,6 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_flags(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON on the last line")
     r.add_argument("--quiet", action="store_true", help="no step-by-step progress on stderr")
+    r.add_argument("--exit-code", action="store_true",
+                   help="exit 1 when the episode fails (by default a finished episode exits 0 either way)")
     r.add_argument("--resume", default=None, metavar="THREAD",
                    help="continue a run from its last checkpoint (with the --trace-dir it was traced to; "
                         "its task and settings are read from there)")

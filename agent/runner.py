@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import secrets
 import time
+import uuid
 from typing import Any
 
 from agent.components import (
@@ -19,7 +20,7 @@ from agent.components import (
     needs_llm,
 )
 from agent.fresh import check_fresh_state, check_new_thread
-from agent.graph import build_graph
+from agent.graph import episode_graph
 from agent.trace import LLMCallRecorder, Tracer
 from nodes.ask import LLMCallFailed
 from nodes.context import AgentContext
@@ -88,17 +89,50 @@ def _record(task: Task, state: dict, wall: float, settings: RunSettings) -> dict
     }
 
 
-def trace_labels(task: Task, settings: RunSettings, thread: str) -> dict:
+def trace_labels(task: Task, settings: RunSettings, thread: str, ctx: AgentContext | None = None) -> dict:
     """The run's name, tags and metadata as LangSmith (or any LangChain tracer) shows them:
-    `deps:<task>`, filterable by task, group, planner, selector, world, LLM and seed."""
+    `deps:<task>`, filterable by task, group, planner, selector, controller, world, LLM and seed,
+    each naming what actually ran (with `ctx`, the episode's built parts)."""
     from agent.llm import redact
 
+    def part(obj: Any, asked: str | None) -> str:
+        return str(getattr(obj, "name", None) or asked or "default")
+
+    llm = redact(settings.llm) if ctx is None or ctx.llm is not None else "none"
     meta = {"task": task.id, "group": task.group, "planner": settings.planner,
-            "selector": settings.selector or "default", "controller": settings.controller or "default",
-            "world": settings.world, "llm": redact(settings.llm), "seed": settings.seed,
+            "selector": part(ctx and ctx.selector, settings.selector),
+            "controller": part(ctx and ctx.controller, settings.controller),
+            "world": settings.world, "llm": llm, "seed": settings.seed,
             "mc_version": settings.mc_version, "thread": thread}
-    tags = [f"{k}:{meta[k]}" for k in ("task", "group", "planner", "world", "llm")]
+    tags = [f"{k}:{meta[k]}" for k in ("task", "group", "planner", "selector", "world", "llm")]
     return {"run_name": f"deps:{task.id}", "tags": tags, "metadata": meta}
+
+
+def report_outcome(config: dict, result: dict) -> None:
+    """Where LangSmith tracing is on: the episode's root run gets its outcome, an `outcome:` tag,
+    the failure as its error, and a `success` feedback score (1 or 0), so failures can be filtered.
+    A tracing service that cannot be reached costs the run nothing."""
+    try:
+        from langsmith.run_trees import get_cached_client
+        from langsmith.utils import tracing_is_enabled
+    except ImportError:   # pragma: no cover - langsmith comes with langchain-core
+        return
+    if not tracing_is_enabled():
+        return
+    from langchain_core.tracers.langchain import wait_for_all_tracers
+
+    run_id = config["run_id"]
+    wait_for_all_tracers()   # the root run is posted before it is updated
+    outcome = "success" if result["success"] else "failed"
+    try:
+        client = get_cached_client()   # the tracer's own client: the same endpoint, one queue
+        client.update_run(run_id, name=config["run_name"], tags=[*config["tags"], f"outcome:{outcome}"], trace_id=run_id,
+                          error=None if result["success"] else str(result.get("failure_reason") or "failed"))
+        client.create_feedback(run_id, key="success", score=1 if result["success"] else 0, trace_id=run_id,
+                               comment=result.get("failure_reason") or None)
+        client.flush()
+    except Exception:  # noqa: BLE001 - tracing is an observer; it never fails the episode
+        pass
 
 
 def new_thread(task: Task) -> str:
@@ -158,9 +192,9 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
         tracer = Tracer(settings.trace_dir, thread) if settings.trace_dir else None
         if tracer:
             stack.callback(tracer.close)
-        graph = build_graph(checkpointer=tracer.checkpointer() if tracer else None)
+        graph = episode_graph(checkpointer=tracer.checkpointer() if tracer else None)
         config = {"recursion_limit": RECURSION_LIMIT, "configurable": {"thread_id": thread},
-                  **trace_labels(task, settings, thread)}
+                  "run_id": uuid.uuid4(), **trace_labels(task, settings, thread, ctx)}
         if tracer or on_llm:
             def llm_event(event: dict) -> None:
                 if tracer and event["phase"] != "start":
@@ -206,6 +240,7 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
         result["thread"] = thread
         if tracer:
             tracer.write("end", result=result)
+        report_outcome(config, result)
         return result
 
 

@@ -37,6 +37,18 @@ class Run:
         return [(s["update"].get("env_steps", 0), s["update"].get("inventory", {}))
                 for s in self.steps if s["node"] == "execute"]
 
+    def replans(self) -> list[int]:
+        """The env step at which each re-plan (every plan after the first) was written."""
+        at, plans, marks = 0, 0, []
+        for s in self.steps:
+            if s["node"] == "execute":
+                at = s["update"].get("env_steps", at)
+            elif s["node"] == "plan":
+                plans += 1
+                if plans > 1:
+                    marks.append(at)
+        return marks
+
 
 def load_run(trace_dir: str | Path, thread: str | None = None) -> Run:
     known = threads(trace_dir)
@@ -152,32 +164,51 @@ def _diff(old: str, new: str) -> str:
     return "\n".join(out)
 
 
-def _inventory_svg(points: list[tuple[int, dict[str, int]]], top: int = 8) -> str:
-    """Item counts against env steps, one polyline per item (the `top` most held), inline SVG."""
+def _inventory_svg(points: list[tuple[int, dict[str, int]]], replans: tuple[int, ...] | list[int] = (),
+                   start: dict[str, int] | None = None, top: int = 8) -> str:
+    """Item counts against env steps as a step chart (a count holds until a goal changes it), one
+    line per item (the `top` most held), with each re-plan marked by a dashed line; inline SVG."""
     if not points:
         return "<p class=muted>no goal was executed</p>"
-    peak: dict[str, int] = {}
+    start = start or {}
+    peak: dict[str, int] = dict(start)
     for _, inv in points:
         for k, n in inv.items():
             peak[k] = max(peak.get(k, 0), n)
     items = sorted(peak, key=lambda k: -peak[k])[:top]
-    w, h, pad = 720, 260, 40
-    xmax = max(1, max(x for x, _ in points))
+    w, h, pad, legend = 760, 260, 40, 150
+    right = w - legend
+    xmax = max(1, max(x for x, _ in points), *replans)
     ymax = max(1, max(peak[k] for k in items)) if items else 1
+
+    def x_of(x: float) -> float:
+        return pad + (right - pad) * x / xmax
+
+    def y_of(n: float) -> float:
+        return h - pad - (h - pad - 10) * n / ymax
+
     palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
     parts = [f'<svg id="inventory-chart" role="img" aria-label="inventory over time" width="{w}" height="{h}" '
              f'xmlns="http://www.w3.org/2000/svg"><rect width="{w}" height="{h}" fill="white"/>',
-             f'<line x1="{pad}" y1="{h - pad}" x2="{w - 10}" y2="{h - pad}" stroke="#999"/>',
+             f'<line x1="{pad}" y1="{h - pad}" x2="{right}" y2="{h - pad}" stroke="#999"/>',
              f'<line x1="{pad}" y1="10" x2="{pad}" y2="{h - pad}" stroke="#999"/>',
-             f'<text x="{w // 2}" y="{h - 8}" font-size="11" text-anchor="middle">env steps (0..{xmax})</text>',
-             f'<text x="4" y="16" font-size="11">{ymax}</text>']
+             f'<text x="{(pad + right) // 2}" y="{h - 8}" font-size="11" text-anchor="middle">env steps '
+             f'(0..{xmax})</text>', f'<text x="4" y="16" font-size="11">{ymax}</text>']
+    for k, x in enumerate(replans, 1):
+        parts.append(f'<line class="replan" x1="{x_of(x):.1f}" y1="10" x2="{x_of(x):.1f}" y2="{h - pad}" '
+                     f'stroke="#888" stroke-dasharray="4 3"/><text x="{x_of(x) + 3:.1f}" y="{20 + 12 * (k % 2)}" '
+                     f'font-size="10" fill="#555">re-plan {k}</text>')
     for i, item in enumerate(items):
-        coords = " ".join(f"{pad + (w - pad - 10) * x / xmax:.1f},{h - pad - (h - pad - 10) * inv.get(item, 0) / ymax:.1f}"
-                          for x, inv in points)
+        last = start.get(item, 0)
+        coords = [f"{x_of(0):.1f},{y_of(last):.1f}"]
+        for x, inv in points:   # a step: across at the old count, then up or down to the new one
+            coords.append(f"{x_of(x):.1f},{y_of(last):.1f}")
+            last = inv.get(item, 0)
+            coords.append(f"{x_of(x):.1f},{y_of(last):.1f}")
         colour = palette[i % len(palette)]
         parts.append(f'<polyline class="series" data-item="{_e(item)}" fill="none" stroke="{colour}" '
-                     f'stroke-width="2" points="{coords}"/>')
-        parts.append(f'<text x="{w - 150}" y="{20 + 14 * i}" font-size="11" fill="{colour}">{_e(item)}</text>')
+                     f'stroke-width="2" points="{" ".join(coords)}"/>')
+        parts.append(f'<text x="{right + 10}" y="{20 + 14 * i}" font-size="11" fill="{colour}">{_e(item)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -186,6 +217,7 @@ def to_html(run: Run) -> str:
     task = run.start.get("task", {})
     settings = run.start.get("settings", {})
     plans = run.plans()
+    start_inventory = {**(task.get("inventory") or {}), **(settings.get("inventory") or {})}
     descriptions = run.texts("describe", "descriptions")
     explanations = run.texts("explain", "explanations")
     cards = []
@@ -218,7 +250,7 @@ seed {_e(settings.get('seed'))}, thread <code>{_e(run.thread)}</code></p>
 <p id=verdict>{verdict}: {_e(end.get('env_steps', '-'))} env steps, {_e(end.get('rounds', '-'))} re-plan round(s),
 {_e(end.get('llm_calls', len(run.llm)))} LLM call(s), {_e(end.get('tokens_in', 0))}+{_e(end.get('tokens_out', 0))} tokens</p>
 <h2>Plans, descriptions and explanations</h2><div class=plans id=plans>{''.join(cards)}</div>
-<h2>Inventory over time</h2>{_inventory_svg(run.inventories())}
+<h2>Inventory over time</h2>{_inventory_svg(run.inventories(), run.replans(), start_inventory)}
 <h2>LLM calls</h2>{'<table id=llm-calls><tr><th>#</th><th>in</th><th>out</th><th>s</th><th>prompt and reply</th></tr>'
                    + ''.join(calls) + '</table>' if calls else '<p class=muted>no LLM call</p>'}
 <h2>Every node</h2><table id=timeline><tr><th>step</th><th>t (s)</th><th>node</th><th>update</th></tr>{steps}</table>

@@ -20,11 +20,16 @@ BACKENDS = ("local", "ray")
 EpisodeFn = Callable[..., "Awaitable[dict[str, Any]] | dict[str, Any]"]
 
 
+def episode_trace_dir(trace_dir: str, task_id: str, episode: int) -> str:
+    """An episode's own trace folder inside --trace-dir; a task id is data: as a folder name it
+    must stay inside --trace-dir (`../../x` too)."""
+    return os.path.join(trace_dir, f"{safe_name(task_id)}-e{episode}")
+
+
 def episode_settings(settings: RunSettings, task: Task, episode: int, seed: int) -> RunSettings:
     changes: dict[str, Any] = {"seed": seed}
     if settings.trace_dir:
-        # a task id is data: as a folder name it must stay inside --trace-dir (`../../x` too)
-        changes["trace_dir"] = os.path.join(settings.trace_dir, f"{safe_name(task.id)}-e{episode}")
+        changes["trace_dir"] = episode_trace_dir(settings.trace_dir, task.id, episode)
     return dataclasses.replace(settings, **changes)
 
 

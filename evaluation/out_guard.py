@@ -21,7 +21,8 @@ from evaluation.store import JSONL_NAME, STORE_NAME
 LOCK_NAME = ".lock"
 # every name an eval writes in its out dir (the report and plots too)
 OUT_NAMES = (RUN_JSON, SUMMARY_JSON, JSONL_NAME, STORE_NAME, f"{STORE_NAME}-wal", f"{STORE_NAME}-shm",
-             f"{STORE_NAME}-journal", "report.md", "success_by_group.png", "sweep.png", "compare.png")
+             f"{STORE_NAME}-journal", "report.md", "success_by_group.png", "sweep.png", "compare.png",
+             "traces.html")
 
 try:
     import fcntl

@@ -258,4 +258,8 @@ def _run_eval(
         from evaluation.report.report import write_report
 
         write_report(out, summary)
+        if settings.trace_dir:   # every episode's trace page, and OUT/traces.html linking them
+            from evaluation.report.trace_index import write_trace_index
+
+            summary["trace_index"] = str(write_trace_index(out, settings.trace_dir, rows))
     return summary

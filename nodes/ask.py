@@ -26,10 +26,31 @@ def _int(v: Any) -> int:
         return 0
 
 
+def _model_name(runnable: Any) -> str:
+    """The chat model's own name under any bindings (the back-end names it after the --llm spec)."""
+    while hasattr(runnable, "bound"):
+        runnable = runnable.bound
+    return str(getattr(runnable, "name", None) or type(runnable).__name__)
+
+
+def run_name(runnable: Any) -> str:
+    """How a trace names this LLM call: the role (the graph node asking, and the planner when it
+    is the plan node) and the model, e.g. "deps planner · local:rider" or "explainer · local"."""
+    try:
+        from langgraph.config import get_config
+
+        meta = get_config().get("metadata") or {}
+    except RuntimeError:   # called outside a graph run (a test, the teacher)
+        meta = {}
+    node = meta.get("langgraph_node")
+    role = {"plan": f"{meta.get('planner', '')} planner".strip(), "explain": "explainer"}.get(node, node or "llm")
+    return f"{role} · {_model_name(runnable)}"
+
+
 def ask(runnable: Any, messages: list) -> tuple[str, dict[str, int]]:
     """Invoke a chat model (or a bound one) once: the reply's text, and its usage as
     {calls, tokens_in, tokens_out} for the state's counters."""
-    reply = runnable.invoke(messages)
+    reply = runnable.invoke(messages, config={"run_name": run_name(runnable)})
     tin, tout = usage_of(reply)
     text = reply.content if isinstance(reply.content, str) else str(reply.content)
     return text, {"calls": 1, "tokens_in": tin, "tokens_out": tout}

@@ -7,7 +7,9 @@ or the step, round or token budget is spent (failure, with the reason stated).
 from __future__ import annotations
 
 from langchain_core.tools import StructuredTool
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
+from pydantic import BaseModel
 
 from nodes.context import AgentContext
 from nodes.state import AgentState, rounds, usage
@@ -19,15 +21,51 @@ def _target_text(target: dict[str, int]) -> str:
     return ", ".join(f"{n} {item}" for item, n in target.items())
 
 
+class SkillFailed(Exception):
+    """A goal the controller could not reach: raised inside the traced tool run so that a trace
+    marks the skill as an error with the world's cause, then caught at once (the outcome is data)."""
+
+    def __init__(self, outcome: dict):
+        super().__init__(outcome.get("error") or "the skill failed")
+        self.outcome = outcome
+
+
+class _GoalArgs(BaseModel):
+    """The one argument of a traced skill run (built once: a schema per call cost 20 ms)."""
+
+    goal: dict
+
+
+def _observed() -> bool:
+    """Whether anyone listens to this node's runs (LangSmith or another callback handler);
+    when nobody does, the skill is driven directly, with no tool run to build (issue 21)."""
+    try:
+        callbacks = get_config().get("callbacks")
+    except RuntimeError:            # called outside a graph run
+        return False
+    return bool(getattr(callbacks, "handlers", callbacks))
+
+
 def drive(ctx: AgentContext, goal: Goal) -> dict:
-    """The controller drives one goal: a batch of world steps, traced as one `tool` run
-    (named after the controller and the skill) whose output is the outcome."""
+    """The controller drives one goal: a batch of world steps, traced (when a tracer or callback
+    listens) as one `tool` run named after the controller and the skill, whose output is the
+    outcome, or whose error is the world's cause when the goal failed."""
+    if not _observed():
+        return ctx.controller.run(goal, ctx.world)
+
     def run_goal(goal: dict) -> dict:
-        return ctx.controller.run(Goal.from_dict(goal), ctx.world)
+        outcome = ctx.controller.run(Goal.from_dict(goal), ctx.world)
+        if not outcome.get("ok"):
+            raise SkillFailed(outcome)
+        return outcome
 
     name = f"{getattr(ctx.controller, 'name', 'controller')}.{goal.action}"
-    tool = StructuredTool.from_function(run_goal, name=name, description=f"drive {goal.code()} in the world")
-    return tool.invoke({"goal": goal.to_dict()})
+    tool = StructuredTool(name=name, description=f"drive {goal.code()} in the world", func=run_goal,
+                          args_schema=_GoalArgs)
+    try:
+        return tool.invoke({"goal": goal.to_dict()})
+    except SkillFailed as failed:
+        return failed.outcome
 
 
 def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

@@ -26,6 +26,14 @@ def test_run_oracle_diamond_json(capsys):
     assert len(result["plans"]) == 1
 
 
+def test_exit_code_says_whether_the_episode_succeeded(capsys):
+    failing = ["run", "CraftWoodenPickaxe", "--planner", "oracle", "--skills", "craft", "--quiet"]
+    assert main(failing) == 0                      # a failed episode is a result
+    assert main([*failing, "--exit-code"]) == 1    # unless the caller asks for the outcome as the exit code
+    assert main(["run", "CraftPlanks", "--planner", "oracle", "--quiet", "--exit-code"]) == 0
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize("version", ["1.16.5", "1.19.2"])
 def test_run_task_id_in_other_versions(capsys, version):
     assert main(["run", "CraftWoodenDoor", "--planner", "oracle", "--mc-version", version, "--json", "--quiet"]) == 0

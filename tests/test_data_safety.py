@@ -156,7 +156,8 @@ def test_task_ids_cannot_write_outside_out(tmp_path):
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["b"]
     assert sorted(p.name for p in work.iterdir()) == ["out"]
     assert {p.name for p in out.iterdir()} <= {"traces", ".lock", "run.json", "summary.json", "report.md",
-                                               "episodes.jsonl", "results.sqlite", "success_by_group.png"}
+                                               "episodes.jsonl", "results.sqlite", "success_by_group.png",
+                                               "traces.html"}
     assert not Path("/abs/x-e0").exists()
     names = sorted(p.name for p in trace.iterdir())
     assert len(names) == 3 and all("/" not in n and not n.startswith(".") for n in names)

@@ -45,7 +45,11 @@ class _Fakes(ReplayLLM):
 def _runs(posts) -> dict[str, dict]:
     """Runs by id, merged from the multipart posts and patches the LangSmith client sent."""
     runs: dict[str, dict] = {}
-    for _path, headers, body in posts:
+    for path, headers, body in posts:
+        if "/runs/" in path and body.startswith(b"{"):   # a PATCH of one run (client.update_run)
+            patch = {k: v for k, v in json.loads(body).items() if v is not None}   # the fields it sets
+            runs.setdefault(path.rsplit("/", 1)[-1], {}).update(patch)
+            continue
         if "multipart" not in headers.get("Content-Type", headers.get("content-type", "")):
             continue
         ctype = headers.get("Content-Type") or headers.get("content-type")
@@ -78,10 +82,12 @@ def fakes(monkeypatch):
 
 
 def _clear_langsmith_caches() -> None:
+    import langsmith.run_trees as ls_run_trees
     import langsmith.utils as ls_utils
 
     for fn in (ls_utils.get_env_var, ls_utils.get_tracer_project, ls_utils.get_host_url):
         fn.cache_clear()
+    ls_run_trees._CLIENT = None   # the tracers' client keeps its endpoint: each test's fake gets a new one
 
 
 def test_one_named_tagged_trace_with_node_llm_and_tool_runs_and_no_secret(fakes):
@@ -114,11 +120,34 @@ def test_one_named_tagged_trace_with_node_llm_and_tool_runs_and_no_secret(fakes)
     assert len(llm_runs) >= 2
     tool_runs = [r for e in children(root["id"], name="execute") for r in children(e["id"], run_type="tool")]
     assert tool_runs and all(r["name"].startswith("scripted.") for r in tool_runs)
-    failed = [r for r in tool_runs if r.get("outputs", {}).get("output", {}).get("ok") is False]
-    assert failed and "wooden_pickaxe" in failed[0]["outputs"]["output"]["error"]
+    failed = [r for r in tool_runs if r.get("error")]   # a failed skill is an error run with the world's cause
+    assert failed and "wooden_pickaxe" in failed[0]["error"]
+    assert "outcome:success" in root["tags"]
 
     everything = b"".join(body for _, _, body in _Fakes.posts)
     assert LS_KEY.encode() not in everything and LLM_KEY.encode() not in everything
     assert b"Authorization" not in everything and b"Bearer" not in everything
     assert b"root ::=" not in everything                      # the GBNF grammar is digested
     assert b"chars, sha256" in everything
+
+
+def test_a_failing_episode_is_an_error_with_its_cause_an_outcome_tag_and_a_zero_success_score(fakes):
+    from langchain_core.tracers.langchain import wait_for_all_tracers
+
+    _Fakes.replies = [FLAWED]   # the flawed plan, and no re-planning allowed: the episode fails
+    settings = RunSettings(planner="deps", llm=f"{fakes}/v1#fake", inventory={"planks": 10, "stick": 4},
+                           max_rounds=0, seed=3)
+    result = run_episode(STONE_SWORD, settings, kb=KB)
+    wait_for_all_tracers()
+    assert not result["success"]
+
+    runs = _runs(_Fakes.posts)
+    root = next(r for r in runs.values() if r.get("name") == "deps:CraftStoneSword")
+    assert "outcome:failed" in root["tags"] and "selector:fixed" in root["tags"]   # what ran, not "default"
+    assert root["error"] == result["failure_reason"]
+    feedback = [json.loads(body) for path, _, body in _Fakes.posts if path.endswith("/feedback")]
+    assert [(f["key"], f["score"], f["run_id"]) for f in feedback] == [("success", 0, root["id"])]
+    failed_skills = [r for r in runs.values() if r.get("run_type") == "tool" and r.get("error")]
+    assert failed_skills and "wooden_pickaxe" in failed_skills[0]["error"]   # the world's cause
+    llm_names = {r["name"] for r in runs.values() if r.get("run_type") == "llm"}
+    assert llm_names == {f"deps planner · {fakes}/v1#fake"}   # the role and the model, not a class name

@@ -453,7 +453,7 @@ def open_chat_model(
                             legacy_max_tokens=parsed.provider != "openai", headers=headers,
                             no_repeat_penalty=style == "llama.cpp")
         handle = ChatModelHandle(
-            model=ResilientChat(inner=chat, retries=retries, backoff_s=backoff, seed=seed or 0),
+            model=ResilientChat(inner=chat, retries=retries, backoff_s=backoff, seed=seed or 0, name=name),
             faults=transport,
             name=name,
             spec=parsed,

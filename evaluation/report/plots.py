@@ -19,8 +19,9 @@ def pyplot():
 
 def plot_groups(path: str | os.PathLike[str], groups: Sequence[str],
                 series: Sequence[tuple[str, dict[str, float | None], dict[str, float | None] | None]],
-                title: str) -> bool:
-    """Grouped bars: success % per group, one bar per series (label, {group: pct}, {group: std})."""
+                title: str, counts: Sequence[dict[str, int] | None] | None = None) -> bool:
+    """Grouped bars: success % per group, one bar per series (label, {group: pct}, {group: std});
+    `counts[i]` ({group: episodes}) writes n over series i's bars. The legend sits outside the axes."""
     plt = pyplot()
     if plt is None or not groups or not series:
         return False
@@ -34,14 +35,20 @@ def plot_groups(path: str | os.PathLike[str], groups: Sequence[str],
         errs = None
         if stds:
             errs = [stds.get(g) if stds.get(g) is not None else 0.0 for g in groups]
-        ax.bar(x - 0.4 + width * (i + 0.5), ys, width, label=label, yerr=errs, capsize=2 if errs else 0)
+        xs = x - 0.4 + width * (i + 0.5)
+        ax.bar(xs, ys, width, label=label, yerr=errs, capsize=2 if errs else 0)
+        ns = (counts[i] if counts and i < len(counts) else None) or {}
+        for xi, g, y in zip(xs, groups, ys):
+            if g in ns and not np.isnan(y):
+                ax.text(xi, min(y, 100) + 1.5, f"n={ns[g]}", ha="center", va="bottom", fontsize=6)
     ax.set_xticks(x)
     ax.set_xticklabels(groups, rotation=30 if len(groups) > 8 else 0, ha="right" if len(groups) > 8 else "center")
     ax.set_ylabel("success rate (%)")
-    ax.set_ylim(0, 105)
+    ax.set_ylim(0, 112)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper right")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14 if len(groups) <= 8 else -0.3),
+              ncol=min(3, len(series)), frameon=False)   # below the axes, never over a bar
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -68,7 +75,7 @@ def plot_lines(path: str | os.PathLike[str], xlabels: Sequence[str],
         ax.set_ylim(0, 105)
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)   # beside the lines
     axes[0][0].set_ylabel("success rate (%)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -179,7 +179,8 @@ def write_report(out_dir: str | os.PathLike[str], summary: dict[str, Any]) -> Pa
     out = Path(out_dir)
     groups = list((summary.get("groups") or {}).keys())
     png_ok = plot_groups(out / GROUP_PNG, groups, _series_for_plot(summary),
-                         f"{summary.get('suite') or ''}: success per group")
+                         f"{summary.get('suite') or ''}: success per group",
+                         counts=[{k: int(v.get("n") or 0) for k, v in (summary.get("groups") or {}).items()}])
     path = out / REPORT_MD
     write_atomic(path, render_report(summary, png_name=GROUP_PNG if png_ok else None))
     return path
@@ -267,7 +268,8 @@ def compare(dirs: Sequence[str | os.PathLike[str]], png_path: str | os.PathLike[
     if png_path is not None:
         series = [(lab, {k: pct(s["groups"][k]["success_rate"]) if k in s["groups"] else None for k in groups},
                    None) for lab, s in zip(labels, summaries)]
-        if plot_groups(png_path, groups, series, "success per group"):
+        counts = [{k: int(s["groups"][k].get("n") or 0) for k in groups if k in s["groups"]} for s in summaries]
+        if plot_groups(png_path, groups, series, "success per group", counts=counts):
             md += ["", f"![comparison]({png_link or Path(png_path).name})"]
     md.append("")
     return "\n".join(md)

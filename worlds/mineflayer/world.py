@@ -261,6 +261,9 @@ class MineflayerWorld:
                 raise ValueError(f"unknown item {name!r} in the target")
             self.target[canon] = int(n)
         for x, y, z in self._placed:   # stations this world left standing: not the next episode's
+            self._call("command", text=f"/setblock {x} {y} {z} air")   # op rights; else dug by hand
+            if self._call("block_at", x=x, y=y, z=z)["name"] == "air":
+                continue
             try:
                 self._call("dig_at", x=x, y=y, z=z, timeout_ms=int(self.options.action_timeout * 1000))
             except MineflayerError as e:

@@ -227,6 +227,11 @@ const COMMANDS = {
     return { block: block.name }
   },
 
+  async block_at (msg) {
+    const block = needBot().blockAt(new Vec3(msg.x, msg.y, msg.z))
+    return { name: block ? block.name : null }
+  },
+
   async place (msg) {
     return placeItem(msg.item)
   },

@@ -58,9 +58,10 @@ def test_a_suite_task_naming_an_ambiguous_1_11_id_is_refused_in_one_line():
     assert "\n" not in str(e.value) and "skeleton_skull" in str(e.value)
 
 
-def test_a_custom_task_keeps_the_versions_own_meaning():
-    task = Task("custom-grass", "custom", "obtain grass", {"grass": 1}, 3000, suite="custom")
-    assert localize(task, load_kb("1.16.5")).target == {"grass": 1}   # typed at 1.16.5: the plant
+@pytest.mark.parametrize("suite", ["custom", None])
+def test_a_typed_or_built_task_keeps_the_versions_own_meaning(suite):
+    task = Task("custom-grass", "custom", "obtain grass", {"grass": 1, "nether_brick": 2}, 3000, suite=suite)
+    assert localize(task, load_kb("1.16.5")).target == {"grass": 1, "nether_brick": 2}   # the plant, the item
 
 
 def test_typed_old_names_that_name_nothing_else_still_resolve():

@@ -349,7 +349,7 @@ def localize(task: Task, kb: Any) -> Task:
         raise SuiteError(f"task {task.id} has neither an item target nor find conditions; "
                          "accepted: tasks whose target is {item: count}, or find tasks (mp5-context)")
     def name(item: str) -> str | None:
-        if task.suite == "custom":   # typed for this version (task_from_instruction resolved it here)
+        if not task.suite or task.suite == "custom":   # typed or built for this version: its own names
             return kb.canonical(item)
         try:   # suites are written in 1.11.2 names: across the 1.13 flattening, the game's own table
             return kb.translate(item, SUITE_NAMES_VERSION)

@@ -194,3 +194,16 @@ def test_the_grid_encoding_of_1_11_is_unchanged_by_the_named_colours():
     v = make_vocab(kb)
     assert "lapis_lazuli" not in v.items and v.item_id["lapis_lazuli"] == v.item_id["dye"]
     assert len(v.items) == len(kb.item_names()) - len(kb.variant_items())
+
+
+@pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
+def test_a_furnace_does_not_burn_the_charcoal_it_makes(version):
+    kb = load_kb(version)
+    _plan_runs(kb, {"charcoal": 3}, {})
+    w = TextWorld(kb)
+    w.reset(seed=0, options={"inventory": {"furnace": 1, "oak_log": 2, "charcoal": 1, "oak_planks": 1}})
+    _, _, _, _, info = w.step({"action": "smelt", "item": "charcoal"})
+    assert info["ok"] and w.inventory.get("charcoal") == 2       # a log burnt, not the charcoal held
+    w.reset(seed=0, options={"inventory": {"furnace": 1, "oak_log": 1, "charcoal": 1}})
+    _, _, _, _, info = w.step({"action": "smelt", "item": "charcoal"})
+    assert info["ok"] and w.inventory == {"furnace": 1, "charcoal": 1}  # no other fuel: the charcoal burns

@@ -165,9 +165,9 @@ class Bag:
         return gained
 
     # ------------------------------------------------------------------ smelting
-    def pick_fuel(self, exclude: str | None = None) -> str | None:
+    def pick_fuel(self, exclude: str | None = None, making: str | None = None) -> str | None:
         """The fuel a smelt burns when none is named (options.default_fuel)."""
-        return default_fuel(self.kb, self.items, exclude)
+        return default_fuel(self.kb, self.items, exclude, making)
 
     def plan_smelt(self, item: str, has_furnace: bool, fuel_name: str | None = None,
                    furnace_words: str = "a furnace") -> tuple[SmeltRecipe, str | None] | Refusal:
@@ -200,7 +200,7 @@ class Bag:
                     parts.append(f"needs 2 {fuel_name} to smelt one and burn one")
                     missing["fuel"] = 1
             else:
-                fuel = self.pick_fuel(exclude=recipe_input)
+                fuel = self.pick_fuel(exclude=recipe_input, making=held[0].output if held else None)
                 if fuel is None:
                     parts.append("needs fuel (coal, planks, log...)")
                     missing["fuel"] = 1

@@ -150,10 +150,19 @@ def best_option(kb: "KnowledgeBase", name: str) -> Option | None:
     return o
 
 
-def default_fuel(kb: "KnowledgeBase", inventory: dict[str, int], exclude: str | None = None) -> str | None:
+def default_fuel(kb: "KnowledgeBase", inventory: dict[str, int], exclude: str | None = None,
+                 making: str | None = None) -> str | None:
     """The fuel a furnace burns when none is named: the held fuel of highest value (ties:
     the order of smelting.yaml).  `exclude` (the item being smelted) counts only beyond
-    the one in the furnace.  The text world and the solver's simulation share this rule."""
+    the one in the furnace; `making` (what the furnace makes: charcoal from logs) is burnt
+    only when no other fuel is held, so a smelt does not eat its own output.  The text
+    world and the solver's simulation share this rule."""
+    if making:
+        made = set(kb.variants(making)) | {making}
+        other = {k: n for k, n in inventory.items() if k not in made}
+        first = default_fuel(kb, other, exclude)
+        if first is not None:
+            return first
     order = list(kb.fuels())
     best = None
     for item, n in sorted(inventory.items()):

@@ -324,7 +324,7 @@ class _Planner:
                 raise Unreachable(f"lost the {s.input} to smelt")
             src = next(v for v in (self.kb.variants(cur.input) or [cur.input]) if self.inv.get(v))
             if self.credit < 1 - 1e-9:
-                f = self.world_fuel(exclude=src)
+                f = self.world_fuel(exclude=src, making=cur.output)
                 if f is None:
                     raise Unreachable("no fuel left for the furnace")
                 self._take(f, 1)
@@ -351,9 +351,9 @@ class _Planner:
             raise Unreachable("no fuel can be had for the furnace")
         return best[1]
 
-    def world_fuel(self, exclude: str) -> str | None:
+    def world_fuel(self, exclude: str, making: str | None = None) -> str | None:
         """The fuel the text world burns when none is named."""
-        return default_fuel(self.kb, self.inv, exclude)
+        return default_fuel(self.kb, self.inv, exclude, making)
 
     def repair(self) -> None:
         """A furnace may have burnt something set aside for a pending step: replace it."""

@@ -205,7 +205,7 @@ for _kind, _name, _factory, _help, _llm, _opts in (
     ("controller", "scripted", "skills.controller:make_scripted",
      "the world's unit skills (text world) or the scripted experts (grid world)", False, None),
     ("controller", "learned", "skills.controller:make_learned",
-     "the torch goal-conditioned policy (grid world)", False, None),
+     "the torch goal-conditioned policy (grid world)", False, "skills.learned.options:LearnedOptions"),
     ("explainer", "llm", "nodes.explain:LLMExplainer", "the LLM explains the failure (DEPS)", True, None),
     ("explainer", "game", "nodes.explain:GameMessageExplainer", "the game's own message, no LLM", False, None),
     ("describer", "game", "nodes.describe:make_describer", "the outcome in the DEPS descriptor's words", False,

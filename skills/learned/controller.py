@@ -4,12 +4,15 @@ primitive action, until the goal's item appears, its budget runs out, or a preco
 is missing.
 
 Craft, smelt and equip are single functional actions in the grid world (MineDojo's
-functional actions): they are issued by the same rules as the scripted expert, which is
-also what runs a mine/kill goal the policy was never trained on, or one whose measured
-success (the checkpoint card's "skill_success", from `python -m experiments.skill_table`) is
-below `MASTERY` (and says so in `notes`): the policy drives the goals it has mastered, as
-DEPS pairs each skill with the controller that does it best. `DEPS_LEARNED_MASTERY=0`
-lets the policy drive every goal it was trained on.
+functional actions): they are issued by the same rules as the scripted expert.  With
+`--fallback` (LearnedOptions; off by default from the CLI) the scripted expert also runs a
+goal the policy was never trained on, or one whose measured success (the checkpoint card's
+"skill_success", from `python -m experiments.skill_table`) is below `MASTERY` (and says so in
+`notes`), as DEPS pairs each skill with the controller that does it best
+(`DEPS_LEARNED_MASTERY=0` lets the policy drive every goal it was trained on).  Without it
+the policy drives every goal it was trained on, a task whose route needs another is refused
+up front (make_learned_controller with the task), and an untrained goal a planner asks for
+later fails with one line.  Each outcome's "driver" says who drove it.
 While a block is breaking, attack is held (`hold_attack`) instead of asking the policy
 each step. Same outcome dict as every controller: {ok, error, steps, gained, missing}.
 """
@@ -20,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from skills.learned.features import LEARNED_SKILLS
+from skills.learned.features import LEARNED_SKILLS, goal_key
+from skills.learned.options import LearnedOptions
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy, pick_device
 from skills.learned.surround import observe
@@ -89,28 +93,47 @@ def missing_tool(kb: Any, goal: Any, world: Any) -> tuple[str, dict] | None:
     return f"needs {art} {s.min_tool}{better} to mine {s.block}", {"tool": s.min_tool}
 
 
+def untrained(policy: GoalPolicy, goals: list[Any]) -> list[str]:
+    """The mine/kill/find goals (as 'mine:diamond') the policy was not trained for."""
+    return [goal_key(g) for g in goals if g.action not in FUNCTIONAL and not policy.knows(g)]
+
+
 class LearnedController:
+    """`use_fallback` (the CLI's --fallback; on for a controller built in code, as before):
+    the scripted expert runs what the policy was not trained for or has not mastered.  Off,
+    the policy drives every goal it was trained for and an untrained goal fails with one
+    line.  Every outcome says who drove it ("driver": policy, expert or functional)."""
+
     name = "learned"
 
     def __init__(self, kb: Any, policy: GoalPolicy, fallback: Any, seed: int = 0, greedy: bool = False,
-                 goal_budget: int = GOAL_BUDGET, mastery: float | None = None):
+                 goal_budget: int = GOAL_BUDGET, mastery: float | None = None, use_fallback: bool = True):
         self.kb, self.policy, self.fallback = kb, policy, fallback
         self.mastery = mastery_bar() if mastery is None else float(mastery)
         self.rng = np.random.default_rng(seed)
         self.greedy, self.goal_budget = greedy, goal_budget
+        self.use_fallback = use_fallback
         self.notes: list[str] = []
 
     def run(self, goal: Any, world: Any) -> dict:
-        if goal.action in FUNCTIONAL or goal.action not in LEARNED_SKILLS:
-            return self.fallback.run(goal, world)
-        if not self.policy.knows(goal):
+        if goal.action in FUNCTIONAL:   # one functional action, by the experts' rules (a table placed first)
+            return {**self.fallback.run(goal, world), "driver": "functional"}
+        if goal.action not in LEARNED_SKILLS or not self.policy.knows(goal):
+            if not self.use_fallback:
+                trained = ", ".join(sorted(self.policy.goals)) or "none"
+                return {**_outcome(False, f"the learned policy was not trained for {goal_key(goal)}; accepted: the "
+                                          f"goals it was trained for ({trained}), or --fallback to let the scripted "
+                                          "expert run the others", 0, {}), "driver": "none"}
             self.notes.append(f"{goal.code()}: not a trained goal; run by the scripted expert")
-            return self.fallback.run(goal, world)
+            return {**self.fallback.run(goal, world), "driver": "expert"}
         rate = self.policy.measured_success(goal)
-        if rate is not None and rate < self.mastery:
+        if self.use_fallback and rate is not None and rate < self.mastery:
             self.notes.append(f"{goal.code()}: the policy's measured success is {rate:.2f}, under {self.mastery:.2f}; "
                               "run by the scripted expert")
-            return self.fallback.run(goal, world)
+            return {**self.fallback.run(goal, world), "driver": "expert"}
+        return {**self._drive(goal, world), "driver": "policy"}
+
+    def _drive(self, goal: Any, world: Any) -> dict:
         why = missing_tool(self.kb, goal, world)
         if why:
             return _outcome(False, why[0], 0, {}, why[1])
@@ -152,13 +175,45 @@ class LearnedController:
         return _outcome(True, None, steps, gained)
 
 
-def make_learned_controller(kb: Any, settings: Any, fallback: Any) -> LearnedController:
+def _options(settings: Any) -> LearnedOptions:
+    try:
+        opts = settings.option("learned")
+    except Exception:   # settings of a build whose registry names no options for it: the defaults
+        return LearnedOptions()
+    return opts if isinstance(opts, LearnedOptions) else LearnedOptions(bool(getattr(opts, "fallback", False)))
+
+
+def make_learned_controller(kb: Any, settings: Any, fallback: Any, task: Any = None) -> LearnedController:
     """The `learned` controller for the settings' world, with `fallback` (the world's scripted
-    controller) for the functional skills; LearnedError (one line) when the world has no
-    body or the checkpoint is missing or does not fit."""
+    controller) for the functional skills, and for the rest with --fallback; LearnedError (one
+    line) when the world has no body, the checkpoint is missing or does not fit, or (without
+    --fallback) the recipe book's route to `task` needs a goal the policy was not trained for."""
     world = getattr(settings, "world", "gridworld")
     if world != "gridworld":
         raise LearnedError(f"the learned controller drives the grid world's body; {world!r} has none "
                            "(accepted there: scripted; --world gridworld for learned)")
     policy = GoalPolicy.load("controller", kb=kb, device=pick_device(getattr(settings, "device", None)))
-    return LearnedController(kb, policy, fallback, seed=getattr(settings, "seed", 0))
+    opts = _options(settings)
+    if task is not None and not opts.fallback:
+        gaps = untrained(policy, route_goals(kb, task))
+        if gaps:
+            raise LearnedError(f"the learned policy was not trained for {', '.join(gaps)}, which task {task.id} "
+                               f"needs; accepted: a task whose goals it was trained for "
+                               f"({', '.join(sorted(policy.goals))}), or --fallback to let the scripted expert run "
+                               "the others")
+    return LearnedController(kb, policy, fallback, seed=getattr(settings, "seed", 0), use_fallback=opts.fallback)
+
+
+def route_goals(kb: Any, task: Any) -> list[Any]:
+    """The recipe book's goals for a task (its find goal, for a context task); [] if none."""
+    from worlds.context_tasks import conditions
+    from worlds.solver import Unreachable, solve
+    from worlds.types import Goal
+
+    if not task.target and task.context:
+        conds = dict(conditions(task))
+        return [Goal("find", {str(conds.pop("find", "thing")): 1}, where={k: str(v) for k, v in conds.items()})]
+    try:
+        return solve(kb, dict(task.target), dict(task.inventory or {}))
+    except (Unreachable, ValueError):
+        return []

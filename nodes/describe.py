@@ -84,5 +84,6 @@ def describe(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
 
 
 def make_describer(kb: Any, settings: Any) -> GameDescriber:
-    """The default describer, with or without the recipe book's line (--no-recipe-hints)."""
-    return GameDescriber(kb, recipe_hints=settings.recipe_hints)
+    """The default describer, with or without the recipe book's line (--no-recipe-hints, or
+    --knowledge none: no recipe facts anywhere in the planner's prompt)."""
+    return GameDescriber(kb, recipe_hints=settings.recipe_hints and getattr(settings, "knowledge", "target") != "none")

@@ -4,7 +4,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from nodes.context import AgentContext
-from nodes.planners.base import PlanRequest
+from nodes.loops import loop_cause
+from nodes.planners.base import PlanRequest, no_plan
 from nodes.state import AgentState
 from worlds.context_tasks import world_state
 from worlds.types import Task
@@ -27,4 +28,10 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         observation=world_state(ctx.world),
     )
     result = ctx.planner.plan(request)
-    return {"plans": [result.text], "plan_usage": result.usage or {}, "no_plan": result.no_plan_cause()}
+    cause = result.no_plan_cause()
+    if cause is None and getattr(ctx.planner, "loop_guard", True):
+        loop = loop_cause(request.plans, request.outcomes, result.text)   # nodes/loops.py
+        if loop:   # the block is not run a third time: the episode ends, the loop said as such
+            result = no_plan(loop, result.usage)
+            cause = loop
+    return {"plans": [result.text], "plan_usage": result.usage or {}, "no_plan": cause}

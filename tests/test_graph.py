@@ -56,7 +56,8 @@ def test_the_description_carries_the_games_precise_cause():
 
 
 def test_the_round_budget_ends_the_episode_with_a_stated_reason():
-    llm = FakeLLM([FLAWED, EXPLANATION])   # never learns
+    # never learns (two flawed plans in turn: one plan a third time is a loop, tests/test_loops.py)
+    llm = FakeLLM([FLAWED, EXPLANATION, FLAWED.replace("'log':3", "'log':4"), EXPLANATION])
     result = run_episode(STONE_SWORD, RunSettings(planner="deps", max_rounds=2), llm=llm, kb=KB)
     assert not result["success"]
     assert result["rounds"] == 2 and len(result["plans"]) == 3

@@ -77,7 +77,8 @@ def test_the_requirement_check_asks_first_and_feeds_the_skill_question():
 
 
 def test_feedback_revision_sends_the_worlds_cause_back_and_gives_up_after_T():
-    llm = RecordingLLM(["Next skill: craft wooden pickaxe"])
+    # the revisions vary the skill: the same refused skill a third time is a loop (tests/test_loops.py)
+    llm = RecordingLLM(["Next skill: craft wooden pickaxe", "Next skill: craft stick", "Next skill: craft wooden pickaxe"])
     result = run_episode(PICKAXE, RunSettings(planner="rider").configure("rider", revisions=2), llm=llm, kb=KB)
     assert not result["success"] and result["llm_calls"] == 3           # the skill, then 2 revisions
     assert "gave up after 2 revision(s)" in result["failure_reason"]

@@ -17,6 +17,7 @@ from worlds.solver import Unreachable, solve
 class OraclePlanner:
     name = "oracle"
     replans = True
+    loop_guard = False   # its own rule below (nodes/loops.py is for planners that can learn)
 
     def plan(self, request: PlanRequest) -> PlanResult:
         try:

@@ -2,11 +2,11 @@
 task into sub-objectives.
 
 The facts are the knowledge base's own recipe book, one line per obtainable item ("How to
-get stone_pickaxe: craft 1 stone_pickaxe from 3 cobblestone + 2 stick at a
-crafting_table"), plus the short notes of worlds/data/knowledge_notes.yaml, embedded once
-and kept in `<memory>/knowledge-<version>/`.  A look-up takes the nearest facts; when none
-of them is about the item asked for (the store lacks it), the fact is written from the
-knowledge base and added, as MP5's authors added missing knowledge by hand.
+get stone_pickaxe: craft 1 stone_pickaxe from 3 cobblestone + 2 stick on a
+crafting_table", worlds/facts.py), plus the short notes of worlds/data/knowledge_notes.yaml,
+embedded once and kept in `<memory>/knowledge-<version>/`.  A look-up is exact first: a
+name the knowledge base knows gets its own fact and the notes about it (issue 23: facts by
+exact look-up first); a free-text name gets the nearest facts of the store.
 """
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ from typing import Any
 import yaml
 
 from nodes.planners.mp5.store import VectorStore, open_store
-from worlds.options import best_option, how_to_make
+from worlds.facts import fact
+from worlds.options import best_option
 
 NOTES = Path(__file__).resolve().parents[3] / "worlds" / "data" / "knowledge_notes.yaml"
 
 
 def fact_text(kb: Any, item: str) -> str:
-    return f"How to get {item}: {how_to_make(kb, item)}"
+    return f"How to get {item}: {fact(kb, item) or 'unknown'}"
 
 
 def _notes() -> list[dict[str, Any]]:
@@ -54,17 +55,32 @@ class KnowledgeMemory:
         return self.lookup_many([item], k)[0]
 
     def lookup_many(self, items: list[str], k: int = 5) -> list[dict[str, Any]]:
-        """For each item, the fact about it among the k nearest to "How to get ITEM", with the
-        notes that name it: {fact, score, notes, supplemented}.  Answers are kept per item."""
+        """For each item, its fact and the notes that name it: {fact, score, notes, supplemented}.
+        Exact look-up first: a name the knowledge base knows gets its own fact and notes with
+        no search (score 1.0); any other name (free text) the fact about it among the k nearest
+        to "How to get ITEM", else the nearest fact.  Answers are kept per item."""
+        for item in dict.fromkeys(items):
+            canon = self.kb.canonical(item)
+            if item in self._seen or canon is None:
+                continue
+            notes = [r["fact"] for r in self.store.records if item in (r.get("about") or []) or
+                     canon in (r.get("about") or [])]
+            self._seen[item] = {"fact": fact_text(self.kb, canon), "score": 1.0, "notes": notes,
+                                "supplemented": False}
         todo = [i for i in dict.fromkeys(items) if i not in self._seen]
         for item, hits in zip(todo, self.store.search_many([f"How to get {i}" for i in todo], k)):
             fact = next(((s, r) for s, r in hits if r.get("item") == item), None)
             supplemented = False
-            if fact is None:   # not in the store: write it from the knowledge base and keep it
-                text = fact_text(self.kb, item)
-                self.store.add([text], [{"item": item, "fact": text}])
-                fact, supplemented = (1.0, {"fact": text}), True
+            if fact is None and hits:   # a free-text name: the nearest fact
+                fact = hits[0]
+            if fact is None:   # an empty store: nothing to say
+                fact, supplemented = (0.0, {"fact": ""}), True
             notes = [r["fact"] for _, r in hits if item in (r.get("about") or [])]
             self._seen[item] = {"fact": fact[1]["fact"], "score": round(fact[0], 3), "notes": notes,
                                 "supplemented": supplemented}
         return [self._seen[i] for i in items]
+
+    def nearest_facts(self, names: list[str]) -> list[str]:
+        """The fact the memory gives for each name (nodes/facts.py asks for names the knowledge
+        base does not know)."""
+        return [found["fact"] for found in self.lookup_many(list(names))]

@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 import prompts
 from nodes.describe import inventory_text
+from nodes.facts import failure_missing, prompt_facts
 from nodes.planners.base import PlanRequest, PlanResult
 from nodes.planners.mp5.actions import action_grammar, parse_actions, to_goals
 from nodes.planners.mp5.knowledge import KnowledgeMemory
@@ -87,13 +88,24 @@ class MP5Planner:
         usage["tokens_out"] += tout
         return reply.content if isinstance(reply.content, str) else str(reply.content)
 
+    def _knowledge(self, req: PlanRequest, sub: SubObjective, missing: list[str]) -> str:
+        """The sub-objective's knowledge line (--knowledge): none; target: its fact (exact look-up
+        first, nodes/planners/mp5/knowledge.py), the facts of what the world said was missing,
+        and the notes; tree: the facts of its way down too (nodes/facts.py)."""
+        if req.knowledge == "none":
+            return "none"
+        own = sub.fact or ""
+        targets = [sub.item] if req.knowledge == "tree" else []
+        extra = [f for f in prompt_facts(req.kb, targets, missing, req.knowledge, memory=self.knowledge)
+                 if f not in own]
+        return " ".join([own, *(f + "." for f in extra), *sub.notes]).strip() or "none"
+
     def _messages(self, sub: SubObjective, perceived: str, holding: dict[str, int],
-                  demos: list[dict[str, Any]], cause: str | None) -> list:
+                  demos: list[dict[str, Any]], cause: str | None, knowledge: str = "none") -> list:
         msgs = prompts.chat("mp5_planner")
         for d in demos:
             msgs.append(HumanMessage(f"Sub-objective: {d['subobjective']}\nSituation: {d['situation']}"))
             msgs.append(AIMessage(d["actions"]))
-        knowledge = " ".join([sub.fact or "", *sub.notes]).strip() or "none"
         question = prompts.render("mp5_subobjective", subobjective=sub.text, perceived=perceived,
                                   inventory=inventory_text(holding), knowledge=knowledge).strip()
         if cause:
@@ -163,7 +175,9 @@ class MP5Planner:
                     if self.performer and subs else [[] for _ in subs])
         for k, (sub, seen, demos) in enumerate(zip(subs, scenes, recalled), 1):
             situation = seen.text()
-            msgs = self._messages(sub, seen.text(), holding, demos, cause if k == 1 else None)
+            missing = failure_missing(req.outcomes) if k == 1 and req.plans else []
+            msgs = self._messages(sub, seen.text(), holding, demos, cause if k == 1 else None,
+                                  self._knowledge(req, sub, missing))
             checks, reused = [], self._reuse(demos, sub, req, holding, biome, cause if k == 1 else None)
             for attempt in range(0 if reused else 1 + (REVISIONS if self.use_patroller else 0)):
                 text = self._ask(msgs, req, attempt, usage, sub, holding)

@@ -1,0 +1,59 @@
+"""The loop guard: a planner that proposes, a third time, a goal block that already failed
+twice in this episode is stopped, and the episode ends with the failure described as a loop
+(issue 23: "a failing episode never proposes an identical goal block more than twice").
+
+A goal block is a plan's goal lines with comments, record lines (`# rider {...}`) and
+spacing left out, so two plans that differ only in their step comments are the same block.
+A plan failed when a goal of it failed for a rule of the world (a missing material, tool or
+station), or when it had no goal that could run; a failure by the controller's success rate
+(the world says "try again") does not count, nor does a plan whose goals all ran.  The oracle keeps its
+own rule (nodes/planners/oracle.py: the same failure twice, with the same cause) and says
+so with `loop_guard = False`.
+"""
+from __future__ import annotations
+
+import re
+
+_SPACE = re.compile(r"\s+")
+
+
+def goal_block(text: str) -> tuple[str, ...]:
+    """The plan's goal lines, comments and spacing left out."""
+    lines = []
+    for line in str(text).splitlines():
+        code = line.split("#", 1)[0]
+        code = _SPACE.sub("", code)
+        if code:
+            lines.append(code)
+    return tuple(lines)
+
+
+def failed_plans(outcomes: list[dict]) -> dict[int, dict]:
+    """Plan number -> its last outcome, for the plans whose goal failed for a rule, or that had
+    no goal to run. A plan whose goals all ran without the task's item being held is not a
+    failed block (a one-skill planner ends every plan so)."""
+    last: dict[int, dict] = {}
+    ran: set[int] = set()
+    for o in outcomes:
+        if o.get("plan") is not None:
+            last[int(o["plan"])] = o
+            if o.get("step") is not None:
+                ran.add(int(o["plan"]))
+    return {p: o for p, o in last.items() if not o.get("ok") and not o.get("chance")
+            and (o.get("step") is not None or p not in ran)}
+
+
+def loop_cause(plans: list[str], outcomes: list[dict], text: str) -> str | None:
+    """Why proposing `text` now is a loop (its goal block failed in two earlier plans), else None."""
+    block = goal_block(text)
+    if not block:
+        return None
+    failed = failed_plans(outcomes)
+    same = [r for r, p in enumerate(plans) if r in failed and goal_block(p) == block]
+    if len(same) < 2:
+        return None
+    shown = "; ".join(block[:3]) + (f"; ... ({len(block)} goals)" if len(block) > 3 else "")
+    rounds = ", ".join(str(r + 1) for r in same)
+    last = failed[same[-1]].get("error") or "it failed"
+    return (f"the planner is looping: it proposed a third time the goal block that failed in plans {rounds} "
+            f"({shown}); last failure: {last}")

@@ -1,0 +1,71 @@
+"""The loop guard (issue 23, part 4): a failing episode never proposes an identical goal block
+more than twice; the third proposal ends the episode, and the failure says it was a loop."""
+from __future__ import annotations
+
+from agent.runner import run_episode
+from nodes.loops import goal_block, loop_cause
+from nodes.settings import RunSettings
+from tests.fakes import FakeLLM
+from worlds.knowledge import load_kb
+from worlds.types import Task
+
+KB = load_kb("1.11.2")
+STONE_SWORD = Task("CraftStoneSword", "MT2", "Obtain a stone sword.", {"stone_sword": 1}, 3000)
+# tests/test_graph.py's flawed plan: it forgets the pickaxe, so it fails at step 4 every time
+FLAWED = """mine({'log':3}, null)  # step 1
+craft({'planks':12}, {'log':3}, null)  # step 2
+craft({'stick':4}, {'planks':2}, null)  # step 3
+mine({'cobblestone':2}, null)  # step 4
+craft({'stone_sword':1}, {'cobblestone':2, 'stick':1}, 'crafting_table')  # step 5"""
+SAME_BLOCK = FLAWED.replace("# step 1", "# step 1: logs first")   # other comments, same goals
+EXPLANATION = "I need more logs."
+
+
+def _blocks(plans: list[str]) -> dict[tuple[str, ...], int]:
+    out: dict[tuple[str, ...], int] = {}
+    for p in plans:
+        b = goal_block(p)
+        if b:
+            out[b] = out.get(b, 0) + 1
+    return out
+
+
+def test_a_planner_that_repeats_a_failed_plan_is_stopped_at_the_third_proposal():
+    llm = FakeLLM([FLAWED, EXPLANATION, SAME_BLOCK, EXPLANATION, FLAWED, EXPLANATION, FLAWED])
+    result = run_episode(STONE_SWORD, RunSettings(planner="deps", selector="fixed", max_rounds=12), llm=llm, kb=KB)
+    assert not result["success"]
+    assert max(_blocks(result["plans"]).values()) <= 2
+    assert result["llm_calls"] == 5            # plan, explain, plan, explain, and the third plan, refused
+    assert "looping" in result["failure_reason"] and "plans 1, 2" in result["failure_reason"]
+    assert "wooden_pickaxe" in result["failure_reason"]      # the world's last cause is kept
+    assert result["rounds"] == 2               # not the 12 rounds of the budget
+
+
+def test_the_rider_stops_repeating_a_refused_skill():
+    llm = FakeLLM(["Next skill: craft planks"])
+    settings = RunSettings(planner="rider", max_rounds=12).configure("rider", revisions=5)
+    result = run_episode(Task("Stick", "custom", "Obtain a stick.", {"stick": 1}, 3000), settings, llm=llm, kb=KB)
+    assert not result["success"]
+    assert max(_blocks(result["plans"]).values()) <= 2
+    assert "looping" in result["failure_reason"] and "needs 1 log" in result["failure_reason"]
+
+
+def test_a_plan_that_works_the_second_time_is_not_a_loop():
+    fixed = """craft({'crafting_table':1}, {'planks':4}, null)  # step 1
+craft({'wooden_pickaxe':1}, {'planks':3, 'stick':2}, 'crafting_table')  # step 2
+mine({'cobblestone':2}, 'wooden_pickaxe')  # step 3
+craft({'stone_sword':1}, {'cobblestone':2, 'stick':1}, 'crafting_table')  # step 4"""
+    llm = FakeLLM([FLAWED, EXPLANATION, FLAWED, EXPLANATION, fixed])
+    result = run_episode(STONE_SWORD, RunSettings(planner="deps", selector="fixed"), llm=llm, kb=KB)
+    assert result["success"] and result["rounds"] == 2
+
+
+def test_only_failures_for_a_rule_count():
+    plans = [FLAWED, FLAWED]
+    rule = [{"plan": p, "step": 3, "ok": False, "error": "needs a wooden_pickaxe"} for p in (0, 1)]
+    chance = [{"plan": p, "step": 3, "ok": False, "error": "try again", "chance": True} for p in (0, 1)]
+    assert loop_cause(plans, rule, SAME_BLOCK)
+    assert loop_cause(plans, chance, FLAWED) is None            # the world said: try again
+    assert loop_cause(plans, rule[:1], FLAWED) is None          # failed once: a second try is allowed
+    assert loop_cause(plans, rule, FLAWED.replace("'log':3", "'log':4")) is None   # another block
+

@@ -207,3 +207,14 @@ def test_a_furnace_does_not_burn_the_charcoal_it_makes(version):
     w.reset(seed=0, options={"inventory": {"furnace": 1, "oak_log": 1, "charcoal": 1}})
     _, _, _, _, info = w.step({"action": "smelt", "item": "charcoal"})
     assert info["ok"] and w.inventory == {"furnace": 1, "charcoal": 1}  # no other fuel: the charcoal burns
+
+
+@pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
+def test_a_campfire_mixes_in_two_slots_logs_and_woods_coal_or_charcoal(version):
+    kb = load_kb(version)
+    (campfire,) = kb.recipes("campfire")
+    assert {"coal", "charcoal"} <= set(campfire.fillers("coal"))
+    assert {"oak_log", "stripped_birch_wood"} <= set(campfire.fillers("log")) | set(kb.variants("log"))
+    held = {"oak_log": 1, "birch_wood": 1, "stripped_spruce_log": 1, "charcoal": 1, "stick": 3, "crafting_table": 1}
+    goals = _plan_runs(kb, {"campfire": 1}, held)
+    assert [g.action for g in goals] == ["craft"]

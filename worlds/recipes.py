@@ -144,14 +144,32 @@ def merge_alternatives(recipes: list[Recipe]) -> list[Recipe]:
             if len(mine) != 1 or len(theirs) != 1:
                 continue
             (k, n), (alt, n2) = next(iter(mine)), next(iter(theirs))
-            if n != n2 or (m.accepts and k not in m.accepts):
+            if n != n2:
                 continue
-            accepts = {k: tuple(dict.fromkeys(m.fillers(k) + (alt,)))}
+            accepts = {**m.accepts, k: tuple(dict.fromkeys(m.fillers(k) + (alt,)))}   # slots vary apart (tags)
             out[i] = Recipe(m.output, m.count, dict(m.ingredients), m.needs_table, accepts)
             break
         else:
             out.append(r)
-    return out
+    kept: list[Recipe] = []   # the widest first, so two that cover each other keep one
+    for r in sorted(out, key=lambda r: -sum(len(a) for a in r.accepts.values())):
+        if not any(_covers(m, r) for m in kept):
+            kept.append(r)
+    return [r for r in out if any(r is k for k in kept)]   # in the data's order, which the worlds follow
+
+
+def _covers(m: Recipe, r: Recipe) -> bool:
+    """Does `m`, with what it accepts, already take every ingredient of `r` (a campfire from
+    dark oak wood and charcoal, once logs, woods and both coals are accepted)?"""
+    if not m.accepts or (m.count, m.needs_table, len(m.ingredients)) != (r.count, r.needs_table, len(r.ingredients)):
+        return False
+    free = dict(m.ingredients)
+    for k, n in r.ingredients.items():
+        key = next((x for x, c in free.items() if c == n and k in m.fillers(x)), None)
+        if key is None:
+            return False
+        del free[key]
+    return True
 
 
 def as_generic(recipes: list[Recipe], group: str, group_of: dict[str, str]) -> list[Recipe]:

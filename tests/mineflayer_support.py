@@ -34,7 +34,7 @@ def skip_reason() -> str | None:
 
 
 def smelting_table(kb) -> dict:
-    """The project's smelting table and fuel values in the server's names, for the stand-in."""
+    """The project's smelting table, fuel values and mob drops in the server's names, for the stand-in."""
     recipes = {}
     for r in kb.smelt_recipes():
         for name in kb.variants(r.input) or [r.input]:
@@ -43,7 +43,8 @@ def smelting_table(kb) -> dict:
     for item, value in kb.fuels().items():
         for name in kb.variants(item) or [item]:
             fuels[name] = value
-    return {"recipes": recipes, "fuels": fuels}
+    mob_drops = {mob: dict(kb.mob_drops(mob)) for mob in kb.mobs()}
+    return {"recipes": recipes, "fuels": fuels, "mob_drops": mob_drops}
 
 
 @contextlib.contextmanager
@@ -52,7 +53,7 @@ def flying_squid(standin: bool = False, kb=None, timeout_s: float = 60) -> Itera
     folder = tempfile.mkdtemp(prefix="deps-squid-")
     env = {**os.environ, "NODE_PATH": str(SIDECAR_DIR / "node_modules"), "NODE_NO_WARNINGS": "1"}
     if standin and kb is not None:
-        env["DEPS_STANDIN_SMELTING"] = json.dumps(smelting_table(kb))
+        env["DEPS_STANDIN_TABLES"] = json.dumps(smelting_table(kb))
     cmd = ["node", str(SERVER_DIR / "squid.js"), "--port", "0", "--version", VERSION, "--folder", folder]
     if standin:
         cmd.append("--standin")

@@ -25,6 +25,8 @@ How to run it on a new world (the MineDojo stand-in, a user's world): give `case
 check resets it), and the controller that drives goals in it.  `near(world, block)` says whether a
 station stands placed within reach (worlds that place stations instead of keeping them held).
 `unsupported` names skills the world cannot check yet, each with the reason the test is skipped.
+`prepare(world, goal)` runs after the reset and before a goal, for a world that must be set up
+for it (a server without natural mob spawning gets its cow summoned).
 Every check in CHECKS then runs on it.
 """
 from __future__ import annotations
@@ -49,6 +51,7 @@ class WorldCase:
     seeded: bool = True                 # the same seed gives the same observation, whole
     near: Callable[[Any, str], bool] | None = None
     unsupported: dict[str, str] = field(default_factory=dict)
+    prepare: Callable[[Any, Goal], None] | None = None   # after reset, before the goal (summon a mob...)
 
 
 class Unsupported(Exception):
@@ -65,6 +68,8 @@ def _run(case: WorldCase, inventory: dict[str, int], goal: Goal, max_steps: int 
     if goal.action in case.unsupported:
         raise Unsupported(case.unsupported[goal.action])
     world, controller = _start(case, inventory, max_steps)
+    if case.prepare is not None:
+        case.prepare(world, goal)
     before = world.steps
     out = controller.run(goal, world)
     assert out["steps"] == world.steps - before, (

@@ -8,26 +8,56 @@
 //   - furnaces: a furnace window that smelts one input 10 ticks after it has input and burn
 //     credit; a fuel item gives its credit in items (coal 8, planks 1.5) and the credit carries
 //     over between smelts and furnaces, as in the project's text world; the table comes from
-//     the test in DEPS_STANDIN_SMELTING, JSON {"recipes": {input: [output, count]}, "fuels":
+//     the test in DEPS_STANDIN_TABLES, JSON {"recipes": {input: [output, count]}, "fuels":
 //     {item: items smelted}} (the project's worlds/data smelting table; minecraft-data has none);
+//   - mob loot: a mob killed by a player drops what the project's table says (DEPS_STANDIN_TABLES
+//     "mob_drops": {mob: {item: count}}, from the knowledge base), and its death is told to the
+//     clients (flying-squid forgets a dead mob without telling them); mobs still have no AI;
 //   - every window click is answered with an accepted transaction (1.16 protocol);
 //   - /clear [player]: empty the inventory (vanilla has it; flying-squid does not);
 //   - item counts made numbers (flying-squid's /give stores the typed string).
 // What a real server does beyond this (recipe book, fuel burn times, XP, hoppers) is not modelled.
 'use strict'
 
+const { Vec3 } = require('vec3')
+
 module.exports.server = function (serv) {
   const { registry } = serv
-  const smelting = JSON.parse(process.env.DEPS_STANDIN_SMELTING || '{}')
+  const tables = JSON.parse(process.env.DEPS_STANDIN_TABLES || '{}')
 
   serv.standinSmelting = {}
-  for (const [input, [output, count]] of Object.entries(smelting.recipes || {})) {
+  for (const [input, [output, count]] of Object.entries(tables.recipes || {})) {
     const i = registry.itemsByName[input]
     const o = registry.itemsByName[output]
     if (i && o) serv.standinSmelting[i.id] = { id: o.id, count }
   }
+  serv.standinMobDrops = tables.mob_drops || {}
+  serv.on('newEntity', (entity) => {
+    if (entity.type !== 'mob' || !entity.takeDamage) return
+    const takeDamage = entity.takeDamage
+    entity.takeDamage = (hit) => {
+      const alive = entity.health > 0
+      takeDamage(hit)
+      if (alive && entity.health <= 0) dropLoot(entity)
+    }
+  })
+
+  function dropLoot (entity) {
+    serv.destroyEntity(entity)
+    const itemEntity = registry.entitiesByName.item.id
+    for (const [name, count] of Object.entries(serv.standinMobDrops[entity.name] || {})) {
+      const item = registry.itemsByName[name]
+      if (!item) continue
+      for (let i = 0; i < count; i++) {
+        serv.spawnObject(itemEntity, entity.world, entity.position.offset(0, 0.5, 0), {
+          velocity: new Vec3(0, 0, 0), itemId: item.id, itemCount: 1, pickupTime: 500, deathTime: 60 * 5 * 1000
+        })
+      }
+    }
+  }
+
   serv.standinFuels = {}
-  for (const [name, value] of Object.entries(smelting.fuels || {})) {
+  for (const [name, value] of Object.entries(tables.fuels || {})) {
     const it = registry.itemsByName[name]
     if (it) serv.standinFuels[it.id] = value
   }

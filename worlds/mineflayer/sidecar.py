@@ -83,10 +83,11 @@ class Sidecar:
                                      env={**os.environ, "NODE_NO_WARNINGS": "1"})
         self._answers = queue.Queue()
         atexit.register(self.close)   # the bot leaves the server when Python exits
-        threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
+        # each process has its own answer queue: a dead one's reader cannot end the next one's calls
+        threading.Thread(target=self._read, args=(self.proc, self._answers), daemon=True).start()
         threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
 
-    def _read(self, proc: subprocess.Popen) -> None:
+    def _read(self, proc: subprocess.Popen, answers: queue.Queue) -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
             try:
@@ -96,13 +97,14 @@ class Sidecar:
             if "event" in msg:
                 self.events.append(msg)
             else:
-                self._answers.put(msg)
-        self._answers.put(None)   # the process ended
+                answers.put(msg)
+        answers.put(None)   # the process ended
 
     def _drain(self, proc: subprocess.Popen) -> None:
         assert proc.stderr is not None
         for line in proc.stderr:
-            self._stderr.append(line.rstrip())
+            if "deprecated event" not in line:   # mineflayer-pvp's physicTick warning, on every start
+                self._stderr.append(line.rstrip())
 
     @property
     def alive(self) -> bool:

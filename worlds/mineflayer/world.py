@@ -191,6 +191,11 @@ class MineflayerWorld:
         bag.items = dict(self._state.get("inventory") or {})
         return bag
 
+    def command(self, text: str) -> dict:
+        """A chat command as the bot ("/time set night", "/summon cow"; most need op rights)."""
+        self._state = self._call("command", text=text)
+        return self._state
+
     # ------------------------------------------------------------------ read-outs
     def refresh(self) -> dict:
         self._state = self._call("state")
@@ -463,7 +468,10 @@ class MineflayerWorld:
                 raise
             missing = "" if e.kind != "not_found" else " (none in sight)"
             return _fail(f"hunting {mob} failed on the server{missing}: {e}", {}, rate.cost, chance=e.kind != "not_found")
-        return _Outcome(True, None, rate.cost, self._gained(before))
+        gained = self._gained(before)
+        if not gained:
+            return _fail(f"killed {a(mob)} but picked up none of its drops", {}, rate.cost, chance=True)
+        return _Outcome(True, None, rate.cost, gained)
 
     def _equip(self, item: str, action: dict) -> _Outcome:
         held = self.bag().plan_equip(item)

@@ -319,11 +319,16 @@ const COMMANDS = {
     } finally {
       b.pvp.stop()
     }
-    const drops = Object.values(b.entities).filter((e) => e.name === 'item' && e.position.distanceTo(b.entity.position) < 8)
+    const where = target.position.clone()
+    await b.waitForTicks(15) // the loot appears, and may be picked up (about half a second after it falls)
+    const drops = Object.values(b.entities).filter((e) => e.name === 'item' && e.position.distanceTo(where) < 6)
     for (const d of drops) {
-      try { await withTimeout(b.pathfinder.goto(new goals.GoalBlock(d.position.x, d.position.y, d.position.z)), 10000, 'picking up') } catch (e) {}
+      if (!b.entities[d.id]) continue // picked up on the way
+      try {
+        await withTimeout(b.pathfinder.goto(new goals.GoalBlock(Math.floor(d.position.x), Math.floor(d.position.y), Math.floor(d.position.z))), 10000, 'picking up')
+      } catch (e) {}
     }
-    await b.waitForTicks(4)
+    await b.waitForTicks(10)
     return { before, after: itemsList() }
   },
 

@@ -78,10 +78,14 @@ def test_any_target_from_any_inventory_is_planned_and_run_or_refused_with_a_reas
     assert w.target_reached(), (target, held, [g.code() for g in goals])
 
 
-def test_run_plan_stops_at_its_action_bound_and_the_solver_at_its_try_bound():
+def test_run_plan_stops_at_its_action_bound_and_the_solver_at_its_try_bound(monkeypatch):
+    import worlds.coverage
+    import worlds.solver
     from worlds.types import Goal
+    monkeypatch.setattr(worlds.coverage, "MAX_ACTIONS", 1000)
+    monkeypatch.setattr(worlds.solver, "MAX_TRIES", 1000)
     kb = load_kb("1.11.2")
-    ok, err, _ = run_plan(kb, [Goal("mine", {"apple": 1001}, {}, None)], {"apple": 1001})   # 200 200 breaks
-    assert not ok and "more than" in err
-    with pytest.raises(Unreachable, match="did not drop in"):
-        solve(kb, {"apple": 600})                                                       # 120 000 breaks
+    ok, err, _ = run_plan(kb, [Goal("mine", {"apple": 6}, {}, None)], {"apple": 6})   # 1200 breaks
+    assert not ok and "more than 1000 actions" in err
+    with pytest.raises(Unreachable, match="did not drop in 1000 tries"):
+        solve(kb, {"apple": 6})

@@ -186,3 +186,12 @@ def test_a_map_too_small_for_the_task_is_made_larger(kb):
     fixed = GridWorld(kb, size=(48, 48))
     fixed.reset(seed=0, options={"target": {"reeds": 8}})
     assert fixed.env.X == 48                                     # a size asked for is kept
+
+
+def test_shears_give_the_block_itself(kb):
+    w = _plain(kb, blocks=[(6, 65, 4, "dead_bush"), (4, 65, 7, "oak_leaves")])
+    w.env.inv[0, w.env.vocab.item_id["shears"]] = 1
+    out = GridScriptedController(kb).run(Goal("mine", {"deadbush": 1}), w)
+    assert out["ok"] and out["gained"] == {"deadbush": 1}            # not the sticks a bare hand gets
+    out = GridScriptedController(kb).run(Goal("mine", {"leaves": 1}), w)
+    assert out["ok"] and kb.count(out["gained"], "leaves") == 1

@@ -338,7 +338,12 @@ class BatchGridWorld:
         for i, cc, cn in zip(ef, cf, canf):
             ev = events.setdefault(i, {})
             ev["broke"] = v.cells[cc]
-            if cn:
+            tool = next((t for t in rules.tool_drops[cc] if (self.inv[i, list(t[0])] > 0).any()), None) if cn else None
+            if tool is not None:   # shears on leaves, grass, a dead bush: the block itself, not its drops
+                self.inv[i] -= rules.drop_vec[cc]
+                self.inv[i, tool[1]] += tool[2]
+                ev["gained"] = {v.items[tool[1]]: tool[2]}
+            elif cn:
                 ev["gained"] = dict(rules.drops[cc])
                 self._chance_drops(int(i), rules.chance[cc], ev)
             else:

@@ -107,12 +107,14 @@ def estimate(s: tuple[int, int, int], t: tuple[int, int, int], dig: float) -> fl
 
 
 def search(terrain: Terrain, start: tuple[int, int, int], targets: list[tuple[int, int, int]],
-           max_nodes: int = MAX_NODES, stand: Any = None, slack: int = 1) -> tuple[list, int, tuple[int, int, int]] | None:
+           max_nodes: int | None = None, stand: Any = None, slack: int = 1) -> tuple[list, int, tuple[int, int, int]] | None:
     """A* to a standing cell next to one of `targets`: (segments, cost, the target reached).
     With `stand` (a predicate on standing cells), to the nearest standing cell it accepts
     instead, `targets` guiding the search (`slack`: how far from a target such a cell may be)."""
     if not targets:
         return None
+    if max_nodes is None:   # MAX_NODES on the default 48 x 48 map, more on a map made larger for a task
+        max_nodes = MAX_NODES * max(1, (terrain.X * terrain.Z) // (48 * 48))
     tset = set(targets)
 
     def reached(s):

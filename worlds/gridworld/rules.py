@@ -54,6 +54,8 @@ class Rules:
     weapon_items: np.ndarray   # int [W]
     weapon_damage: np.ndarray  # float [W]
     chance: list[list[tuple[int, float]]]      # per cell: (item id, chance per break) besides its drops
+    tool_drops: list[list[tuple[tuple[int, ...], int, int]]]   # per cell: (tool item ids, item id, count) that
+                                               # replace its drops when broken holding one (shears: leaves, grass)
     mob_chance: list[list[tuple[int, float]]]  # per mob: (item id, chance per kill) besides its loot
     placeable: dict[int, int]  # item id -> cell id
     place_cell: np.ndarray     # int [I]: cell id an item places as, -1 when not placeable
@@ -160,6 +162,14 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
               if c > 1 and not placed_only[c] and v.block_of[c] in kb.blocks() else [] for c in range(C)]
     mob_chance = [[]] + [[(v.item_id[k], float(p)) for k, p in kb.mob_chance_drops(v.mobs[m]).items()
                           if k in v.item_id] for m in range(1, M)]
+    by_block: dict[str, list] = {}
+    for name in kb.item_names():
+        for src in kb.mine_sources(name):
+            if src.with_tool and src.tools and src.item in v.item_id:
+                ids = tuple(v.item_id[t] for t in src.tools if t in v.item_id)
+                if ids and (ids, v.item_id[src.item], src.count) not in by_block.get(src.block, []):
+                    by_block.setdefault(src.block, []).append((ids, v.item_id[src.item], int(src.count)))
+    tool_drops = [by_block.get(v.block_of[c], []) if c > 1 and not placed_only[c] else [] for c in range(C)]
     weapons = [(n, dmg) for n, dmg in d["weapon_damage"].items() if n in v.item_id]
     placeable = {v.item_id[it]: v.cell_id[c] for it, c in d["placeable"].items()
                  if it in v.item_id and c in v.cell_id}
@@ -171,7 +181,7 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
                  mob_health, mob_damage, mob_hostile, mob_drop_vec,
                  np.array([v.item_id[n] for n, _ in weapons], dtype=np.int64),
                  np.array([float(x) for _, x in weapons], dtype=np.float32),
-                 chance, mob_chance, placeable, place_cell, float(d["seconds_per_step"]))
+                 chance, tool_drops, mob_chance, placeable, place_cell, float(d["seconds_per_step"]))
 
 
 def ceil_div(a_: float, b: float) -> int:

@@ -24,7 +24,8 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
     for c in range(2, len(v.cells)):
         if rules.placed_only[c] or not rules.breakable[c]:
             continue
-        if ids and (rules.drop_vec[c, ids].any() or any(it in ids for it, _ in rules.chance[c])):
+        if ids and (rules.drop_vec[c, ids].any() or any(it in ids for it, _ in rules.chance[c])
+                    or any(it in ids for _, it, _ in rules.tool_drops[c])):   # with shears: the leaves
             cells.add(c)   # a chance drop (gravel's flint) too: broken again until it comes
         elif v.block_of[c] == canon or v.cells[c] == canon:   # "mine stone": break the named block
             cells.add(c)

@@ -3,6 +3,7 @@ solved (a plan that the text world carries out to the item) or refused (the solv
 which names the feature of the game that is not modelled, data/unmodelled.yaml).
 
     python -m worlds.coverage            # the three versions, one line each, then each refusal's feature
+    python -m worlds.coverage 1.19.2 --count 3   # one version, three of each item
 """
 from __future__ import annotations
 
@@ -66,30 +67,41 @@ def run_plan(kb, goals, target: dict[str, int]) -> tuple[bool, str, int]:
     return w.target_reached(), "" if w.target_reached() else "the plan ended without the item", w.steps
 
 
-def check_item(kb, item: str) -> ItemResult:
+def check_item(kb, item: str, count: int = 1) -> ItemResult:
     try:
-        goals = solve(kb, {item: 1})
+        goals = solve(kb, {item: count})
     except Unreachable as e:
         m = _NEEDS.search(str(e))
         return ItemResult(item, False, str(e), m.group(1) if m else None)
-    ok, err, steps = run_plan(kb, goals, {item: 1})
+    ok, err, steps = run_plan(kb, goals, {item: count})
     return ItemResult(item, ok, err, None, steps)
 
 
-def coverage(version: str, items: list[str] | None = None) -> Coverage:
+def coverage(version: str, items: list[str] | None = None, count: int = 1) -> Coverage:
     kb = load_kb(version)
-    return Coverage(version, [check_item(kb, it) for it in (items or kb.item_names())])
+    return Coverage(version, [check_item(kb, it, count) for it in (items or kb.item_names())])
 
 
 def main(argv: list[str] | None = None) -> int:
-    versions = (argv if argv else sys.argv[1:]) or list(VERSIONS)
+    args = list(sys.argv[1:] if argv is None else argv)
+    count = 1
+    if "--count" in args:
+        i = args.index("--count")
+        value = args[i + 1] if i + 1 < len(args) else ""
+        if not value.isdigit() or not 1 <= int(value) <= 64:
+            print(f"--count {value!r}: accepted: a whole number from 1 to 64", file=sys.stderr)
+            return 2
+        count = int(value)
+        del args[i:i + 2]
+    versions = args or list(VERSIONS)
     for v in versions:
         if v not in VERSIONS:
             print(f"unknown version {v!r}; accepted: {', '.join(VERSIONS)}", file=sys.stderr)
             return 2
     for v in versions:
-        c = coverage(v)
-        print(f"{v}: {len(c.results)} items, {c.solved} solved, {c.refused} refused")
+        c = coverage(v, count=count)
+        print(f"{v}: {len(c.results)} items, {c.solved} solved, {c.refused} refused"
+              + (f" (count {count})" if count > 1 else ""))
         for feature, n in c.features().most_common():
             print(f"    {n:4d} refused: needs {feature}")
         for r in c.results:

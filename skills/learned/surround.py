@@ -33,22 +33,25 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
     n = len(rows)
     n_cells, n_mobs = len(env.vocab.cells), len(env.vocab.mobs)
     C = n_cells + n_mobs
-    off = np.arange(-RADIUS, RADIUS + 1)
-    lv = np.array(spec.VIEW_LEVELS)
-    pos = env.pos[rows]
-    xs = pos[:, 0, None] + off                      # n, W
-    zs = pos[:, 2, None] + off
-    ys = pos[:, 1, None] + lv                       # n, L
-    X, Z, Y = xs[:, None, None, :], zs[:, None, :, None], ys[:, :, None, None]
-    inb = (X >= 0) & (X < env.X) & (Z >= 0) & (Z < env.Z) & (Y >= 0) & (Y < env.H)
-    e = rows[:, None, None, None]
-    ids = env.cells[e, np.clip(X, 0, env.X - 1), np.clip(Z, 0, env.Z - 1), np.clip(Y, 0, env.H - 1)]
-    ids = np.where(inb, ids, spec.VOID).astype(np.int64)          # n, L, W(z), W(x)
     W = 2 * RADIUS + 1
+    lv = np.array(spec.VIEW_LEVELS)
+    pos = env.pos[rows].astype(np.int64)
+    X, Z, H = env.X, env.Z, env.H
+    # each world's window of cells, x by z by level (levels lie together in memory), copied as
+    # one slice per world; VOID beyond the map (issue 21: 2x faster than a gather of every cell)
+    ids = np.full((n, W, W, len(lv)), spec.VOID, dtype=env.cells.dtype)
+    lo, ylo = pos - RADIUS, pos[:, 1] + lv[0]
+    for k, e in enumerate(rows.tolist()):
+        x0, x1 = max(lo[k, 0], 0), min(lo[k, 0] + W, X)
+        z0, z1 = max(lo[k, 2], 0), min(lo[k, 2] + W, Z)
+        y0, y1 = max(ylo[k], 0), min(ylo[k] + len(lv), H)
+        if x0 < x1 and z0 < z1 and y0 < y1:
+            ids[k, x0 - lo[k, 0]:x1 - lo[k, 0], z0 - lo[k, 2]:z1 - lo[k, 2], y0 - ylo[k]:y1 - ylo[k]] = \
+                env.cells[e, x0:x1, z0:z1, y0:y1]
     cz = np.minimum(np.arange(W) // POOL, SIDE - 1)              # pooled row / column of each offset
-    flat = ((np.arange(n)[:, None, None, None] * C + ids) * SIDE + cz[None, None, :, None]) * SIDE \
-        + cz[None, None, None, :]
-    counts = np.bincount(flat.ravel(), minlength=n * C * SIDE * SIDE)
+    # bins ordered (world, pooled z, pooled x, kind): a small broadcast key plus the ids
+    key = ((np.arange(n)[:, None, None] * SIDE + cz[None, None, :]) * SIDE + cz[None, :, None]) * C   # n, x, z
+    counts = np.bincount((key[..., None] + ids).ravel(), minlength=n * SIDE * SIDE * C)
     # mobs: their own channels
     kind = env.mob_kind[rows].astype(np.int64)
     rel = env.mob_pos[rows] - pos[:, None, :]
@@ -57,9 +60,9 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
     me, mm = np.nonzero(vis)
     if me.size:
         r = rel[me, mm]
-        mflat = ((me * C + n_cells + kind[me, mm]) * SIDE + cz[r[:, 2] + RADIUS]) * SIDE + cz[r[:, 0] + RADIUS]
-        counts += np.bincount(mflat, minlength=n * C * SIDE * SIDE)
-    return np.minimum(counts, 255).astype(np.uint8).reshape(n, C, SIDE, SIDE)
+        mflat = ((me * SIDE + cz[r[:, 2] + RADIUS]) * SIDE + cz[r[:, 0] + RADIUS]) * C + n_cells + kind[me, mm]
+        counts += np.bincount(mflat, minlength=n * SIDE * SIDE * C)
+    return np.minimum(counts, 255).astype(np.uint8).reshape(n, SIDE, SIDE, C).transpose(0, 3, 1, 2)
 
 
 def observe(world: Any) -> dict:

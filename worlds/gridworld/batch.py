@@ -410,16 +410,17 @@ class BatchGridWorld:
         n, R = self.n, VIEW_RADIUS
         off = np.arange(-R, R + 1)
         lv = np.array(VIEW_LEVELS)
-        xs = self.pos[:, 0, None] + off
-        zs = self.pos[:, 2, None] + off
-        ys = self.pos[:, 1, None] + lv
-        X = xs[:, None, None, :]
-        Zs = zs[:, None, :, None]
-        Y = ys[:, :, None, None]
-        inb = (X >= 0) & (X < self.X) & (Zs >= 0) & (Zs < self.Z) & (Y >= 0) & (Y < self.H)
-        e = np.arange(n)[:, None, None, None]
-        blocks = self.cells[e, np.clip(X, 0, self.X - 1), np.clip(Zs, 0, self.Z - 1), np.clip(Y, 0, self.H - 1)]
-        blocks = np.where(inb, blocks, VOID).astype(np.uint8)
+        X, Z, H = self.X, self.Z, self.H
+        pos = self.pos.astype(np.int64)
+        xs, zs, ys = pos[:, 0, None] + off, pos[:, 2, None] + off, pos[:, 1, None] + lv
+        # one flat index per (world, level, z, x) into the cells, clamped, then VOID outside the map
+        # (a single take: 2-3x faster than indexing with four broadcast arrays, issue 21)
+        flat = ((np.arange(n) * (X * Z * H))[:, None, None, None] + np.minimum(np.maximum(ys, 0), H - 1)[:, :, None, None]
+                + (np.minimum(np.maximum(zs, 0), Z - 1) * H)[:, None, :, None]
+                + (np.minimum(np.maximum(xs, 0), X - 1) * (Z * H))[:, None, None, :])
+        inb = (((ys >= 0) & (ys < H))[:, :, None, None] & ((zs >= 0) & (zs < Z))[:, None, :, None]
+               & ((xs >= 0) & (xs < X))[:, None, None, :])
+        blocks = np.where(inb, np.take(self.cells.reshape(-1), flat), np.uint8(VOID)).astype(np.uint8)
         mobs = np.zeros_like(blocks)
         rel = self.mob_pos - self.pos[:, None, :]
         vis = ((self.mob_kind > 0) & (np.abs(rel[..., 0]) <= R) & (np.abs(rel[..., 2]) <= R)
@@ -429,7 +430,7 @@ class BatchGridWorld:
             r = rel[me, mm]
             mobs[me, r[:, 1] - lv[0], r[:, 2] + R, r[:, 0] + R] = self.mob_kind[me, mm]
         frac = (self.clock % self.day_steps) / self.day_steps
-        bi = self.biome_map[np.arange(n), np.clip(self.pos[:, 0], 0, self.X - 1), np.clip(self.pos[:, 2], 0, self.Z - 1)]
+        bi = self.biome_map[np.arange(n), np.minimum(np.maximum(pos[:, 0], 0), X - 1), np.minimum(np.maximum(pos[:, 2], 0), Z - 1)]
         need = np.maximum(self.mine_need, 1)
         return {"blocks": blocks, "mobs": mobs, "inventory": self.inv.copy(), "equipment": self.equip.copy(),
                 "position": self.pos.astype(np.int32), "facing": self.facing.astype(np.int32),

@@ -218,3 +218,15 @@ def test_a_campfire_mixes_in_two_slots_logs_and_woods_coal_or_charcoal(version):
     held = {"oak_log": 1, "birch_wood": 1, "stripped_spruce_log": 1, "charcoal": 1, "stick": 3, "crafting_table": 1}
     goals = _plan_runs(kb, {"campfire": 1}, held)
     assert [g.action for g in goals] == ["craft"]
+
+
+def test_every_recipe_patch_and_nugget_smelt_names_its_source():
+    import yaml
+
+    from worlds.knowledge import DATA
+    patches = yaml.safe_load((DATA / "recipe_patches.yaml").read_text())
+    entries = [r for v in patches.values() for key in ("add_recipes", "replace_recipes") for r in v.get(key, [])]
+    assert entries and all(r.get("source") for r in entries)
+    smelt = yaml.safe_load((DATA / "smelting.yaml").read_text())["legacy"]
+    nuggets = [e for e in smelt if e["output"].endswith("_nugget")]
+    assert len(nuggets) == 24 and all(e.get("source") for e in nuggets)

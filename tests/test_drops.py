@@ -130,3 +130,10 @@ def test_the_1_11_grass_block_is_not_taken_by_shears():
     kb = load_kb("1.11.2")
     assert not [s for s in kb.mine_sources("grass") if s.with_tool]
     assert kb.block_drops("grass") == {"dirt": 1}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_vines_only_to_shears(version):
+    kb = load_kb(version)
+    assert [(s.min_tool, s.with_tool) for s in kb.mine_sources("vine")] == [("shears", True)]
+    assert kb.block_drops("vine") == {}

@@ -64,6 +64,14 @@ def test_a_mined_fact_names_the_block_and_the_least_tool_or_better(kb):
     assert fact(kb, "no_such_thing") is None
 
 
+@pytest.mark.parametrize("version", ["1.11.2", "1.16.5", "1.19.2"])
+def test_every_name_of_every_version_has_a_one_line_fact(version):
+    kb = load_kb(version)
+    for name in sorted({*kb.item_names(), *kb.groups()}):
+        line = fact(kb, name)
+        assert line and "\n" not in line and len(line) < 200, (name, line)
+
+
 def test_the_three_amounts_of_knowledge(kb):
     assert facts(kb, ["stone_pickaxe"], ["stick"], "none") == []
     target = facts(kb, ["stone_pickaxe"], ["stick"], "target")

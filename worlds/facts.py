@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from worlds.options import best_option, describe_option
+from worlds.recipes import MineSource
 
 if TYPE_CHECKING:  # pragma: no cover
     from worlds.knowledge import KnowledgeBase
@@ -48,8 +49,8 @@ def fact(kb: "KnowledgeBase", name: str) -> str | None:
         why = kb.unmodelled(canon)
         return f"{canon} cannot be obtained here" + (f" ({why[0]} is not modelled)" if why else "")
     line = describe_option(kb, opt)
-    if kb.is_generic(canon) and opt.kind == "mine":   # "log": the world picks the biome's member
-        line = line.replace(str(opt.source.item), canon).replace(str(opt.source.block), canon)
+    if kb.is_generic(canon) and isinstance(opt.source, MineSource):   # "log": the world picks the biome's member
+        line = line.replace(opt.source.item, canon).replace(opt.source.block, canon)
     return line
 
 

@@ -152,18 +152,6 @@ def test_chickens_lay_eggs_picked_up_with_nothing_held(version):
     assert kb.mob_drops("chicken").get("egg") is None                  # killing one gives none
 
 
-def test_the_grid_world_says_plainly_that_no_egg_is_laid_there():
-    from skills.grid_controller import GridScriptedController
-    from worlds.gridworld.world import GridWorld
-
-    kb = load_kb("1.11.2")
-    world = GridWorld(kb, size=(16, 16))
-    layout = {"ground": 64, "blocks": [], "mobs": [[10, 65, 10, "chicken"]], "agent": [8, 65, 8]}
-    world.reset(seed=0, options={"layout": layout, "inventory": {}})
-    out = GridScriptedController(kb).run(Goal("mine", {"egg": 1}, {}, None), world)
-    assert not out["ok"] and out["error"] == "egg cannot be mined (no block in this world gives it)"
-
-
 @pytest.mark.parametrize("version, name, meant", [
     ("1.19.2", "grass_path", "dirt_path"), ("1.16.5", "dirt_path", "grass_path"),
     ("1.11.2", "dirt_path", "grass_path"), ("1.16.5", "red_flower", "poppy"),

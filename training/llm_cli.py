@@ -12,6 +12,7 @@ def _command() -> str:
 
 
 from training.device import pick_device as _device  # the training commands' --device
+from training.whole_game import HOLDOUT_RULE, VARIANTS  # noqa: E402  (--targets all: the split's rule)
 
 
 def cmd_train_llm(a: argparse.Namespace) -> int:
@@ -40,11 +41,47 @@ def cmd_train_llm_data(a: argparse.Namespace) -> int:
         raise SettingsError(f"--augment must be 0 or more, got {a.augment}")
     if a.replans < 0:
         raise SettingsError(f"--replans must be 0 or more, got {a.replans}")
+    if a.targets == "all":
+        return _whole_game(a)
+    if a.targets != "suites":
+        raise SettingsError(f"--targets {a.targets!r} not accepted; accepted: suites, all")
     card = make_teacher_dataset(a.out, [s.strip() for s in a.suite.split(",") if s.strip()],
                                 mc_version=a.mc_version, augment=a.augment, replans=a.replans, holdout=a.holdout,
                                 command=_command(), progress=not a.quiet, only=a.tasks)
     print(f"wrote {a.out}/train.jsonl: {card['examples']} examples from {len(card['tasks'])} tasks "
           f"({card['counts'].get('tasks_held_out', 0)} held out)", file=sys.stderr)
+    if a.json:
+        sys.stdout.write(json.dumps(card) + "\n")
+    return 0
+
+
+def _names(text: str, flag: str, accepted: tuple[str, ...]) -> tuple[str, ...]:
+    from nodes.settings import SettingsError
+
+    names = tuple(w.strip() for w in text.split(",") if w.strip())
+    bad = [w for w in names if w not in accepted]
+    if bad or not names:
+        raise SettingsError(f"{flag} {text!r} not accepted; accepted: one or more of {', '.join(accepted)}")
+    return names
+
+
+def _whole_game(a: argparse.Namespace) -> int:
+    """--targets all: every obtainable item, a held-out split by rule (training/whole_game_data.py)."""
+    from nodes.settings import SettingsError
+    from training.whole_game import VARIANTS
+    from training.whole_game_data import make_whole_game_dataset
+
+    for flag, v in (("--rider-budget", a.rider_budget), ("--deps-budget", a.deps_budget)):
+        if v < 0:
+            raise SettingsError(f"{flag} must be 0 (no cut) or more, got {v}")
+    card = make_whole_game_dataset(
+        a.out, mc_version=a.mc_version, rule=a.holdout_rule, variants=_names(a.variants, "--variants", VARIANTS),
+        formats=_names(a.formats, "--formats", ("rider", "deps")), rider_budget=a.rider_budget,
+        deps_budget=a.deps_budget, augment=a.augment, replans=a.replans, heldout_suite=a.heldout_suite,
+        episodes=a.episodes, rider_variants=a.rider_variants, command=_command(), progress=not a.quiet)
+    c = card["counts"]
+    print(f"wrote {a.out}/train.jsonl: {card['examples']} examples over {c['items_train']} items "
+          f"({c['items_held_out']} held out by {c['holdout_rule']})", file=sys.stderr)
     if a.json:
         sys.stdout.write(json.dumps(card) + "\n")
     return 0
@@ -89,6 +126,27 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--replans", type=int, default=0,
                    help="re-planning turns per task, each after the oracle's plan with one goal left out has "
                         "failed in the text world, with the explainer's turn before it (default: 0)")
+    d.add_argument("--targets", default="suites", metavar="suites|all",
+                   help="suites: the --suite tasks (default); all: every item the oracle obtains in the text world, "
+                        "with a held-out split by --holdout-rule and both planners' formats (training/whole_game.py)")
+    d.add_argument("--holdout-rule", default=HOLDOUT_RULE, metavar="sha256:SALT:PCT",
+                   help=f"--targets all: hold out an item outside the deps71/plan4mc recipe trees when "
+                        f"sha256(SALT:item) %% 100 < PCT (default: {HOLDOUT_RULE}; 'none' holds out nothing)")
+    d.add_argument("--variants", default=",".join(VARIANTS),
+                   help=f"--targets all: start inventories per item (default: {','.join(VARIANTS)})")
+    d.add_argument("--formats", default="rider,deps", help="--targets all: rider, deps or both (default: both)")
+    d.add_argument("--rider-budget", type=int, default=0,
+                   help="--targets all: at most this many rider turns, spread over the items (default: 0, all)")
+    d.add_argument("--deps-budget", type=int, default=0,
+                   help="--targets all: at most this many DEPS turns, spread over the items (default: 0, all)")
+    d.add_argument("--rider-variants", default="rotate", choices=("rotate", "all"),
+                   help="--targets all: the rider teacher's episodes: one per item, its start inventory taken in "
+                        "turn (rotate, the default), or one per item and start inventory (all)")
+    d.add_argument("--heldout-suite", default=None, metavar="FILE",
+                   help="--targets all: also write the held-out items as a suite file for deps eval --suite FILE")
+    d.add_argument("--episodes", default=None, metavar="FILE",
+                   help="--targets all: the rider teacher's episodes, read from FILE when it exists, else run and "
+                        "saved there (the prompts are rebuilt from them by today's prompt code)")
     d.add_argument("--mc-version", default="1.11.2", help="Minecraft data version of the tasks (default: 1.11.2)")
     d.add_argument("--out", required=True, metavar="DIR", help="output folder for train.jsonl and card.json")
     d.add_argument("--quiet", action="store_true", help="no progress on stderr")

@@ -68,3 +68,15 @@ def test_typed_old_names_that_name_nothing_else_still_resolve():
     kb = load_kb("1.19.2")
     assert kb.canonical("cooked_fish") == "cooked_cod" and kb.canonical("speckled_melon") == "glistering_melon_slice"
     assert load_kb("1.11.2").canonical("cooked_cod") == "cooked_fish"
+
+
+def test_a_world_or_solver_given_an_ambiguous_old_id_says_why_in_one_line():
+    from worlds.solver import Unreachable, solve
+    from worlds.textworld import TextWorld
+    kb = load_kb("1.19.2")
+    with pytest.raises(Unreachable) as e:
+        solve(kb, {"skull": 1})
+    assert "became several items" in str(e.value) and "creeper_head" in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(ValueError, match="'double_plant' is a Minecraft 1.11/1.12 id that became several items"):
+        TextWorld(kb).reset(seed=0, options={"inventory": {"double_plant": 1}})
+    assert load_kb("1.11.2").unknown_reason("foo") == "unknown item 'foo' in Minecraft 1.11.2"

@@ -82,7 +82,7 @@ class Bag:
     def concrete(self, name: str, what: str = "action") -> str:
         canon = self.kb.canonical(name)
         if canon is None:
-            raise ValueError(f"unknown item {name!r} in the {what}")
+            raise ValueError(f"{self.kb.unknown_reason(name)} (in the {what})")
         vs = self.kb.variants(canon)
         return canon if canon in vs or len(vs) == 0 else self.preferred_variant(vs)
 

@@ -351,6 +351,16 @@ class KnowledgeBase:
         back = {new: old for old, new in flat["renames"].items()}
         return self.canonical(back.get(key, key))
 
+    def unknown_reason(self, name: str) -> str:
+        """Why `name` names nothing here, in words for a one-line refusal: an id from before
+        the 1.13 flattening that became several items is said so, with the candidates."""
+        key = normalize(name)
+        amb = _data("flattening.yaml")["ambiguous"]
+        if self.era == "modern" and key in amb:
+            return (f"{key!r} is a Minecraft 1.11/1.12 id that became several items in {self.version}: "
+                    f"{', '.join(amb[key])}; name one of them")
+        return f"unknown item {key!r} in Minecraft {self.version}"
+
     def _name(self, name: str) -> str:
         return self.canonical(name) or name
 

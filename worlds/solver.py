@@ -58,7 +58,7 @@ class _Planner:
     def _concrete(self, name: str) -> str:
         canon = self.kb.canonical(name)
         if canon is None:
-            raise Unreachable(f"unknown item '{name}' in the inventory")
+            raise Unreachable(f"{self.kb.unknown_reason(name)} (in the inventory)")
         vs = self.kb.variants(canon)
         return canon if canon in vs or not vs else vs[0]
 
@@ -399,7 +399,7 @@ def solve(kb: "KnowledgeBase", target: dict[str, int], inventory: dict[str, int]
     for name, n in target.items():
         canon = kb.canonical(name)
         if canon is None:
-            raise Unreachable(f"unknown item '{name}' in the target (Minecraft {kb.version})")
+            raise Unreachable(f"{kb.unknown_reason(name)} (in the target)")
         wanted[canon] = wanted.get(canon, 0) + int(n)
 
     def run(prefetch=None) -> list[Goal]:

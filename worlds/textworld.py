@@ -106,7 +106,7 @@ class TextWorld:
         for name, n in (o.get("target") or {}).items():
             canon = self.kb.canonical(name)
             if canon is None:
-                raise ValueError(f"unknown item {name!r} in the target")
+                raise ValueError(f"{self.kb.unknown_reason(name)} (in the target)")
             self.target[canon] = int(n)
         return self._obs(), self._info(Outcome(True))
 

@@ -118,9 +118,9 @@ def _stored_run(trace_dir: str | None, thread: str, llm: str | None = None) -> t
     settings.trace_dir = trace_dir
     if llm:
         settings.llm = llm
-    elif "***" in str(settings.llm):
-        raise UserError(f"run {thread!r} used an --llm with credentials, which are never stored; "
-                        "give it again with --llm")
+    elif "://" in str(settings.llm) or "***" in str(settings.llm):   # never a URL read from a file
+        raise UserError(f"run {thread!r} used the LLM at {redact_llm(settings.llm)}; a resumed or replayed run "
+                        "takes a URL endpoint from the command line only: give it again with --llm")
     return Task(**rec["task"]), settings.validate()
 
 

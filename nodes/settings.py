@@ -5,6 +5,7 @@ its runtime context (nodes/context.py), never through globals.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import urllib.parse
 from dataclasses import asdict, dataclass, field
@@ -18,31 +19,40 @@ KNOWLEDGE = ("none", "target", "tree")   # how much of the recipe book a planner
 # The parts' names (worlds, planners, selectors, controllers...) live in one place: nodes/registry.py.
 
 
-_SECRETISH = re.compile(r"^(?=.*\d)[A-Za-z0-9_\-.]{20,}$|^(sk|pk|key|tok)[-_][A-Za-z0-9_\-]{8,}$", re.I)
-
-
 def redact_llm(spec: str) -> str:
-    """An --llm value fit to show or store: a URL loses its user:password@, its query string and
-    any path segment that looks like a token; other values are returned as they are. Every place
-    that prints or writes the --llm value (settings, summaries, reports, traces) goes through it."""
-    text = str(spec)
+    """An --llm value fit to show or store. A URL keeps its scheme, host and port only, plus a
+    short hash (8 hex digits of sha256 over the host, port, path, query and fragment, never the
+    user info) that tells two endpoints apart: `http://u:pw@h:8000/tok/v1#m` becomes
+    `http://h:8000~1a2b3c4d`. Its user info, path, query and fragment (the model) are never shown
+    or stored, whatever they look like. Other values (local, openai:gpt-4o-mini) are returned as
+    they are. Every place that prints or writes the --llm value goes through this one function."""
+    text = str(spec).strip()
     if "://" not in text:
         return text
-    base, hash_, model = text.partition("#")
     try:
-        parts = urllib.parse.urlsplit(base)
+        parts = urllib.parse.urlsplit(text)
         host = parts.hostname or ""
         port = parts.port
+        scheme = parts.scheme.lower()
     except ValueError:
         return "***"          # not a URL we can take apart: show none of it
-    if ":" in host:
-        host = f"[{host}]"
+    if not re.fullmatch(r"[a-z][a-z0-9+.-]{0,15}", scheme) or not re.fullmatch(r"[A-Za-z0-9._:%-]{0,255}", host):
+        return "***"
+    shown = f"[{host}]" if ":" in host else host
     if port:
-        host = f"{host}:{port}"
-    if parts.username or parts.password:
-        host = "***@" + host
-    path = "/".join("***" if _SECRETISH.match(seg) else seg for seg in parts.path.split("/"))
-    return urllib.parse.urlunsplit((parts.scheme, host, path, "***" if parts.query else "", "")) + hash_ + model
+        shown = f"{shown}:{port}"
+    authority, tail = re.match(r"([^/?#]*)(.*)", text.split("://", 1)[1], re.S).groups()
+    rest = authority.rpartition("@")[2] + tail
+    digest = hashlib.sha256(rest.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{scheme}://{shown}~{digest}"
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s,'\"]*")
+
+
+def redact_text(text: str) -> str:
+    """`text` (a command line, an error message) with every URL in it as redact_llm shows it."""
+    return _URL_IN_TEXT.sub(lambda m: redact_llm(m.group(0)), str(text))
 
 
 class SettingsError(ValueError):

@@ -12,7 +12,7 @@ import pytest
 
 from agent.runner import run_episode
 from experiments.fault_drill import ReplayLLM, serve
-from nodes.settings import RunSettings
+from nodes.settings import RunSettings, redact_llm
 from tests.test_graph import EXPLANATION, FIXED, FLAWED, KB, STONE_SWORD
 
 LS_KEY = "lsv2-secret-key-0123456789"
@@ -106,7 +106,7 @@ def test_one_named_tagged_trace_with_node_llm_and_tool_runs_and_no_secret(fakes)
     assert {"task:CraftStoneSword", "planner:deps", "world:textworld", "group:MT2"} <= set(root["tags"])
     meta = root["extra"]["metadata"]
     assert meta["task"] == "CraftStoneSword" and meta["planner"] == "deps" and meta["seed"] == 3
-    assert meta["thread"] == result["thread"] and meta["llm"] == f"{fakes}/v1#fake"
+    assert meta["thread"] == result["thread"] and meta["llm"] == redact_llm(f"{fakes}/v1#fake")   # scheme, host, port and a hash
 
     def children(run_id, **where):
         return [r for r in runs.values() if r.get("parent_run_id") == run_id
@@ -150,4 +150,4 @@ def test_a_failing_episode_is_an_error_with_its_cause_an_outcome_tag_and_a_zero_
     failed_skills = [r for r in runs.values() if r.get("run_type") == "tool" and r.get("error")]
     assert failed_skills and "wooden_pickaxe" in failed_skills[0]["error"]   # the world's cause
     llm_names = {r["name"] for r in runs.values() if r.get("run_type") == "llm"}
-    assert llm_names == {f"deps planner · {fakes}/v1#fake"}   # the role and the model, not a class name
+    assert llm_names == {f"deps planner · {redact_llm(fakes + '/v1#fake')}"}   # the role and the model, not a class name

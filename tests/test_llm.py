@@ -49,7 +49,8 @@ def test_parse_llm_spec_gguf_path(tmp_path):
 def test_spec_names():
     assert parse_llm_spec("local").name == "local:rider"
     assert parse_llm_spec("openai:gpt-4o-mini").name == "openai:gpt-4o-mini"
-    assert parse_llm_spec("http://h:1/v1#m").name == "http://h:1/v1#m"
+    name = parse_llm_spec("http://h:1/v1#m").name      # scheme, host, port and a hash: no path, no model
+    assert name.startswith("http://h:1~") and name != parse_llm_spec("http://h:1/v1#n").name
 
 
 @pytest.mark.parametrize(

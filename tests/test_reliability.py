@@ -23,6 +23,7 @@ from tests.test_graph import STONE_SWORD
 
 USER, PASSWORD, PATH_TOKEN = "alice", "pw-s3cret-Zq9", "tok_9f8e7d6c5b4a39281706abcd"
 ENV_KEY = "sk-env-secret-0123456789abcdef"
+FRAGMENT, QUERY_SECRET = "replayFragSecretModel", "QueryS3cretValue"
 
 
 @pytest.fixture
@@ -138,40 +139,72 @@ def test_bad_timeout_and_retry_flags_are_refused(flags, capsys):
 # ------------------------------------------------------------------ secrets
 
 
-def test_user_password_urls_work_and_no_secret_is_written_or_shown(server, monkeypatch, tmp_path, capsys):
-    monkeypatch.setenv("DEPS_LLM_API_KEY", ENV_KEY)
-    host = server.removeprefix("http://")
-    url = f"http://{USER}:{PASSWORD}@{host}/{PATH_TOKEN}/v1#replay"
-    _LLM.need_auth = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
-
-    trace = tmp_path / "trace"
-    rc = main(["run", "CraftStoneSword", "--llm", url, "--inventory", json.dumps(SWORD_START),
-               "--trace-dir", str(trace), "--json"])
-    out_run, err_run = capsys.readouterr()
-    assert rc == 0 and json.loads(out_run.strip().splitlines()[-1])["success"]   # the credentials worked
-    assert _LLM.seen_auth and all(a == _LLM.need_auth for a in _LLM.seen_auth)
-
-    out = tmp_path / "eval"
-    rc = main(["eval", "--suite", "deps71", "--tasks", "CraftStoneSword", "--llm", url, "--episodes", "1",
-               "--inventory", json.dumps(SWORD_START), "--out", str(out), "--trace-dir", str(trace), "--json"])
-    out_eval, err_eval = capsys.readouterr()
-    assert rc == 0
-    sweep = tmp_path / "sweep"
-    rc = main(["eval", "--suite", "deps71", "--tasks", "CraftStoneSword", "--episodes", "1", "--out", str(sweep),
-               "--inventory", json.dumps(SWORD_START), "--sweep", f"llm={url}"])
-    out_sweep, err_sweep = capsys.readouterr()
-    assert rc == 0
-
-    texts = [out_run, err_run, out_eval, err_eval, out_sweep, err_sweep]
-    for root in (trace, out, sweep):
+def _everything(roots, streams) -> list[str]:
+    """Every stream, and every file's name and bytes (databases included) under `roots`."""
+    texts = list(streams)
+    for root in roots:
         for f in root.rglob("*"):
             texts.append(str(f))                                   # folder and file names too
             if f.is_file():
                 texts.append(f.read_bytes().decode("utf-8", "replace"))
-    assert len(texts) > 10
-    for secret in (PASSWORD, PATH_TOKEN, ENV_KEY, f"{USER}:"):
+    return texts
+
+
+def test_credentials_anywhere_in_the_url_are_never_written_or_shown(server, monkeypatch, tmp_path, capsys):
+    """User info, path, fragment (the model) and query of an --llm URL, and the key in the
+    environment: run, eval --collect, a sweep, trace show|html and replay find none of them in
+    any file, page, database or stream (issue 22)."""
+    monkeypatch.setenv("DEPS_LLM_API_KEY", ENV_KEY)
+    host = server.removeprefix("http://")
+    url = f"http://{USER}:{PASSWORD}@{host}/{PATH_TOKEN}/v1#{FRAGMENT}"
+    _LLM.need_auth = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+    inv = ["--inventory", json.dumps(SWORD_START)]
+
+    trace = tmp_path / "trace"
+    rc = main(["run", "CraftStoneSword", "--llm", url, *inv, "--trace-dir", str(trace), "--json"])
+    out_run, err_run = capsys.readouterr()
+    assert rc == 0 and json.loads(out_run.strip().splitlines()[-1])["success"]   # the credentials worked
+    assert _LLM.seen_auth and all(a == _LLM.need_auth for a in _LLM.seen_auth)
+    thread = json.loads(out_run.strip().splitlines()[-1])["thread"]
+
+    out, collected = tmp_path / "eval", tmp_path / "collected"
+    argv = ["eval", "--suite", "deps71", "--tasks", "CraftStoneSword", "--llm", url, "--episodes", "1", *inv,
+            "--out", str(out), "--trace-dir", str(trace), "--collect", str(collected), "--planner", "rider",
+            "--json"]
+    monkeypatch.setattr("sys.argv", ["deps", *argv])              # the card keeps the command line
+    rc = main(argv)
+    out_eval, err_eval = capsys.readouterr()
+    assert rc == 0 and (collected / "card.json").is_file()
+    sweep = tmp_path / "sweep"
+    rc = main(["eval", "--suite", "deps71", "--tasks", "CraftStoneSword", "--episodes", "1", "--out", str(sweep),
+               *inv, "--sweep", f"llm={url}"])
+    out_sweep, err_sweep = capsys.readouterr()
+    assert rc == 0
+
+    assert main(["trace", "show", str(trace), "--thread", thread]) == 0
+    page = tmp_path / "page.html"
+    assert main(["trace", "html", str(trace), "--thread", thread, "-o", str(page)]) == 0
+    out_trace, err_trace = capsys.readouterr()
+    assert main(["replay", thread, "--from", "0", "--trace-dir", str(trace)]) == 2   # the URL is never read back
+    out_refused, err_refused = capsys.readouterr()
+    assert "--llm" in err_refused and len(err_refused.strip().splitlines()) == 1
+    assert main(["replay", thread, "--from", "1", "--trace-dir", str(trace), "--llm", url, "--quiet"]) == 0
+    out_replay, err_replay = capsys.readouterr()
+    assert main(["run", "--resume", thread, "--trace-dir", str(trace)]) == 2
+    out_resume, err_resume = capsys.readouterr()
+    assert main(["run", "CraftStoneSword", "--llm", f"http://{host}/v1?key={QUERY_SECRET}#m"]) == 2   # refused
+    out_query, err_query = capsys.readouterr()
+    assert "query" in err_query
+
+    texts = _everything((trace, out, sweep, collected, page),
+                        [out_run, err_run, out_eval, err_eval, out_sweep, err_sweep, out_trace, err_trace,
+                         out_refused, err_refused, out_replay, err_replay, out_resume, err_resume,
+                         out_query, err_query])
+    assert (trace / "checkpoints.sqlite").is_file() and len(texts) > 20
+    for secret in (PASSWORD, PATH_TOKEN, ENV_KEY, FRAGMENT, QUERY_SECRET, f"{USER}:"):
         assert not [t[:80] for t in texts if secret in t], secret
-    assert any("***" in t for t in texts)                           # the URL is shown, redacted
+    shown = redact_llm(url)
+    assert shown == f"http://{host}~" + shown.rsplit("~", 1)[1] and any(shown in t for t in texts)
 
 
 def test_a_key_file_is_read_and_never_shown(server, monkeypatch, tmp_path):
@@ -199,6 +232,9 @@ def test_redaction_hides_every_credential_form(spec):
 
 
 def test_settings_are_stored_redacted():
-    s = RunSettings(llm=f"http://{USER}:{PASSWORD}@example.org/v1#m")
-    assert s.to_dict()["llm"] == "http://***@example.org/v1#m"
+    s = RunSettings(llm=f"http://{USER}:{PASSWORD}@example.org:8080/v1#m")
+    stored = s.to_dict()["llm"]
+    assert stored.startswith("http://example.org:8080~") and len(stored) == len("http://example.org:8080~") + 8
+    assert RunSettings(llm="http://example.org:8080/v1#n").to_dict()["llm"] != stored   # endpoints told apart
+    assert redact_llm("http://other:pw@example.org:8080/v1#m") == stored                 # user info is no part
 

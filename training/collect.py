@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from nodes.planners.rider.prompt import as_chat, read_record, reply_text, step_messages
-from nodes.settings import RunSettings, redact_llm
+from nodes.settings import RunSettings, redact_llm, redact_text
 from training.data import CARD_FILE, FORMAT, TRAIN_FILE, DatasetError, write_dataset
 
 SOURCE = "exploration"
@@ -128,7 +128,7 @@ class Collector:
                                 "--resume to rebuild it from this eval's stored episodes")
         from worlds.knowledge import load_kb
 
-        self.out, self.command = d, command
+        self.out, self.command = d, redact_text(command)   # the command line's credentials never stored
         self.kb = load_kb(settings.mc_version)
         self.base_model = _base_model(settings)
         self.source = source_of(settings)

@@ -95,8 +95,7 @@ class LLMSpec:
             return f"local:{self.model}"
         if self.kind == "provider":
             return f"{self.provider}:{self.model}"
-        base = redact(str(self.base_url))
-        return f"{base}#{self.model}" if self.model else base
+        return redact(self.raw or str(self.base_url))   # scheme, host and port, and a hash
 
 
 def parse_llm_spec(spec: str) -> LLMSpec:
@@ -229,6 +228,9 @@ def _basic_auth(auth: tuple[str, str] | None) -> dict[str, str]:
     return {"Authorization": "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()}
 
 
+MAX_KEY_FILE_BYTES = 4096
+
+
 def _url_key() -> str:
     """The key for an OpenAI-compatible URL: $DEPS_LLM_API_KEY, else the file named by
     $DEPS_LLM_API_KEY_FILE (so the key need not sit in the environment), else the local dummy."""
@@ -236,9 +238,17 @@ def _url_key() -> str:
     path = os.environ.get("DEPS_LLM_API_KEY_FILE", "").strip()
     if not key and path:
         try:
-            key = open(path, encoding="utf-8").read().strip()
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_KEY_FILE_BYTES + 1)   # bounded: /dev/zero must not fill memory
         except OSError as exc:
             raise LLMError(f"cannot read DEPS_LLM_API_KEY_FILE {path!r} ({exc.strerror})") from None
+        try:
+            key = data.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            key = "\0"
+        if len(data) > MAX_KEY_FILE_BYTES or not key.isprintable():
+            raise LLMError(f"DEPS_LLM_API_KEY_FILE {path!r} does not hold one key; accepted: a text file of at "
+                           f"most {MAX_KEY_FILE_BYTES} bytes holding the key on one line")
     return key or _LOCAL_KEY
 
 
@@ -437,7 +447,7 @@ def open_chat_model(
             # llama-cpp-python reports owned_by "me" and rejects {"type": "json_schema"}
             is_llama_cpp_py = any(m.get("owned_by") == "me" for m in models)
             style = "llama.cpp" if is_llama_cpp_py else "openai"
-            name = f"{redact(base_url)}#{model_name}"
+            name = redact(parsed.raw if parsed.model else f"{base_url}#{model_name}")
 
         if timeout is None:
             timeout = LOCAL_TIMEOUT_S if parsed.kind == "local" else REMOTE_TIMEOUT_S

@@ -230,3 +230,10 @@ def test_every_recipe_patch_and_nugget_smelt_names_its_source():
     smelt = yaml.safe_load((DATA / "smelting.yaml").read_text())["legacy"]
     nuggets = [e for e in smelt if e["output"].endswith("_nugget")]
     assert len(nuggets) == 24 and all(e.get("source") for e in nuggets)
+
+
+def test_the_rocket_patched_in_at_1_11_and_1_16_is_the_one_minecraft_data_has_at_1_19():
+    (theirs,) = load_kb("1.19.2").recipes("firework_rocket")
+    for version, name in (("1.11.2", "fireworks"), ("1.16.5", "firework_rocket")):
+        (mine,) = load_kb(version).recipes(name)
+        assert (mine.count, mine.ingredients) == (theirs.count, theirs.ingredients)

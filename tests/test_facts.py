@@ -106,3 +106,53 @@ def test_an_unknown_knowledge_value_is_one_clear_line():
         assert proc.returncode == 2 and len(lines) == 1, proc.stderr
         assert "--knowledge" in lines[0] and "'all'" in lines[0] and "none" in lines[0] and "tree" in lines[0]
         assert "Traceback" not in proc.stderr
+
+
+def _request(knowledge: str, **kw):
+    from nodes.planners.base import PlanRequest
+    from worlds.types import Task
+
+    task = Task("CraftStonePickaxe", "custom", "obtain a stone pickaxe", {"stone_pickaxe": 1}, 3000)
+    return PlanRequest(task=task, inventory={}, plans=kw.get("plans", []), descriptions=kw.get("descriptions", []),
+                       explanations=kw.get("explanations", []), outcomes=kw.get("outcomes", []),
+                       kb=load_kb("1.11.2"), knowledge=knowledge)
+
+
+def test_each_planner_follows_the_knowledge_setting():
+    from nodes.planners.baselines import zero_shot
+    from nodes.planners.llm import DialoguePlanner
+    from nodes.planners.rider.prompt import step_messages
+
+    kb, book = load_kb("1.11.2"), "Recipe book: craft 1 stone_pickaxe from 3 cobblestone + 2 stick on a crafting_table"
+    deps = DialoguePlanner(None, output="text")
+    assert deps.messages(_request("target"))[-1].content.endswith(book + ".")
+    assert "Recipe book" not in deps.messages(_request("none"))[-1].content
+    assert "mine 1 log by hand" in deps.messages(_request("tree"))[-1].content
+    # a re-plan turn whose description has no recipe book (--no-recipe-hints) gets the missing item's fact
+    failed = {"plan": 0, "step": 0, "ok": False, "error": "needs 3 cobblestone", "missing": {"cobblestone": 3}}
+    replan = _request("target", plans=["mine({'log':1}, null)"], descriptions=["I failed on step 1."],
+                      explanations=["no stone"], outcomes=[failed])
+    assert fact(kb, "cobblestone") in deps.messages(replan)[-1].content
+    assert fact(kb, "cobblestone") not in deps.messages(_request("none", **{k: getattr(replan, k) for k in (
+        "plans", "descriptions", "explanations", "outcomes")}))[-1].content
+    rider = [step_messages(kb, {"stone_pickaxe": 1}, {}, [], knowledge=k)[-1].content for k in ("none", "target")]
+    assert "Recipe book" not in rider[0] and book in rider[1]
+    # the baselines stay the papers' prompts unless their facts option is on
+    from nodes.settings import RunSettings
+
+    assert not zero_shot(None).facts and not zero_shot(None, RunSettings()).facts
+    assert zero_shot(None, RunSettings().configure("zero-shot", facts=True)).facts
+
+
+def test_mp5_knowledge_line_follows_the_setting():
+    from nodes.planners.mp5.parser import SubObjective
+    from nodes.planners.mp5.planner import MP5Planner
+
+    planner = object.__new__(MP5Planner)      # only its knowledge line: no memory folder needed
+    planner.knowledge = None
+    sub = SubObjective("craft", "stone_pickaxe", 1, fact="How to get stone_pickaxe: x", notes=["a note."])
+    assert planner._knowledge(_request("none"), sub, ["stick"]) == "none"
+    target = planner._knowledge(_request("target"), sub, ["stick"])
+    assert target.startswith("How to get stone_pickaxe: x") and fact(load_kb("1.11.2"), "stick") in target
+    assert target.endswith("a note.")
+    assert fact(load_kb("1.11.2"), "cobblestone") in planner._knowledge(_request("tree"), sub, [])

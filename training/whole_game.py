@@ -187,9 +187,11 @@ def training_tasks(kb: Any, split: Split, variants: Iterable[str] = VARIANTS) ->
 
 
 def heldout_records(kb: Any, split: Split) -> list[dict[str, Any]]:
-    """The held-out items as a suite (`deps eval --suite FILE`): one task each, empty inventory."""
+    """The held-out items as a suite (`deps eval --suite FILE`): one task each, empty inventory,
+    in the order of sha256(item), so that the first N tasks of a run cut short are a fair sample."""
+    order = sorted(split.held_out, key=lambda it: hashlib.sha256(it.encode()).hexdigest())
     return [{"id": f"heldout_{it}", "group": "heldout", "instruction": f"obtain 1 {it.replace('_', ' ')}",
-             "target": {it: 1}, "max_steps": MAX_STEPS, "inventory": {}} for it in split.held_out]
+             "target": {it: 1}, "max_steps": MAX_STEPS, "inventory": {}} for it in order]
 
 
 def write_suite(path: str | Path, records: list[dict[str, Any]], header: str) -> None:

@@ -3,6 +3,7 @@ result is one JSON object on the last line of stdout. Bad input: one line, exit 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -114,14 +115,19 @@ def _stored_run(trace_dir: str | None, thread: str, llm: str | None = None) -> t
     if rec is None:
         known = ", ".join(threads(trace_dir)) or "none"
         raise UserError(f"no run {thread!r} in {trace_dir}; accepted: a thread recorded there ({known})")
-    settings = RunSettings.from_dict(rec["settings"])
+    try:
+        settings = RunSettings.from_dict(rec["settings"])
+        task = Task(**rec["task"])
+    except (TypeError, ValueError, AttributeError) as e:
+        raise UserError(f"the start of run {thread!r} in {trace_dir} is not one deps wrote ({e}); accepted: "
+                        "a folder written by deps run --trace-dir") from None
     settings.trace_dir = trace_dir
     if llm:
         settings.llm = llm
     elif "://" in str(settings.llm) or "***" in str(settings.llm):   # never a URL read from a file
         raise UserError(f"run {thread!r} used the LLM at {redact_llm(settings.llm)}; a resumed or replayed run "
                         "takes a URL endpoint from the command line only: give it again with --llm")
-    return Task(**rec["task"]), settings.validate()
+    return task, settings.validate()
 
 
 def _report_run(result: dict, json_out: bool) -> int:
@@ -134,7 +140,27 @@ def _report_run(result: dict, json_out: bool) -> int:
     return 1 if result.get("llm_failed") else 0   # a failed episode is a result; a failed LLM is not
 
 
+def _prestart_llm(settings: RunSettings) -> None:
+    """With the embedded model, start its server (and warm its prompt cache for the planner)
+    in the background now, while the graph's libraries load (docs/performance.md)."""
+    from nodes import registry
+
+    if not settings.llm.strip().lower().startswith("local") or ":" in settings.planner:
+        return
+    try:
+        if not registry.get("planner", settings.planner).needs_llm:
+            return
+        from agent.llm import parse_llm_spec
+        from agent.llm.local_server import prestart
+
+        prestart(parse_llm_spec(settings.llm).model, warm_for=settings.planner)
+    except Exception:  # noqa: BLE001 - a bad --llm or planner is reported where it is used
+        return
+
+
 def cmd_run(a: argparse.Namespace) -> int:
+    if not a.resume and a.task:   # the server loads while the graph's libraries import
+        _prestart_llm(_settings(a))
     from agent.runner import new_thread, resolve_task, run_episode
     from worlds.knowledge import load_kb
 
@@ -160,12 +186,12 @@ def cmd_trace(a: argparse.Namespace) -> int:
 
     try:
         run = load_run(a.dir, a.thread)
+        if a.view == "show":
+            show(run)
+        else:
+            _err(f"wrote {write_html(run, a.output)}")
     except TraceError as e:
         raise UserError(str(e)) from None
-    if a.view == "show":
-        show(run)
-    else:
-        _err(f"wrote {write_html(run, a.output)}")
     return 0
 
 
@@ -201,8 +227,8 @@ def cmd_kb(a: argparse.Namespace) -> int:
 
     kb = load_kb(a.mc_version)
     item = kb.canonical(a.item)
-    if item is None:
-        raise UserError(f"unknown item {a.item!r} in Minecraft {kb.version}; accepted: an item id or display name "
+    if item is None:   # an old id that became several items says which; anything else names what is accepted
+        raise UserError(f"{kb.unknown_reason(a.item)}; accepted: an item id or display name "
                         "(wooden_pickaxe, \"Wooden Pickaxe\", planks, log)")
     bounded("--count", a.count, 1, MAX_COUNT)
     try:
@@ -337,6 +363,16 @@ def _add_plugin_commands(sub: Any) -> None:
         ep.load()(sub, sys.modules[__name__])
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null (its buffer dropped) after it failed (a full device, a closed pipe)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     a = parser.parse_args(argv)
@@ -352,13 +388,22 @@ def main(argv: list[str] | None = None) -> int:
     from worlds.tasks import SuiteError
 
     try:
-        return a.fn(a)
+        code = a.fn(a)
+        sys.stdout.flush()
+        return code
     except (UserError, SettingsError, SuiteError, LLMError) as e:
         _err(f"deps {a.command}: error: {e}")
         return 2
     except KeyboardInterrupt:
         _err(f"deps {a.command}: interrupted")
         return 130
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT) or a.debug:
+            raise
+        _quiet_stdout()   # the interpreter's last flush must not print a traceback either
+        _err(f"deps {a.command}: error: cannot write {e.filename or 'the output'} ({e.strerror}); "
+             "accepted: an output with room (a disk with free space, an open pipe)")
+        return 1
     except Exception as e:  # the LLM server went away mid-run, and the like: one line, not a traceback
         import openai
 

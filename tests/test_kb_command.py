@@ -40,3 +40,11 @@ def test_an_item_nothing_gives_says_so_without_none_steps(capsys):
     cap = capsys.readouterr()
     assert "None" not in cap.out and "oracle plan: none" in cap.out
     assert "it needs the creative inventory" in cap.err
+
+
+def test_deps_kb_names_the_items_an_old_id_became(capsys):
+    from agent.cli import main
+
+    assert main(["kb", "skull", "--mc-version", "1.16.5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "became several items" in err and "wither_skeleton_skull" in err

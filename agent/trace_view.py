@@ -7,6 +7,8 @@ from __future__ import annotations
 import difflib
 import html
 import json
+import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,22 +29,28 @@ class Run:
     llm: list[dict] = field(default_factory=list)       # {t, prompt, reply, tokens_in, tokens_out, seconds}
 
     def plans(self) -> list[str]:
-        return [p for s in self.steps if s["node"] == "plan" for p in s["update"].get("plans", [])]
+        return self.texts("plan", "plans")
 
     def texts(self, node: str, key: str) -> list[str]:
-        return [x for s in self.steps if s["node"] == node for x in s["update"].get(key, [])]
+        return [str(x) for s in self.steps if s["node"] == node
+                for x in (s["update"].get(key) if isinstance(s["update"].get(key), list) else [])]
 
     def inventories(self) -> list[tuple[int, dict[str, int]]]:
         """(env steps, inventory) after every executed goal."""
-        return [(s["update"].get("env_steps", 0), s["update"].get("inventory", {}))
-                for s in self.steps if s["node"] == "execute"]
+        out = []
+        for s in self.steps:
+            if s["node"] == "execute":
+                inv = s["update"].get("inventory")
+                out.append((int(_num(s["update"].get("env_steps"))),
+                            {str(k): int(_num(n)) for k, n in inv.items()} if isinstance(inv, dict) else {}))
+        return out
 
     def replans(self) -> list[int]:
         """The env step at which each re-plan (every plan after the first) was written."""
         at, plans, marks = 0, 0, []
         for s in self.steps:
             if s["node"] == "execute":
-                at = s["update"].get("env_steps", at)
+                at = int(_num(s["update"].get("env_steps", at)))
             elif s["node"] == "plan":
                 plans += 1
                 if plans > 1:
@@ -61,20 +69,44 @@ def load_run(trace_dir: str | Path, thread: str | None = None) -> Run:
     for line in read_trace(trace_dir):
         if line.get("thread") != thread:
             continue
-        if line["event"] == "start" and run is None:
-            run = Run(thread, line)
-        elif run is not None and line["event"] == "update":
-            run.steps.append(line)
-        elif run is not None and line["event"] == "llm":
-            run.llm.append(line)
-        elif run is not None and line["event"] == "end":
-            run.end = line.get("result")
-    assert run is not None
+        event = line.get("event")
+        if event == "start" and run is None:
+            run = Run(thread, {k: v if isinstance(v, dict) or k not in ("task", "settings") else {}
+                               for k, v in line.items()})
+        elif run is not None and event == "update" and isinstance(line.get("node"), str) \
+                and isinstance(line.get("update"), dict):
+            run.steps.append({**line, "t": _num(line.get("t"))})
+        elif run is not None and event == "llm":
+            prompt = line.get("prompt") if isinstance(line.get("prompt"), list) else []
+            run.llm.append({**line, "prompt": [m for m in prompt if isinstance(m, dict)],
+                            **{k: _num(line.get(k)) for k in ("tokens_in", "tokens_out", "seconds")}})
+        elif run is not None and event == "end" and isinstance(line.get("result"), dict):
+            run.end = line["result"]
+    if run is None:
+        raise TraceError(f"no start of run {thread!r} in {trace_dir}; accepted: a folder written by deps run "
+                         "--trace-dir")
     return run
+
+
+def _num(value: Any) -> float | int:
+    """A number read from a trace, as a finite int or float (anything else, a string included, is 0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if isinstance(value, float) and not math.isfinite(value):
+        return 0
+    return value
 
 
 # --------------------------------------------------------------------------- terminal
 def _one(update: dict, node: str) -> str:
+    """One node's update in a line or a few (a trace written by another program: its JSON)."""
+    try:
+        return _one_line(update, node)
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError):
+        return json.dumps(update, default=str)[:2000]
+
+
+def _one_line(update: dict, node: str) -> str:
     if node == "plan":
         plan = update["plans"][0]
         return f"{sum(1 for x in plan.splitlines() if x.strip())} goal line(s)\n" + plan
@@ -100,14 +132,18 @@ def _one(update: dict, node: str) -> str:
 def show(run: Run, console: Any = None) -> None:
     """The run as a timeline on the terminal (rich)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+
+    def m(value: Any) -> str:   # a trace's text is data: never markup
+        return escape(str(value))
 
     console = console or Console()
     task = run.start.get("task", {})
     settings = run.start.get("settings", {})
-    console.print(f"[bold]{task.get('id')}[/bold]: {task.get('instruction')}  "
-                  f"planner {settings.get('planner')}, world {settings.get('world')}, llm {settings.get('llm')}, "
-                  f"thread {run.thread}")
+    console.print(f"[bold]{m(task.get('id'))}[/bold]: {m(task.get('instruction'))}  "
+                  f"planner {m(settings.get('planner'))}, world {m(settings.get('world'))}, "
+                  f"llm {m(settings.get('llm'))}, thread {m(run.thread)}")
     table = Table(show_lines=False, header_style="bold")
     for col in ("step", "t (s)", "node", "what happened"):
         table.add_column(col, overflow="fold")
@@ -118,7 +154,7 @@ def show(run: Run, console: Any = None) -> None:
             colours_node = "red"
         else:
             colours_node = colours.get(s["node"], "white")
-        table.add_row(str(i), f"{s['t']:.2f}", f"[{colours_node}]{s['node']}[/]", text)
+        table.add_row(str(i), f"{s['t']:.2f}", f"[{colours_node}]{m(s['node'])}[/]", m(text))
     console.print(table)
     if run.llm:
         tin = sum(c.get("tokens_in", 0) for c in run.llm)
@@ -126,11 +162,13 @@ def show(run: Run, console: Any = None) -> None:
         console.print(f"{len(run.llm)} LLM call(s), {tin}+{tout} tokens, "
                       f"{sum(c.get('seconds', 0) for c in run.llm):.1f} s waiting")
     if run.end:
-        verdict = "[green]SUCCESS[/]" if run.end.get("success") else f"[red]FAILED[/] ({run.end.get('failure_reason')})"
-        console.print(f"{verdict}: {run.end.get('env_steps')} env steps, {run.end.get('rounds')} re-plan round(s)")
+        verdict = ("[green]SUCCESS[/]" if run.end.get("success")
+                   else f"[red]FAILED[/] ({m(run.end.get('failure_reason'))})")
+        console.print(f"{verdict}: {m(run.end.get('env_steps'))} env steps, {m(run.end.get('rounds'))} "
+                      "re-plan round(s)")
     else:
         console.print("[yellow]no end recorded: the run was stopped or is still going "
-                      f"(deps run --resume {run.thread} --trace-dir ... continues it)[/]")
+                      f"(deps run --resume {m(run.thread)} --trace-dir ... continues it)[/]")
 
 
 # --------------------------------------------------------------------------- html
@@ -217,7 +255,8 @@ def to_html(run: Run) -> str:
     task = run.start.get("task", {})
     settings = run.start.get("settings", {})
     plans = run.plans()
-    start_inventory = {**(task.get("inventory") or {}), **(settings.get("inventory") or {})}
+    start_inventory = {str(k): int(_num(n)) for given in (task.get("inventory"), settings.get("inventory"))
+                       if isinstance(given, dict) for k, n in given.items()}
     descriptions = run.texts("describe", "descriptions")
     explanations = run.texts("explain", "explanations")
     cards = []
@@ -232,9 +271,9 @@ def to_html(run: Run) -> str:
         cards.append(f'<div class="plan" data-round="{i}"><h3>{label}</h3>{body}{after}</div>')
     calls = []
     for i, c in enumerate(run.llm):
-        prompt = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in c.get("prompt", []))
-        calls.append(f"<tr><td>{i + 1}</td><td>{c.get('tokens_in', 0)}</td><td>{c.get('tokens_out', 0)}</td>"
-                     f"<td>{c.get('seconds', 0):.2f}</td><td><details><summary>prompt ({len(prompt)} chars)</summary>"
+        prompt = "\n\n".join(f"[{m.get('role')}]\n{m.get('content')}" for m in c.get("prompt", []))
+        calls.append(f"<tr><td>{i + 1}</td><td>{_e(c['tokens_in'])}</td><td>{_e(c['tokens_out'])}</td>"
+                     f"<td>{c['seconds']:.2f}</td><td><details><summary>prompt ({len(prompt)} chars)</summary>"
                      f"<pre>{_e(prompt)}</pre></details><pre>{_e(c.get('reply', ''))}</pre></td></tr>")
     end = run.end or {}
     verdict = ("<span class=ok>SUCCESS</span>" if end.get("success")
@@ -259,9 +298,34 @@ seed {_e(settings.get('seed'))}, thread <code>{_e(run.thread)}</code></p>
 
 
 def write_html(run: Run, out: str | Path) -> Path:
+    """Write the page at `out` at once (a temp file, then a rename). The temp file is created new
+    with O_EXCL | O_NOFOLLOW after removing whatever had its name, so a planted link is replaced,
+    never written through; a link at `out` itself is replaced by the rename. A path that cannot
+    hold a page (a folder, a path under a file, /proc) is a TraceError: one line."""
     path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise TraceError(f"-o {out} is a folder; accepted: the path of the page to write, e.g. {path / 'trace.html'}")
+    data = to_html(run).encode("utf-8")
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(to_html(run), encoding="utf-8")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as e:
+        raise TraceError(f"cannot write the page {out} ({e.strerror or e}); accepted: a file path in a folder "
+                         "you can write") from None
     return path

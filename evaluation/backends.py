@@ -30,6 +30,9 @@ def episode_settings(settings: RunSettings, task: Task, episode: int, seed: int)
     changes: dict[str, Any] = {"seed": seed}
     if settings.trace_dir:
         changes["trace_dir"] = episode_trace_dir(settings.trace_dir, task.id, episode)
+        if os.path.islink(changes["trace_dir"]):   # the trace would land wherever the link points
+            raise EvalError(f"{changes['trace_dir']} is a symbolic link; deps eval never writes through links: "
+                            "remove it, or choose another --trace-dir")
     return dataclasses.replace(settings, **changes)
 
 

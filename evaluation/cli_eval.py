@@ -227,8 +227,10 @@ def compare_command(dirs: Sequence[str], out: str | None = None, *, json_out: bo
             md_path.parent.mkdir(parents=True, exist_ok=True)
             png = md_path.with_name(md_path.stem + ".png" if md_path.name != "compare.md" else COMPARE_PNG)
         md = compare(list(dirs), png)
-        if md_path is not None:
-            md_path.write_text(md, encoding="utf-8")
+        if md_path is not None:   # at once, and never through a link planted at the name
+            from evaluation.safe_files import write_atomic
+
+            write_atomic(md_path, md)
         data = compare_data(list(dirs))
     except (ReportError, OSError) as exc:
         print(f"deps compare: error: {' '.join(str(exc).split())}", file=stderr)

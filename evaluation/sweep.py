@@ -114,6 +114,9 @@ def _run_sweep(
     runs: list[dict[str, Any]] = []
     for v, label, s in zip(vals, labels, variants):
         sub = out / sweep_dir_name(param, v)
+        if sub.is_symlink():   # its files would land wherever the link points
+            raise EvalError(f"{sub} is a symbolic link; deps eval never writes through links: remove it, "
+                            "or choose another --out")
         summary = run_eval(tasks, s, episodes=episodes, out_dir=sub, **eval_kwargs)
         runs.append({"value": label, "dir": sub.name, "summary": summary})
     first = runs[0]["summary"]

@@ -2,8 +2,19 @@
 A missing matplotlib means no plot; the Markdown report still stands."""
 from __future__ import annotations
 
+import io
 import os
 from typing import Sequence
+
+from evaluation.safe_files import write_atomic
+
+
+def _save(fig, path: str | os.PathLike[str]) -> None:
+    """The figure as PNG at `path`, written at once (safe_files.write_atomic): a link planted at
+    the name is replaced, never written through."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    write_atomic(path, buf.getvalue())
 
 
 def pyplot():
@@ -50,7 +61,7 @@ def plot_groups(path: str | os.PathLike[str], groups: Sequence[str],
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14 if len(groups) <= 8 else -0.3),
               ncol=min(3, len(series)), frameon=False)   # below the axes, never over a bar
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save(fig, path)
     plt.close(fig)
     return True
 
@@ -78,6 +89,6 @@ def plot_lines(path: str | os.PathLike[str], xlabels: Sequence[str],
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)   # beside the lines
     axes[0][0].set_ylabel("success rate (%)")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save(fig, path)
     plt.close(fig)
     return True

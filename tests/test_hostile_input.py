@@ -1,0 +1,198 @@
+"""Hostile input and faults (issue 22): planted links, corrupt or foreign checkpoint databases,
+crafted traces, outputs that cannot be written. Each ends in one line and a non-zero exit, or a
+correct answer; nothing is written through a link. Episodes use the oracle planner (no LLM)."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.cli import main
+
+TASK = "CraftWoodenPickaxe"
+ORACLE = ["--planner", "oracle", "--quiet"]
+EVAL = ["--planner", "oracle"]
+
+
+def _one_line(err: str) -> str:
+    lines = [x for x in err.strip().splitlines() if "error" in x]
+    assert len(lines) == 1 and "Traceback" not in err and "unexpected" not in err, err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory) -> tuple[Path, str]:
+    """A real traced oracle run: its folder and thread."""
+    d = tmp_path_factory.mktemp("traced")
+    from agent.runner import resolve_task, run_episode
+    from nodes.settings import RunSettings
+    from worlds.knowledge import load_kb
+
+    settings = RunSettings(planner="oracle", trace_dir=str(d))
+    result = run_episode(resolve_task(TASK, load_kb("1.11.2")), settings)
+    assert result["success"]
+    return d, result["thread"]
+
+
+# ------------------------------------------------------------------ the checkpoint database
+@pytest.mark.parametrize("kind", ["corrupt", "foreign", "fifo", "db-link", "trace-link"])
+def test_a_bad_trace_folder_is_one_line_and_nothing_is_written_through_it(tmp_path, capsys, kind):
+    t, victim = tmp_path / "t", tmp_path / "victim"
+    t.mkdir()
+    victim.write_text("keep")
+    db = t / "checkpoints.sqlite"
+    if kind == "corrupt":
+        db.write_bytes(b"not a database" * 100)
+    elif kind == "foreign":
+        with sqlite3.connect(db) as c:
+            c.execute("create table accounts(name)")
+    elif kind == "fifo":
+        os.mkfifo(db)
+    elif kind == "db-link":
+        db.symlink_to(victim)
+    else:
+        (t / "trace.jsonl").symlink_to(victim)
+    assert main(["run", TASK, *ORACLE, "--trace-dir", str(t)]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "checkpoints.sqlite" in line or "trace.jsonl" in line
+    assert victim.read_text() == "keep"
+    if kind == "foreign":
+        with sqlite3.connect(db) as c:   # another program's database is never written into
+            assert [r[0] for r in c.execute("select name from sqlite_master")] == ["accounts"]
+
+
+def test_resume_and_replay_over_a_corrupt_database_are_one_line(traced, tmp_path, capsys):
+    src, thread = traced
+    t = tmp_path / "copy"
+    t.mkdir()
+    (t / "trace.jsonl").write_bytes((src / "trace.jsonl").read_bytes())
+    (t / "checkpoints.sqlite").write_bytes(b"\0garbage" * 512)
+    assert main(["run", "--resume", thread, "--trace-dir", str(t), "--quiet"]) == 2
+    assert "not a deps checkpoint database" in _one_line(capsys.readouterr().err)
+    assert main(["replay", thread, "--from", "1", "--trace-dir", str(t), "--quiet"]) == 2
+    assert "not a deps checkpoint database" in _one_line(capsys.readouterr().err)
+
+
+# ------------------------------------------------------------------ the trace page and timeline
+def test_the_trace_page_never_writes_through_a_link_at_its_temporary_file(traced, tmp_path, capsys):
+    src, thread = traced
+    victim, page = tmp_path / "victim", tmp_path / "page.html"
+    victim.write_text("keep")
+    Path(str(page) + ".tmp").symlink_to(victim)
+    assert main(["trace", "html", str(src), "-o", str(page)]) == 0
+    assert victim.read_text() == "keep" and "<!doctype html>" in page.read_text()
+    assert not Path(str(page) + ".tmp").exists()
+
+
+@pytest.mark.parametrize("where", ["folder", "under-a-file", "proc"])
+def test_a_page_that_cannot_be_written_is_one_line(traced, tmp_path, capsys, where):
+    src, _ = traced
+    (tmp_path / "file").write_text("x")
+    out = {"folder": str(tmp_path), "under-a-file": str(tmp_path / "file" / "page.html"),
+           "proc": "/proc/deps-page.html"}[where]
+    assert main(["trace", "html", str(src), "-o", out]) == 2
+    assert "page" in _one_line(capsys.readouterr().err)
+
+
+HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>'
+
+
+def _crafted(d: Path) -> None:
+    """A trace another program wrote: markup in every field, wrong types, lines that are not objects."""
+    start = {"t": 0, "thread": "x", "event": "start",
+             "task": {"id": HOSTILE, "instruction": HOSTILE, "inventory": {HOSTILE: "3"}},
+             "settings": {"planner": HOSTILE, "world": HOSTILE, "llm": HOSTILE, "seed": HOSTILE,
+                          "inventory": [HOSTILE]}}
+    lines = [json.dumps(x) for x in (
+        [1, 2], "a string", None, 7, start,
+        {"t": "soon", "thread": "x", "event": "update", "node": "plan", "update": {"plans": [HOSTILE]}},
+        {"t": 1, "thread": "x", "event": "update", "node": HOSTILE, "update": {"a": HOSTILE}},
+        {"t": 1, "thread": "x", "event": "update", "node": "execute",
+         "update": {"outcomes": HOSTILE, "env_steps": HOSTILE, "inventory": {HOSTILE: HOSTILE}}},
+        {"t": 2, "thread": "x", "event": "update", "node": "plan", "update": {"plans": [HOSTILE + "\n2"]}},
+        {"t": 2, "thread": "x", "event": "update", "node": "describe", "update": {"descriptions": HOSTILE}},
+        {"t": 3, "thread": "x", "event": "llm", "prompt": [{"role": HOSTILE, "content": HOSTILE}, "x"],
+         "reply": HOSTILE, "tokens_in": HOSTILE, "tokens_out": [1], "seconds": "12.5"},
+        {"t": 4, "thread": "x", "event": "end", "result": {"success": False, "failure_reason": HOSTILE,
+                                                           "env_steps": HOSTILE, "rounds": HOSTILE}},
+    )] + ["{not json", "[" * 100_000]
+    (d / "trace.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_a_crafted_trace_is_shown_and_its_page_runs_no_script(tmp_path, capsys):
+    _crafted(tmp_path)
+    assert main(["trace", "show", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "alert(1)" in out          # shown as text
+    page = tmp_path / "page.html"
+    assert main(["trace", "html", str(tmp_path), "-o", str(page)]) == 0
+    text = page.read_text()
+    assert "alert(1)" in text and "<script" not in text.lower() and "<img" not in text.lower()
+
+
+def test_one_huge_trace_line_is_skipped_in_bounded_pieces(traced, tmp_path, monkeypatch, capsys):
+    import agent.trace
+
+    src, _ = traced
+    monkeypatch.setattr(agent.trace, "MAX_LINE_BYTES", 1000)   # the bound, made small
+    lines = (src / "trace.jsonl").read_text().splitlines()
+    (tmp_path / "trace.jsonl").write_text("\n".join([lines[0], '{"x": "' + "y" * 5000 + '"}', *lines[1:]]) + "\n")
+    assert list(agent.trace.read_trace(tmp_path))[0]["event"] == "start"
+    assert all(len(json.dumps(x)) < 5000 for x in agent.trace.read_trace(tmp_path))
+
+
+# ------------------------------------------------------------------ eval outputs
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("eval") / "run"
+    assert main(["eval", "--suite", "deps71", "--tasks", TASK, "--out", str(out), *EVAL]) == 0
+    return out
+
+
+def test_compare_never_writes_its_table_or_plot_through_links(evaluated, tmp_path, capsys):
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    dest = tmp_path / "cmp"
+    dest.mkdir()
+    (dest / "compare.md").symlink_to(victim)
+    (dest / "compare.png").symlink_to(victim)
+    assert main(["compare", str(evaluated), "--out", str(dest)]) == 0
+    assert victim.read_text() == "keep"
+    assert not (dest / "compare.md").is_symlink() and "Comparison" in (dest / "compare.md").read_text()
+
+
+def test_a_sweep_subfolder_that_is_a_link_is_refused(tmp_path, capsys):
+    elsewhere, out = tmp_path / "elsewhere", tmp_path / "sweep"
+    elsewhere.mkdir()
+    out.mkdir()
+    (out / "max-rounds=0").symlink_to(elsewhere, target_is_directory=True)
+    assert main(["eval", "--suite", "deps71", "--tasks", TASK, "--out", str(out), *EVAL,
+                 "--sweep", "max-rounds=0,1"]) == 2
+    assert "symbolic link" in _one_line(capsys.readouterr().err)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_per_episode_trace_folder_that_is_a_link_is_refused(tmp_path, capsys):
+    elsewhere, traces = tmp_path / "elsewhere", tmp_path / "traces"
+    elsewhere.mkdir()
+    traces.mkdir()
+    (traces / f"{TASK}-e0").symlink_to(elsewhere, target_is_directory=True)
+    rc = main(["eval", "--suite", "deps71", "--tasks", TASK, "--out", str(tmp_path / "out"), *EVAL,
+               "--trace-dir", str(traces)])
+    assert rc == 2 and "symbolic link" in _one_line(capsys.readouterr().err)
+    assert list(elsewhere.iterdir()) == []
+
+
+# ------------------------------------------------------------------ standard output
+def test_stdout_on_a_full_device_is_one_line():
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "agent.cli", "tasks"], stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+    assert p.returncode == 1 and "No space left" in _one_line(p.stderr)

@@ -86,3 +86,19 @@ def flying_squid(standin: bool = False, kb=None, timeout_s: float = 60) -> Itera
             proc.kill()
             proc.wait()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":   # a server for runs by hand: python -m tests.mineflayer_support [--standin]
+    import sys
+    import time
+
+    from worlds.knowledge import load_kb
+
+    with flying_squid(standin="--standin" in sys.argv, kb=load_kb(VERSION)) as served:
+        print(f"flying-squid {VERSION} on 127.0.0.1:{served}" + (" with the stand-in" if "--standin" in sys.argv
+                                                                 else "") + "; Ctrl-C stops it", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass

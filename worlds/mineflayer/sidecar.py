@@ -72,6 +72,7 @@ class Sidecar:
         self._next_id = 0
         self.events: list[dict] = []   # lines the sidecar sent on its own ({"event": "end", ...})
         self._stderr: deque[str] = deque(maxlen=40)
+        self.left_standing: list[list[int]] = []   # furnaces this bot placed and could not take back
 
     def start(self) -> None:
         node = node_binary()

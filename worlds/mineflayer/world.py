@@ -116,7 +116,6 @@ class MineflayerWorld:
         self.mainhand: str | None = None   # a tool equipped to the hand (the text world keeps it out of the inventory)
         self.seed: int | None = None
         self._state: dict = {}
-        self._placed: list[list[int]] = []   # furnaces placed and left standing (no pickaxe to take them back)
 
     # ------------------------------------------------------------------ connection
     def connect(self) -> None:
@@ -265,7 +264,7 @@ class MineflayerWorld:
             if canon is None:
                 raise ValueError(f"unknown item {name!r} in the target")
             self.target[canon] = int(n)
-        for x, y, z in self._placed:   # stations this world left standing: not the next episode's
+        for x, y, z in self.sidecar.left_standing:   # stations this world left standing: not the next episode's
             self._call("command", text=f"/setblock {x} {y} {z} air")   # op rights; else dug by hand
             if self._call("block_at", x=x, y=y, z=z)["name"] == "air":
                 continue
@@ -274,7 +273,7 @@ class MineflayerWorld:
             except MineflayerError as e:
                 if e.connection:
                     raise
-        self._placed = []
+        self.sidecar.left_standing.clear()
         self._set_inventory(want)
         if o.get("time_of_day") in ("day", "night"):
             self._call("command", text=f"/time set {o['time_of_day']}")
@@ -409,7 +408,7 @@ class MineflayerWorld:
         except MineflayerError as e:
             if e.connection:
                 raise
-            return _fail(f"crafting {item} failed on the server: {e}", {}, rate.cost, chance=True)
+            return _fail(f"crafting {item} failed on the server: {e}", {}, rate.cost, chance=e.kind != "no_room")
         gained = self._gained(before)
         if not gained:
             return _fail(f"the server gave no {item}", {}, rate.cost, chance=True)
@@ -432,11 +431,11 @@ class MineflayerWorld:
             res = self._call("smelt", input=game_input, fuel=game_fuel, pick_up_furnace=True,
                              timeout_ms=int(self.options.action_timeout * 1000))
             if res.get("furnace_left_at"):   # no pickaxe to take it back: removed at the next reset
-                self._placed.append(res["furnace_left_at"])
+                self.sidecar.left_standing.append(res["furnace_left_at"])
         except MineflayerError as e:
             if e.connection:
                 raise
-            return _fail(f"smelting {item} failed on the server: {e}", {}, rate.cost, chance=True)
+            return _fail(f"smelting {item} failed on the server: {e}", {}, rate.cost, chance=e.kind != "no_room")
         gained = self._gained(before)
         if not gained:
             return _fail(f"the furnace gave no {item}", {}, rate.cost, chance=True)

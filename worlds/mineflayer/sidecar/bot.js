@@ -103,11 +103,28 @@ function freeSpotNear () {
   return null
 }
 
+// boxed in (down a shaft it dug): dig out a wall block beside the feet, on solid ground, and use that cell
+async function makeRoom () {
+  const b = needBot()
+  const base = b.entity.position.floored()
+  for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+    const at = base.offset(dx, 0, dz)
+    const wall = b.blockAt(at)
+    const below = b.blockAt(at.offset(0, -1, 0))
+    if (!wall || !below || below.boundingBox !== 'block' || wall.boundingBox !== 'block' || !wall.diggable) continue
+    await withTimeout(b.dig(wall, true), 20000, `digging room for a block (${wall.name})`)
+    const here = b.blockAt(at)
+    if (here && here.boundingBox === 'empty') return { at, below }
+  }
+  return null
+}
+
 async function placeItem (name) {
   const b = needBot()
   const item = b.inventory.items().find((it) => it.name === name)
   if (!item) throw new Failure('missing', `no ${name} in the inventory to place`)
-  const spot = freeSpotNear()
+  let spot = freeSpotNear()
+  if (!spot) spot = await makeRoom()
   if (!spot) throw new Failure('no_room', `no free cell next to the bot to place ${name}`)
   await b.equip(item, 'hand')
   await b.placeBlock(spot.below, new Vec3(0, 1, 0))
@@ -129,12 +146,12 @@ function nearestExposed (names, maxDistance) {
   const b = needBot()
   const ids = blockIds(names)
   if (!ids.length) return null
-  const found = b.findBlocks({ matching: ids, maxDistance, count: 256 }).map((p) => b.blockAt(p)).filter(Boolean)
   const open = (blk) => SIDES.some(([dx, dy, dz]) => {
     const n = b.blockAt(blk.position.offset(dx, dy, dz))
     return n && n.boundingBox === 'empty'
   })
-  return found.find(open) || found[0] || null
+  const [exposed] = b.findBlocks({ matching: ids, maxDistance, count: 1, useExtraInfo: open })
+  return exposed ? b.blockAt(exposed) : b.findBlock({ matching: ids, maxDistance })
 }
 
 async function waitForItem (name, atLeast, ms) {
@@ -149,7 +166,8 @@ async function waitForItem (name, atLeast, ms) {
 
 const COMMANDS = {
   async connect (msg) {
-    if (bot) throw new Failure('already_connected', 'already connected')
+    if (bot && !ended && bot.entity) return state() // already in: the same bot plays the next episode
+    if (bot) { try { bot.quit() } catch (e) {} bot = null }
     ended = null
     const options = {
       host: msg.host,

@@ -33,6 +33,7 @@ from agent.llm.local_server import (
     LOCAL_MODELS,
     LocalServer,
     LocalServerError,
+    shared_here,
     shared_url,
 )
 from nodes.settings import redact_llm as redact  # noqa: F401 - re-exported: agent.llm.redact
@@ -404,7 +405,7 @@ def open_chat_model(
                 found = shared_url(parsed.model)
                 if found is not None:
                     base_url, model_name = found
-                    if check:
+                    if check and not shared_here(parsed.model):   # one handed down by a parent process
                         _get_models(base_url, None, 5.0)
                 else:
                     own = LocalServer(parsed.model)

@@ -50,6 +50,8 @@ __all__ = [
     "find_model",
     "free_port",
     "model_key",
+    "prestart",
+    "shared_here",
     "shared_server",
     "shared_url",
 ]
@@ -471,10 +473,57 @@ def _env_var(key: str) -> str:
     return f"DEPS_LOCAL_LLM_URL_{tag}"
 
 
+_STARTING: dict[str, threading.Event] = {}
+
+
+def prestart(model: str = DEFAULT_LOCAL_MODEL, *, warm_for: str | None = None) -> None:
+    """Start the shared server for `model` in a background thread, so that it loads while the
+    caller imports and builds the rest of the episode (`deps run` calls this first); then, with
+    `warm_for` (a planner's name), evaluate the fixed part of that planner's prompts once, so
+    its first request starts from the cached prefix (agent/llm/warm.py). `open_chat_model`
+    waits for the start; the server stops at exit. A failed start is left for the real open
+    to report."""
+    key = model_key(model)
+    with _SHARED_LOCK:
+        if key in _SHARED or key in _STARTING:
+            return
+        started = _STARTING[key] = threading.Event()
+    srv = LocalServer(model)
+
+    def boot() -> None:
+        try:
+            srv.start()
+        except Exception:  # noqa: BLE001 - reported by the open that needs it
+            return
+        finally:
+            if srv.is_running():
+                with _SHARED_LOCK:
+                    _SHARED[key] = srv
+                os.environ[_env_var(key)] = srv.base_url
+            started.set()
+        if warm_for:
+            from agent.llm.warm import warm
+
+            warm(srv.base_url, srv.model_name, warm_for, planner_only=True)   # the first request needs only this
+
+    threading.Thread(target=boot, name="deps-llm-prestart", daemon=True).start()
+
+
+def shared_here(model: str = DEFAULT_LOCAL_MODEL) -> bool:
+    """Is a shared server for `model` running in this process (so it needs no reachability check:
+    a prestarted one may be busy warming its cache and slow to answer /models)?"""
+    with _SHARED_LOCK:
+        srv = _SHARED.get(model_key(model))
+    return srv is not None and srv.is_running()
+
+
 def shared_url(model: str = DEFAULT_LOCAL_MODEL) -> tuple[str, str] | None:
     """(base_url, model_name) of a shared server for `model`, if one is open in this process or
-    was handed down by a parent process; else None."""
+    was handed down by a parent process; else None. Waits for a server `prestart` is starting."""
     key = model_key(model)
+    starting = _STARTING.get(key)
+    if starting is not None:
+        starting.wait()
     with _SHARED_LOCK:
         srv = _SHARED.get(key)
     if srv is not None and srv.is_running():

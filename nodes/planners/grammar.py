@@ -18,7 +18,38 @@ _TOOLISH = ("pickaxe", "_axe", "shovel", "sword", "shears", "crafting_table", "f
 
 
 def _alts(names: list[str] | tuple[str, ...]) -> str:
-    return " | ".join(f'"{n}"' for n in names)
+    """A GBNF expression matching exactly `names`, written as a trie (shared prefixes once):
+    the same language as `"a" | "b" | ...`, but llama.cpp's grammar sampler then follows a few
+    live branches per character instead of one per name (a third less time per token with the
+    knowledge base's ~1000 item names, issue 21)."""
+    trie: dict = {}
+    for name in dict.fromkeys(names):
+        node = trie
+        for ch in name:
+            node = node.setdefault(ch, {})
+        node[""] = {}   # the end of a name
+    return _trie_expr(trie)
+
+
+def _lit(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _trie_expr(node: dict) -> str:
+    ends = "" in node
+    branches = []
+    for ch in sorted(k for k in node if k):
+        text, child = ch, node[ch]
+        while len(child) == 1 and "" not in child:   # a chain with no fork or end: one literal
+            (nxt, child), = child.items()
+            text += nxt
+        rest = _trie_expr(child)
+        branches.append(f"{_lit(text)} {rest}".strip())
+    if not branches:
+        return ""
+    if ends:                                          # the name may stop here: the rest is optional
+        return "(" + " | ".join(branches) + ")?"
+    return branches[0] if len(branches) == 1 else "(" + " | ".join(branches) + ")"
 
 
 def plan_vocabulary(kb: Any) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:

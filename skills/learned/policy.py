@@ -91,7 +91,11 @@ class GoalPolicy:
             return logits.argmax(-1).cpu().numpy()
         p = torch.softmax(logits, -1).cpu().numpy().astype(np.float64)
         rng = rng or np.random.default_rng()
-        return np.array([rng.choice(len(row), p=row / row.sum()) for row in p])
+        # what rng.choice(len(row), p=row / row.sum()) draws row by row (one uniform each, the
+        # same stream, the same actions), in one pass (issue 21)
+        cdf = np.cumsum(p / p.sum(1, keepdims=True), axis=1)
+        cdf /= cdf[:, -1:]
+        return (cdf <= rng.random(len(p))[:, None]).sum(1)
 
     @torch.no_grad()
     def expected_horizon(self, obs: dict, codes: np.ndarray) -> np.ndarray:

@@ -51,7 +51,8 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
     cz = np.minimum(np.arange(W) // POOL, SIDE - 1)              # pooled row / column of each offset
     # bins ordered (world, pooled z, pooled x, kind): a small broadcast key plus the ids
     key = ((np.arange(n)[:, None, None] * SIDE + cz[None, None, :]) * SIDE + cz[None, :, None]) * C   # n, x, z
-    counts = np.bincount((key[..., None] + ids).ravel(), minlength=n * SIDE * SIDE * C)
+    dtype = np.int32 if n * SIDE * SIDE * C < 2**31 else np.int64     # half the bytes to add and count
+    counts = np.bincount((key.astype(dtype)[..., None] + ids).ravel(), minlength=n * SIDE * SIDE * C)
     # mobs: their own channels
     kind = env.mob_kind[rows].astype(np.int64)
     rel = env.mob_pos[rows] - pos[:, None, :]

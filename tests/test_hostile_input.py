@@ -196,3 +196,41 @@ def test_stdout_on_a_full_device_is_one_line():
         p = subprocess.run([sys.executable, "-m", "agent.cli", "tasks"], stdout=full, stderr=subprocess.PIPE,
                            text=True, timeout=120)
     assert p.returncode == 1 and "No space left" in _one_line(p.stderr)
+
+
+# ------------------------------------------------------------------ suites and reports
+_TASK = {"id": "X", "group": "g", "instruction": "make planks", "target": {"planks": 1}, "max_steps": 100}
+
+
+@pytest.mark.parametrize("name, text, says", [
+    ("deep.json", "[" * 5000 + "]" * 5000, "nested"),
+    ("deep.yaml", "[" * 5000 + "]" * 5000, "nested"),
+    ("block.yaml", "- " * 3000 + "x", "nested"),
+    ("inner.json", json.dumps([{**_TASK, "notes": json.loads("[" * 100 + "]" * 100)}]), "nested"),
+    ("conditions.json", json.dumps([{**_TASK, "find": "a village", "conditions": "night"}]), "conditions"),
+    ("target.json", json.dumps([{**_TASK, "target": {"planks": 10**12}}]), "100000"),
+    ("inventory.json", json.dumps([{**_TASK, "inventory": {"planks": 10**30}}]), "1000000"),
+    ("steps.json", json.dumps([{**_TASK, "max_steps": 10**15}]), "max_steps"),
+])
+def test_a_hostile_suite_is_one_line(tmp_path, capsys, name, text, says):
+    (tmp_path / name).write_text(text)
+    assert main(["tasks", "--suite", str(tmp_path / name)]) == 2
+    assert says in _one_line(capsys.readouterr().err)
+    out = tmp_path / "out"
+    assert main(["eval", "--suite", str(tmp_path / name), "--out", str(out), *EVAL]) == 2
+    assert says in _one_line(capsys.readouterr().err)
+
+
+def test_report_md_drops_nul_and_bidi_controls_from_task_ids(tmp_path, capsys):
+    evil = "Craft\x00Evil\u202eTxet\u2066Pick"
+    suite = tmp_path / "evil.json"
+    suite.write_text(json.dumps([{**_TASK, "id": evil, "target": {"wooden_pickaxe": 1}, "max_steps": 3000}]))
+    out = tmp_path / "out"
+    main(["eval", "--suite", str(suite), "--out", str(out), *EVAL])
+    capsys.readouterr()
+    from evaluation.report.tables import md_cell
+
+    assert md_cell(evil) == "CraftEvilTxetPick"
+    report = (out / "report.md").read_text()
+    for ch in ("\x00", "\u202e", "\u2066"):
+        assert ch not in report

@@ -30,6 +30,11 @@ OPTIONAL_KEYS = ("inventory", "biome")
 FILE_SUFFIXES = (".json", ".yaml", ".yml")
 CUSTOM_MAX_STEPS = 12000
 MAX_GOAL_COUNT = 100_000   # items of one kind a task may ask for (beyond it no budget is meaningful)
+MAX_INVENTORY_COUNT = 1_000_000   # items of one kind a task may start with
+MAX_STEPS = 10_000_000     # a task's step budget
+MAX_TASKS = 100_000        # tasks in one suite file
+MAX_SUITE_BYTES = 16 * 2**20
+MAX_DEPTH = 32             # nesting of a suite file's lists and mappings
 
 _ACCEPTED = f"accepted: {', '.join(SUITES)}, or a path to a {'/'.join(FILE_SUFFIXES)} file"
 _KEYS_HELP = f"required keys: {', '.join(REQUIRED_KEYS)}; optional: {', '.join(OPTIONAL_KEYS)}"
@@ -69,20 +74,58 @@ def _one_line(exc: Exception) -> str:
 
 def _parse(path: Path, label: str) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_SUITE_BYTES + 1)
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SuiteError(f"{label}: cannot read file: {_one_line(exc)}") from None
+    if len(data) > MAX_SUITE_BYTES:
+        raise SuiteError(f"{label}: the file is over {MAX_SUITE_BYTES // 2**20} MiB; accepted: a suite file "
+                         "of at most that size")
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            value = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SuiteError(f"{label}: not valid JSON: {_one_line(exc)}") from None
-    import yaml  # a dependency of the project; imported here so JSON suites never need it
+        except RecursionError:
+            raise SuiteError(f"{label}: nested too deeply; accepted: a list of task mappings") from None
+    else:
+        import yaml  # a dependency of the project; imported here so JSON suites never need it
 
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise SuiteError(f"{label}: not valid YAML: {_one_line(exc)}") from None
+        if _flow_depth(text) > MAX_DEPTH:   # before parsing: PyYAML takes seconds to fail on thousands
+            raise SuiteError(f"{label}: nested more than {MAX_DEPTH} levels deep; accepted: a list of task "
+                             "mappings")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise SuiteError(f"{label}: not valid YAML: {_one_line(exc)}") from None
+        except RecursionError:
+            raise SuiteError(f"{label}: nested too deeply; accepted: a list of task mappings") from None
+    if _depth(value) > MAX_DEPTH:
+        raise SuiteError(f"{label}: nested more than {MAX_DEPTH} levels deep; accepted: a list of task mappings")
+    return value
+
+
+def _flow_depth(text: str) -> int:
+    """How deep `[` and `{` open in a row in `text` (YAML's flow style; brackets in quoted text count too)."""
+    depth = peak = 0
+    for m in re.finditer(r"[\[\]{}]", text):
+        depth = depth + 1 if m.group() in "[{" else max(0, depth - 1)
+        peak = max(peak, depth)
+    return peak
+
+
+def _depth(value: Any) -> int:
+    """How deep lists and mappings nest in `value` (iterative: no recursion limit to hit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (list, dict)):
+            deepest = max(deepest, d)
+            if d > MAX_DEPTH:
+                return d
+            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
 
 
 def _type_name(value: Any) -> str:
@@ -104,9 +147,10 @@ def _counts(value: Any, key: str, where: str, allow_empty: bool) -> dict[str, in
     for item, count in value.items():
         if not isinstance(item, str) or not item.strip():
             raise SuiteError(f"{where}: key '{key}': item names must be non-empty strings, got {item!r}")
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        top = MAX_INVENTORY_COUNT if key == "inventory" else MAX_GOAL_COUNT
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= top:
             raise SuiteError(
-                f"{where}: key '{key}': count for '{item}' must be an integer >= 1, got {count!r}"
+                f"{where}: key '{key}': count for '{item}' must be an integer >= 1 and at most {top}, got {count!r}"
             )
         out[item.strip()] = count
     return out
@@ -119,6 +163,8 @@ def _validate(raw: Any, label: str) -> list[dict[str, Any]]:
         )
     if not raw:
         raise SuiteError(f"{label}: the suite has no tasks (expected a non-empty list)")
+    if len(raw) > MAX_TASKS:
+        raise SuiteError(f"{label}: {len(raw)} tasks; accepted: at most {MAX_TASKS} in one suite")
     records: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for i, entry in enumerate(raw, start=1):
@@ -137,8 +183,10 @@ def _validate(raw: Any, label: str) -> list[dict[str, Any]]:
                     f"{where}: key '{key}' must be a non-empty string, got {entry[key]!r}"
                 )
         steps = entry["max_steps"]
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-            raise SuiteError(f"{where}: key 'max_steps' must be an integer >= 1, got {steps!r}")
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
+            raise SuiteError(f"{where}: key 'max_steps' must be an integer >= 1 and at most {MAX_STEPS}, got {steps!r}")
+        if entry.get("conditions") is not None and not isinstance(entry["conditions"], dict):
+            raise SuiteError(f"{where}: key 'conditions' must be a mapping, got {_type_name(entry['conditions'])}")
         biome = entry.get("biome")
         if biome is not None and (not isinstance(biome, str) or not biome.strip()):
             raise SuiteError(f"{where}: key 'biome' must be a non-empty string or null, got {biome!r}")

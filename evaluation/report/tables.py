@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Sequence
 
 
@@ -32,11 +33,16 @@ def fmt_pub(mean: float | None, std: float | None = None) -> str:
     return s
 
 
+# control characters (NUL and the rest, but not a line break or tab) and the bidirectional
+# overrides, embeddings, isolates and marks that make text read other than it is stored
+_UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def md_cell(value: Any) -> str:
     """Text from the data (a group name, a task id) made safe inside a Markdown table row or
-    list item: `|` and backticks escaped, `<` as an entity, line breaks as `<br>`, so the
+    list item: control and bidi-override characters dropped, `|` and backticks escaped, `<` as an entity, line breaks as `<br>`, so the
     row stays one row and nothing in the name opens a code span or a tag."""
-    s = str(value).replace("\r\n", "\n").replace("\r", "\n")
+    s = _UNSEEN.sub("", str(value).replace("\r\n", "\n").replace("\r", "\n"))
     s = s.replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
     return s.replace("\n", "<br>")
 

@@ -56,12 +56,13 @@ async def _call_episode(fn: EpisodeFn, task: Task, settings: RunSettings, llm: A
 async def run_local(pending, settings, episode_fn, llm, workers, on_result, on_error, stop) -> None:
     queue = deque(pending)
 
-    async def worker() -> None:
+    async def worker(k: int) -> None:
+        own = llm[k % len(llm)] if isinstance(llm, list) and llm else llm   # a pool: one server per worker
         while queue and not stop():
             task, ep, seed = queue.popleft()
             s = episode_settings(settings, task, ep, seed)
             try:
-                res = await _call_episode(episode_fn, task, s, llm)
+                res = await _call_episode(episode_fn, task, s, own)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - reported, not stored, retried on --resume
@@ -69,7 +70,7 @@ async def run_local(pending, settings, episode_fn, llm, workers, on_result, on_e
                 continue
             on_result(task, ep, seed, res)
 
-    await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(queue))))))
+    await asyncio.gather(*(worker(k) for k in range(max(1, min(workers, len(queue))))))
 
 
 def _ray_episode(fn: EpisodeFn, task: Task, settings: RunSettings) -> dict[str, Any]:
@@ -180,8 +181,8 @@ def needs_llm(settings: RunSettings) -> bool:
 class OpenLLM:
     """Opens the shared LLM handle (agent.llm.open_chat_model) for the default episode runner."""
 
-    def __init__(self, settings: Any):
-        self.settings, self._cm = settings, None
+    def __init__(self, settings: Any, workers: int = 1):
+        self.settings, self.workers, self._cm = settings, workers, None
 
     def __enter__(self) -> Any:
         try:
@@ -189,7 +190,12 @@ class OpenLLM:
         except ImportError as exc:
             raise EvalError(f"the LLM back-ends (agent.llm) are not available: {one_line(exc)}") from None
         try:
-            self._cm = open_chat_model(self.settings.llm, **llm_options(self.settings))
+            from evaluation.llm_pool import open_pool, pooled
+
+            if pooled(self.settings, self.workers):   # the embedded model: one server per worker
+                self._cm = open_pool(self.settings, self.workers)
+            else:
+                self._cm = open_chat_model(self.settings.llm, **llm_options(self.settings))
             return self._cm.__enter__()
         except EvalError:
             raise

@@ -289,6 +289,8 @@ def register(sub: Any, cli: Any) -> None:
     b = sub.add_parser("bench", help="run the performance benchmarks side by side")
     b.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (default: 3)")
     b.add_argument("--json", action="store_true", help="print {metrics: {...}} as JSON on the last line")
+    b.add_argument("--live-llm", action="store_true",
+                   help="measure loop_overhead_share against a live local-LLM episode (default: its recorded latency)")
     b.set_defaults(fn=lambda a: bench_command(a, cli))
 
 
@@ -296,7 +298,7 @@ def bench_command(a: Any, cli: Any) -> int:
     from evaluation.bench import run_benchmarks
 
     bounded("--repeat", a.repeat, 1, 100)
-    metrics = run_benchmarks(repeat=a.repeat, progress=cli._err)
+    metrics = run_benchmarks(repeat=a.repeat, progress=cli._err, live_llm=a.live_llm)
     for k, v in metrics.items():
         cli._err(f"{k:<40} {v}")
     if a.json:

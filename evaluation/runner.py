@@ -234,7 +234,7 @@ def _run_eval(
                                            on_result, on_error, stop))
                 else:
                     fn = default_episode_fn()
-                    with OpenLLM(settings) as handle:
+                    with OpenLLM(settings, workers) as handle:
                         try:
                             asyncio.run(run_local(pending, settings, fn, handle, workers,
                                                    on_result, on_error, stop))

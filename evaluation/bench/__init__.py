@@ -24,7 +24,10 @@ def _side_by_side(a: Callable, b: Callable, repeat: int) -> tuple[float, float]:
     return min(ta), min(tb)
 
 
-def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: None) -> dict[str, float]:
+def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: None,
+                   live_llm: bool = False) -> dict[str, float]:
+    """Every figure, side by side in one run. `live_llm`: measure loop_overhead_share against a
+    live episode of the local model (else against its recorded latency, evaluation/bench/llm_share.py)."""
     from agent.runner import make_world, run_episode
     from nodes.parse import GoalParser
     from nodes.planners.base import goals_to_text
@@ -57,6 +60,12 @@ def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: 
     metrics["episode_graph_s"] = round(t_graph / len(tasks), 5)
     metrics["graph_overhead_ratio"] = round(t_graph / t_direct, 2)
 
+    # 1b. the graph's time as a share of an episode with the local LLM (evaluation/bench/llm_share.py)
+    from evaluation.bench.llm_share import loop_overhead_share
+
+    metrics.update(loop_overhead_share((t_graph - t_direct) / len(tasks), t_direct / len(tasks), live=live_llm,
+                                       progress=progress))
+
     # 2. the parser: exact code-form parsing vs. the embedding fallback, per plan
     code_plan = goals_to_text(solve(kb, {"diamond": 1}, {}))
     free_plan = "\n".join(f"step {i}: {line.split('# step')[1].split(':', 1)[1].strip()}"
@@ -85,4 +94,9 @@ def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: 
     from evaluation.bench.policy import policy_benchmarks
 
     metrics.update(policy_benchmarks(repeat, progress))
+
+    # 6. tokens per success: the DEPS planner against the naive growing dialogue (evaluation/bench/tokens.py)
+    from evaluation.bench.tokens import token_benchmarks
+
+    metrics.update(token_benchmarks(progress))
     return metrics

@@ -60,6 +60,7 @@ def test_a_mined_fact_names_the_block_and_the_least_tool_or_better(kb):
     assert fact(kb, "leather") == "kill 1 cow (drops 1 leather)"
     assert fact(kb, "iron_ingot").startswith("smelt 1 iron_ore into 1 iron_ingot in a furnace")
     assert fact(kb, "log") == "mine 1 log by hand (drops 1 log)"        # generic: the world picks the wood
+    assert fact(kb, "sapling").startswith("mine leaves by hand until it drops 1 sapling")   # the block's own group
     assert fact(kb, "blaze_rod") == "blaze_rod cannot be obtained here (the Nether is not modelled)"
     assert fact(kb, "no_such_thing") is None
 

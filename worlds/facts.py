@@ -14,7 +14,7 @@ or which mob drops it:
 The names are the ones a craft or a mine in the text world asks for and names when it
 fails: `spruce_planks` for a spruce boat at 1.16.5, `planks` at 1.11.2 (where planks are
 one item whatever the wood, and the world takes any); tests/test_facts.py checks every
-craftable item against the world's refusal.  A generic name (log, planks, wool) is stated
+item with a single recipe against the world's refusal.  A generic name (log, planks, wool) is stated
 as such: the world picks the member.
 
 How much is given (`--knowledge`): "none" no facts; "target" the task's item and each item
@@ -50,7 +50,8 @@ def fact(kb: "KnowledgeBase", name: str) -> str | None:
         return f"{canon} cannot be obtained here" + (f" ({why[0]} is not modelled)" if why else "")
     line = describe_option(kb, opt)
     if kb.is_generic(canon) and isinstance(opt.source, MineSource):   # "log": the world picks the biome's member
-        line = line.replace(opt.source.item, canon).replace(opt.source.block, canon)
+        block = opt.source.block
+        line = line.replace(block, kb.group_of(block) or block).replace(opt.source.item, canon)
     return line
 
 

@@ -195,3 +195,12 @@ def test_shears_give_the_block_itself(kb):
     assert out["ok"] and out["gained"] == {"deadbush": 1}            # not the sticks a bare hand gets
     out = GridScriptedController(kb).run(Goal("mine", {"leaves": 1}), w)
     assert out["ok"] and kb.count(out["gained"], "leaves") == 1
+
+
+def test_an_ore_of_another_biome_is_refused_naming_the_biome(kb):
+    with pytest.raises(GridWorldError) as e:
+        GridWorld(kb).reset(seed=0, options={"target": {"emerald": 1}, "biome": "plains"})
+    assert "\n" not in str(e.value) and "accepted: --biome extreme_hills" in str(e.value)
+    w = GridWorld(kb)
+    w.reset(seed=0, options={"target": {"emerald": 1}, "biome": "extreme_hills"})
+    assert (w.env.cells[0] == w.env.vocab.cell_id["emerald_ore"]).any()

@@ -100,3 +100,27 @@ def grows_in(items: list[str]) -> tuple[str, ...]:
         if dens[best] > 0 and best not in out:
             out.append(best)
     return tuple(out)
+
+
+def biome_refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None, main: str) -> str | None:
+    """One line when the route mines an ore that forms only under other main biomes (emerald
+    ore: extreme hills, gridworld.yaml `ores:`), naming the biome to ask for; else None."""
+    from worlds.solver import Unreachable, solve
+
+    only = {o["cell"]: o["biomes"] for o in game_data()["ores"] if o.get("biomes")}
+    if not only:
+        return None
+    try:
+        goals = solve(kb, dict(target), dict(inventory or {}))
+    except (Unreachable, ValueError):
+        return None
+    env = SimpleNamespace(vocab=make_vocab(kb), rules=make_rules(kb), kb=kb)
+    for g in goals:
+        if g.action != "mine":
+            continue
+        cells = {env.vocab.cells[c] for c in goal_sources(env, g)[0]}
+        if cells and cells <= set(only) and not any(main in only[c] for c in cells):
+            biomes = sorted({b for c in cells for b in only[c]})
+            return (f"the grid world cannot give {next(iter(g.obj))} on a {main} map: {', '.join(sorted(cells))} forms "
+                    f"only under {', '.join(biomes)} (Minecraft Wiki, \"Ore\"); accepted: --biome {biomes[0]}")
+    return None

@@ -72,6 +72,14 @@ class GridWorld:
             why = refusal(self.kb, self.target, o.get("inventory"))
             if why:
                 raise GridWorldError(why)
+            from worlds.gridworld.coverage import biome_refusal
+            from worlds.gridworld.generation import base_biome
+
+            cycle = game_data()["biome_cycle"]
+            main = base_biome(o.get("biome") or self.biome_given)[0] or cycle[(seed or 0) % len(cycle)]
+            why = biome_refusal(self.kb, self.target, o.get("inventory"), main)
+            if why:
+                raise GridWorldError(why)
         self.env.reset([0 if seed is None else seed], [o])
         if self.target and not o.get("layout") and not self.size_given:
             self._grow_for_target(0 if seed is None else seed, o)

@@ -94,6 +94,6 @@ def run_checks(load_models: bool = True) -> list[dict[str, Any]]:
     checks.append(_check("sentence embeddings", _embedder(load_models)))
     checks.append(_check("local LLM", _local_llm(load_models)))
     checks.append(_check("world: mineflayer (optional)", _mineflayer, required=False))
-    checks.append(_check("world: minedojo (optional)", _module("minedojo", "needs JDK 8; see README"), required=False))
+    checks.append(_check("world: minedojo (optional)", _module("minedojo", "see docs/worlds-minedojo.md"), required=False))
     checks.append(_check("eval backend: ray (optional)", _module("ray", "pip install 'deps-agent[ray]'"), required=False))
     return checks

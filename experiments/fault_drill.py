@@ -5,7 +5,7 @@ OpenAI-compatible HTTP server on loopback that answers every chat request with o
 correct plan for CraftStoneSword), injects 40 % mixed faults at the wire (`--llm-faults`,
 seeded) and runs `deps eval`'s runner three times: with 0, 2 and 6 retries. It prints, per
 run, the episodes stored and lost, the LLM failures, the retries and the faults injected (the
-README's "Failure modes" table). The LLM's content is fixed on purpose: the drill measures the
+tables of docs/results/reliability.md). The LLM's content is fixed on purpose: the drill measures the
 transport and the retry layer, not a model's planning. Backoff sleeps are skipped
 (`--sleep` keeps them) so the drill takes seconds.
 """

@@ -1,5 +1,5 @@
-"""How well does a model write a first plan? A quick, LLM-only probe behind the README's
-"Which embedded model plans better": for the first N tasks of MT1 and MT2, ask the DEPS
+"""How well does a model write a first plan? A quick, LLM-only probe behind
+docs/results/embedded-models.md: for the first N tasks of MT1 and MT2, ask the DEPS
 planner once (no execution) and count plans whose first goal mines a log (every one of
 these tasks starts there) and plans that name the target; report server start-up and
 tokens per second.

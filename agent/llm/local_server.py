@@ -57,8 +57,8 @@ __all__ = [
 ]
 
 # `--llm local`: SmolLM2-135M-Instruct with the shipped planner adapter (agent/adapters/rider,
-# LoRA fine-tuned on the DEPS planner's own prompts; it beats the bare model, README "Fine-tuning
-# the embedded model"). `local:smollm2` is the bare model.
+# LoRA fine-tuned on the DEPS planner's own prompts; it beats the bare model:
+# docs/results/fine-tuning.md). `local:smollm2` is the bare model.
 DEFAULT_LOCAL_MODEL = "rider"
 CACHE_BYTES = 128 << 20   # the server's prompt cache, counted as llama.cpp state (see start())
 # server arguments per packaged model (the Gemma 3 GGUF carries no chat template)

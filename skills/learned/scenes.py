@@ -49,7 +49,7 @@ def scatter_layout(rng: np.random.Generator, kinds: Sequence[tuple[str, str]], s
     return {"ground": GROUND, "blocks": blocks, "mobs": mobs, "agent": [cx, GROUND + 1, cz]}
 
 
-TRAIN_MAX_DISTANCE = 20   # as far as experiments/figure4.py's README setting places sources
+TRAIN_MAX_DISTANCE = 20   # as far as experiments/figure4.py's measured setting places sources
 
 
 def training_scatter(rng: np.random.Generator, size: tuple[int, int]) -> dict:

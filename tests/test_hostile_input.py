@@ -234,3 +234,33 @@ def test_report_md_drops_nul_and_bidi_controls_from_task_ids(tmp_path, capsys):
     report = (out / "report.md").read_text()
     for ch in ("\x00", "\u202e", "\u2066"):
         assert ch not in report
+
+
+# ------------------------------------------------------------------ training flags
+@pytest.mark.parametrize("args, says", [
+    (["selector", "--out", "{o}", "--steps", "1000000000000"], "--steps"),
+    (["controller", "--out", "{o}", "--threads", "1000000"], "--threads"),
+    (["controller", "--out", "{o}", "--batch-size", "1000000000"], "--batch-size"),
+    (["llm", "--data", "{o}", "--out", "{o}", "--lr", "inf"], "--lr"),
+    (["llm", "--data", "{o}", "--out", "{o}", "--alpha", "nan"], "--alpha"),
+    (["llm", "--data", "{o}", "--out", "{o}", "--batch-size", "1000000000"], "--batch-size"),
+    (["llm-data", "--out", "{o}", "--augment", "1000000000"], "--augment"),
+    (["llm-data", "--out", "{o}", "--replans", "1000000000"], "--replans"),
+])
+def test_training_counts_and_rates_are_bounded(tmp_path, capsys, args, says):
+    out = tmp_path / "out"
+    assert main(["train", *[a.replace("{o}", str(out)) for a in args]]) == 2
+    assert says in _one_line(capsys.readouterr().err)
+    assert not out.exists()                     # refused before anything was written
+
+
+def test_lora_rates_must_be_finite_numbers_in_range():
+    """--lr inf or nan would train an adapter of non-finite weights (training/lora.py check_config)."""
+    import math
+
+    from training.lora import LoraTrainConfig, TrainError, check_config
+
+    for bad in (math.inf, math.nan, -1.0, 0.0):
+        with pytest.raises(TrainError):
+            check_config(LoraTrainConfig(data="d", out="o", lr=bad))
+    check_config(LoraTrainConfig(data="d", out="o"))

@@ -98,7 +98,7 @@ def test_a_bad_checkpoint_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, 
 
 def test_train_refuses_bad_sizes(tmp_path, capsys):
     assert main(["train", "selector", "--out", str(tmp_path), "--episodes", "0"]) == 2
-    assert "--episodes must be 1 or more" in capsys.readouterr().err
+    assert "--episodes must be a whole number from 1 to" in capsys.readouterr().err
 
 
 def shipped(kind: str):

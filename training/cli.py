@@ -14,17 +14,32 @@ import sys
 
 from training.device import pick_device as _device  # the training commands' --device
 
+MAX_EPISODES = 1_000_000    # expert episodes collected, or rollouts for the card
+MAX_STEPS = 10_000_000      # gradient steps per round
+MAX_DAGGER = 100            # DAgger rounds
+MAX_BATCH = 65_536          # examples per optimizer step
+MAX_ENVS = 4_096            # grid worlds stepped at once
+
+
+def max_threads() -> int:
+    """torch CPU threads: at most this machine's cores (at least 1)."""
+    import os
+
+    return max(1, os.cpu_count() or 1)
+
 
 def cmd_train_learned(a: argparse.Namespace) -> int:
-    from nodes.settings import SettingsError
+    from nodes.settings import SettingsError, bounded
     from skills.learned.paths import LearnedError
     from skills.learned.train import TrainConfig, train
 
-    for flag, v, low in (("--episodes", a.episodes, 1), ("--steps", a.steps, 1), ("--dagger", a.dagger, 0),
-                         ("--batch-size", a.batch_size, 1), ("--threads", a.threads, 1),
-                         ("--eval-episodes", a.eval_episodes, 0), ("--envs", a.envs, 1)):
-        if v is None or v < low:
-            raise SettingsError(f"{flag} must be {low} or more, got {v}")
+    # every count bounded (a typo of 10^12 steps would run for ever; 10^6 threads crashed torch)
+    for flag, v, low, high in (("--episodes", a.episodes, 1, MAX_EPISODES), ("--steps", a.steps, 1, MAX_STEPS),
+                               ("--dagger", a.dagger, 0, MAX_DAGGER), ("--batch-size", a.batch_size, 1, MAX_BATCH),
+                               ("--threads", a.threads, 1, max_threads()),
+                               ("--eval-episodes", a.eval_episodes, 0, MAX_EPISODES), ("--envs", a.envs, 1, MAX_ENVS),
+                               ("--seed", a.seed, 0, 2**32 - 1)):
+        bounded(flag, v, low, high)
     cfg = TrainConfig(kind=a.target, out=a.out, device=_device(a.device), seed=a.seed, episodes=a.episodes,
                       steps=a.steps, dagger_rounds=a.dagger, batch_size=a.batch_size, threads=a.threads,
                       eval_episodes=a.eval_episodes, n_envs=a.envs,

@@ -14,6 +14,10 @@ def _command() -> str:
 from training.device import pick_device as _device  # the training commands' --device
 from training.whole_game import HOLDOUT_RULE, VARIANTS  # noqa: E402  (--targets all: the split's rule)
 
+MAX_AUGMENT = 1_000        # --augment: extra examples per task
+MAX_REPLANS = 100          # --replans: re-planning turns per task
+MAX_BUDGET = 10_000_000    # --rider-budget, --deps-budget
+
 
 def cmd_train_llm(a: argparse.Namespace) -> int:
     from training.lora import LoraTrainConfig, train_lora
@@ -37,10 +41,10 @@ def cmd_train_llm_data(a: argparse.Namespace) -> int:
 
     if a.teacher != "oracle":
         raise SettingsError(f"--teacher {a.teacher!r} not accepted; accepted: oracle")
-    if a.augment < 0:
-        raise SettingsError(f"--augment must be 0 or more, got {a.augment}")
-    if a.replans < 0:
-        raise SettingsError(f"--replans must be 0 or more, got {a.replans}")
+    from nodes.settings import bounded
+
+    bounded("--augment", a.augment, 0, MAX_AUGMENT)   # examples per task: each is a prompt and a plan
+    bounded("--replans", a.replans, 0, MAX_REPLANS)   # each runs the text world again
     if a.targets == "all":
         return _whole_game(a)
     if a.targets != "suites":
@@ -72,8 +76,8 @@ def _whole_game(a: argparse.Namespace) -> int:
     from training.whole_game_data import make_whole_game_dataset
 
     for flag, v in (("--rider-budget", a.rider_budget), ("--deps-budget", a.deps_budget)):
-        if v < 0:
-            raise SettingsError(f"{flag} must be 0 (no cut) or more, got {v}")
+        if not isinstance(v, int) or not 0 <= v <= MAX_BUDGET:
+            raise SettingsError(f"{flag} must be 0 (no cut) to {MAX_BUDGET}, got {v}")
     card = make_whole_game_dataset(
         a.out, mc_version=a.mc_version, rule=a.holdout_rule, variants=_names(a.variants, "--variants", VARIANTS),
         formats=_names(a.formats, "--formats", ("rider", "deps")), rider_budget=a.rider_budget,

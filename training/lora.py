@@ -209,26 +209,40 @@ def _os_error(e: OSError, where: str) -> TrainError:
     return TrainError(f"cannot write {where} ({e.strerror or e})")
 
 
+# Bounds on every number of a LoRA run (beyond them a value is a typo, or unbounded work).
+LORA_BOUNDS = {"--rank": ("rank", 1, 256), "--batch-size": ("batch_size", 1, 1024), "--max-len": ("max_len", 16, 8192),
+               "--layers": ("layers", 1, 1000), "--prefix-refresh": ("prefix_refresh", 1, 1_000_000),
+               "--steps": ("steps", 1, 10_000_000), "--seed": ("seed", 0, 2**32 - 1),
+               "--threads": ("threads", 1, 1024)}
+MAX_LR, MAX_ALPHA, MAX_EPOCHS = 1.0, 10_000.0, 10_000.0
+
+
+def check_config(cfg: LoraTrainConfig) -> None:
+    """TrainError (one line) for a count out of its bounds, or a rate that is not a finite number in
+    its range: --lr inf or --alpha nan would train an adapter of non-finite weights."""
+    for flag, (name, low, high) in LORA_BOUNDS.items():
+        v = getattr(cfg, name)
+        if v is None and name in ("steps", "layers", "threads"):
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+            raise TrainError(f"{flag} must be a whole number from {low} to {high}, got {v!r}")
+    for flag, v, high, given in (("--lr", cfg.lr, MAX_LR, True), ("--alpha", cfg.alpha, MAX_ALPHA, cfg.alpha is not None),
+                                 ("--epochs", cfg.epochs, MAX_EPOCHS, cfg.steps is None)):
+        if given and not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v <= high):
+            raise TrainError(f"{flag} must be a finite number above 0 and at most {high:g}, got {v!r}")
+
+
 def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]:
     """Train, convert, write OUT/adapter.gguf + OUT/card.json (+ OUT/peft/); returns the card."""
     from agent.llm.local_server import LocalServerError, find_model
 
+    check_config(cfg)   # before anything is loaded
     try:
         base_gguf = find_model(cfg.base)
     except LocalServerError as e:
         raise TrainError(str(e).splitlines()[0]) from e
     base_id = base_model_id(base_gguf)
     ds: Dataset = load_dataset(cfg.data, base_model=base_id)
-    for flag, v in (("--rank", cfg.rank), ("--batch-size", cfg.batch_size), ("--layers", cfg.layers or 1),
-                    ("--prefix-refresh", cfg.prefix_refresh)):
-        if v < 1:
-            raise TrainError(f"{flag} must be 1 or more, got {v}")
-    if cfg.steps is not None and cfg.steps < 1:
-        raise TrainError(f"--steps must be 1 or more, got {cfg.steps}")
-    if cfg.steps is None and not cfg.epochs > 0:
-        raise TrainError(f"--epochs must be above 0, got {cfg.epochs}")
-    if not cfg.lr > 0:
-        raise TrainError(f"--lr must be above 0, got {cfg.lr}")
     out = Path(cfg.out)
     tmp, created = _prepare_out(out)
     try:
@@ -309,6 +323,11 @@ def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tm
     state = get_peft_model_state_dict(model)
     if not state:
         raise TrainError("training produced no LoRA weights")
+    bad = [k for k, w in state.items() if not bool(torch.isfinite(w).all())]
+    if bad or not all(math.isfinite(x) for x in losses):   # never write (and vouch for) garbage
+        raise TrainError(f"training diverged: {len(bad)} of {len(state)} LoRA tensors hold non-finite weights "
+                         f"(last loss {losses[-1] if losses else None}); nothing was written; accepted: a smaller "
+                         "--lr, or another --seed")
     model.save_pretrained(str(tmp / "peft"))
     adapter = tmp / "adapter.gguf"
     write_lora_gguf(adapter, state, config=model.base_model.model.config, alpha=alpha, base_model=base_id,

@@ -198,6 +198,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
 def cmd_replay(a: argparse.Namespace) -> int:
     from agent.runner import run_episode
 
+    bounded("--from", a.from_step, 0, 10**9)   # a checkpoint step (deps trace show lists them)
     task, settings = _stored_run(a.trace_dir, a.thread, llm=a.llm)
     _err(f"replaying {a.thread} from step {a.from_step} with llm {redact_llm(settings.llm)}")
     result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=a.thread,

@@ -264,3 +264,32 @@ def test_lora_rates_must_be_finite_numbers_in_range():
         with pytest.raises(TrainError):
             check_config(LoraTrainConfig(data="d", out="o", lr=bad))
     check_config(LoraTrainConfig(data="d", out="o"))
+
+
+# ------------------------------------------------------------------ bounds on counts and reads
+def test_compare_refuses_a_summary_with_too_many_groups(evaluated, tmp_path, capsys):
+    big = tmp_path / "big"
+    big.mkdir()
+    summary = json.loads((evaluated / "summary.json").read_text())
+    summary["groups"] = {f"g{i}": {"success_rate": 1.0, "n": 1} for i in range(200_000)}
+    (big / "summary.json").write_text(json.dumps(summary))
+    assert main(["compare", str(evaluated), str(big)]) == 2
+    assert "at most" in _one_line(capsys.readouterr().err)
+
+
+def test_replay_from_a_negative_step_is_one_line(traced, capsys):
+    src, thread = traced
+    assert main(["replay", thread, "--from", "-1", "--trace-dir", str(src), "--quiet"]) == 2
+    assert "--from" in _one_line(capsys.readouterr().err)
+
+
+def test_a_key_file_that_never_ends_is_refused(monkeypatch):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero here")
+    from agent.llm import LLMError, open_chat_model
+
+    monkeypatch.delenv("DEPS_LLM_API_KEY", raising=False)
+    monkeypatch.setenv("DEPS_LLM_API_KEY_FILE", "/dev/zero")
+    with pytest.raises(LLMError, match="does not hold one key"):
+        with open_chat_model("http://127.0.0.1:9/v1#m", check=False):
+            pass

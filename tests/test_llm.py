@@ -300,3 +300,7 @@ def test_server_threads_follow_idle_cores(monkeypatch):
     assert _default_threads(load=9.0) == 1          # busy cores: one thread, never zero
     monkeypatch.setenv("DEPS_LLM_THREADS", "2")
     assert _default_threads(load=9.0) == 2          # the user's choice wins
+    for bad in ("99999", "abc", "0", "-1"):          # past the cores, or not a count: refused, never ignored
+        monkeypatch.setenv("DEPS_LLM_THREADS", bad)
+        with pytest.raises(local_server.LocalServerError, match="DEPS_LLM_THREADS"):
+            _default_threads(load=0.0)

@@ -408,8 +408,8 @@ def open_chat_model(
                     if check and not shared_here(parsed.model):   # one handed down by a parent process
                         _get_models(base_url, None, 5.0)
                 else:
-                    own = LocalServer(parsed.model)
                     try:
+                        own = LocalServer(parsed.model)
                         own.start()
                     except LocalServerError as exc:
                         raise LLMError(" | ".join(str(exc).splitlines())) from None

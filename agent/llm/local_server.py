@@ -259,12 +259,15 @@ def _default_threads(load: float | None = None) -> int:
     so on cores that other jobs keep busy more threads are slower, not faster (measured here
     on 2 busy cores: 45 to 99 s for one 177-token call with 2 threads, 2 s with 1)."""
     env = os.environ.get("DEPS_LLM_THREADS", "").strip()
-    if env.isdigit() and int(env) > 0:
-        return min(int(env), 256)
     try:
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         n = os.cpu_count() or 1
+    if env:   # a value given is used as given, or refused: never ignored, never past the cores
+        if not (env.isascii() and env.isdigit() and 1 <= int(env) <= n):
+            raise LocalServerError(f"DEPS_LLM_THREADS={env[:20]!r}; accepted: a whole number from 1 to {n} "
+                                   "(this machine's cores), or unset (the idle cores)")
+        return int(env)
     if load is None:
         try:
             load = os.getloadavg()[0]

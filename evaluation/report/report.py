@@ -189,18 +189,32 @@ def write_report(out_dir: str | os.PathLike[str], summary: dict[str, Any]) -> Pa
 # ---------------------------------------------------------------------------------------------
 # several runs: deps compare
 # ---------------------------------------------------------------------------------------------
+MAX_SUMMARY_BYTES = 64 * 2**20   # a summary.json or run.json that deps compare reads
+MAX_GROUPS = 10_000              # groups in one summary (every suite has a handful)
+
+
 def _read_run(d: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     p = Path(d)
     sp = p / "summary.json"
     if not sp.is_file():
         raise ReportError(f"{p} has no summary.json; give directories written by `deps eval --out DIR`")
+    rp = p / "run.json"
+    for f in (sp, rp):
+        if f.is_file() and f.stat().st_size > MAX_SUMMARY_BYTES:
+            raise ReportError(f"{f} is over {MAX_SUMMARY_BYTES // 2**20} MiB; accepted: one written by deps eval")
     try:
         summary = json.loads(sp.read_text(encoding="utf-8"))
-        run = json.loads((p / "run.json").read_text(encoding="utf-8")) if (p / "run.json").is_file() else {}
-    except ValueError as exc:
-        raise ReportError(f"{sp} is not valid JSON ({exc})") from None
-    if "groups" not in summary:
+        run = json.loads(rp.read_text(encoding="utf-8")) if rp.is_file() else {}
+    except (ValueError, RecursionError) as exc:
+        raise ReportError(f"{sp} is not valid JSON ({' '.join(str(exc).split())[:120]})") from None
+    if not isinstance(summary, dict) or not isinstance(summary.get("groups"), dict):
         raise ReportError(f"{sp} is not a `deps eval` summary (a sweep? compare its sub-directories)")
+    if not isinstance(run, dict):
+        run = {}
+    if len(summary["groups"]) > MAX_GROUPS:
+        raise ReportError(f"{sp} has {len(summary['groups'])} groups; accepted: at most {MAX_GROUPS}")
+    if any(not isinstance(g, dict) for g in summary["groups"].values()):
+        raise ReportError(f"{sp}: its groups are not objects; accepted: a summary written by deps eval")
     return summary, run
 
 
@@ -236,11 +250,7 @@ def compare(dirs: Sequence[str | os.PathLike[str]], png_path: str | os.PathLike[
     loaded = [_read_run(d) for d in dirs]
     summaries = [s for s, _ in loaded]
     labels = run_labels(summaries, [r for _, r in loaded], [str(d) for d in dirs])
-    groups: list[str] = []
-    for s in summaries:
-        for g in s["groups"]:
-            if g not in groups:
-                groups.append(g)
+    groups = list(dict.fromkeys(g for s in summaries for g in s["groups"]))
     header = ["Run"] + groups + ["AVG", "n", "tokens/success"]
     rows = []
     for lab, s in zip(labels, summaries):

@@ -293,3 +293,49 @@ def test_a_key_file_that_never_ends_is_refused(monkeypatch):
     with pytest.raises(LLMError, match="does not hold one key"):
         with open_chat_model("http://127.0.0.1:9/v1#m", check=False):
             pass
+
+
+@pytest.mark.parametrize("reply, says", [("", "empty"), ("   \n", "empty"), ("plan " * 400_000, "characters long")])
+def test_an_empty_or_huge_http_200_reply_is_retried_then_one_line(monkeypatch, reply, says):
+    """A 200 whose text is empty or megabytes long is not a plan: retried, then the call fails
+    (bounded: nothing that size reaches the state, the trace or a checkpoint)."""
+    from agent.llm import open_chat_model
+    from experiments.fault_drill import ReplayLLM, serve
+    from nodes.ask import LLMCallFailed
+
+    monkeypatch.setattr("agent.llm.retry.time.sleep", lambda s: None)
+    monkeypatch.setattr(ReplayLLM, "reply", reply)
+    monkeypatch.setattr(ReplayLLM, "need_auth", None)
+    srv, url = serve()
+    try:
+        with open_chat_model(f"{url}/v1#replay", retries=2, seed=1) as llm:
+            with pytest.raises(LLMCallFailed, match=says) as err:
+                llm.model.invoke("hello")
+            assert llm.stats()["retries"] == 2 and "\n" not in str(err.value)
+    finally:
+        srv.shutdown()
+
+
+# ------------------------------------------------------------------ the dialogue and the context
+def test_a_long_dialogue_is_cut_to_the_task_the_first_plan_the_last_rounds_and_a_summary():
+    from nodes.planners.base import PlanRequest
+    from nodes.planners.llm import DialoguePlanner
+    from tests.test_graph import KB, STONE_SWORD
+
+    n = 30
+    plans = [f"mine({{'log':{r + 1}}}, null)\n" + "craft({'planks':4}, {'log':1}, null)\n" * 20 for r in range(n)]
+    req = PlanRequest(task=STONE_SWORD, inventory={}, plans=plans, kb=KB, knowledge="none",
+                      descriptions=[f"I fail on step {r + 1}: round {r} went wrong. " * 5 for r in range(n)],
+                      explanations=[f"Because of round {r}. " * 5 for r in range(n)])
+    planner = DialoguePlanner(llm=None, output="text", history_chars=6000)
+    kept, left_out = planner.window(req)
+    assert kept[0] == 0 and kept[-1] == n - 1 and left_out and sorted(kept + left_out) == list(range(n))
+    assert kept == [0, *range(kept[1], n)]                               # the first, then the newest in a row
+    msgs = planner.messages(req)
+    text = "\n".join(m.content for m in msgs)
+    assert "obtain" in text.lower() and plans[0] in text and plans[-1] in text      # task, first plan, last round
+    assert f"Rounds 2 to {left_out[-1] + 1} are left out to fit the context" in text   # and a summary
+    dialogue = sum(len(m.content) for m in msgs[len(msgs) - 2 * len(kept):])
+    assert dialogue < 6000 + 3000                                       # bounded: rounds plus their prompt words
+    full = DialoguePlanner(llm=None, output="text", history_chars=10**9).messages(req)
+    assert sum(len(m.content) for m in msgs) < sum(len(m.content) for m in full) / 3

@@ -25,6 +25,7 @@ from nodes.ask import LLMCallFailed
 
 MAX_RETRY_AFTER_S = 60.0
 MAX_BACKOFF_S = 30.0
+MAX_REPLY_CHARS = 64_000   # one reply (a plan is a few hundred; the embedded model's whole context is 4096 tokens)
 
 
 class MalformedReply(ValueError):
@@ -127,6 +128,12 @@ class ResilientChat(BaseChatModel):
                 result = self.inner._generate(messages, stop=stop, **kwargs)
                 if not result.generations:
                     raise MalformedReply("the reply had no choices")
+                text = result.generations[0].text or ""
+                if not text.strip():
+                    raise MalformedReply("the reply was empty")
+                if len(text) > MAX_REPLY_CHARS:   # never stored, shown or parsed: it would bloat every checkpoint
+                    raise MalformedReply(f"the reply was {len(text)} characters long; accepted: at most "
+                                         f"{MAX_REPLY_CHARS}")
                 return result
             except Exception as exc:  # noqa: BLE001 - classified below; a bug is re-raised as it is
                 kind = classify(exc)

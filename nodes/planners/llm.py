@@ -125,21 +125,17 @@ class DialoguePlanner:
         if self.structured:
             msgs[0] = SystemMessage(msgs[0].content + "\nWrite the plan as JSON: {\"goals\": [{\"action\", "
                                     "\"item\", \"count\", \"materials\": [{\"item\", \"count\"}], \"tool\"}, ...]}.")
-        first, size = len(req.plans), 0
-        while first > 0:
-            r = first - 1
-            size += len(req.plans[r]) + len(req.descriptions[r]) + len(req.explanations[r] if r < len(req.explanations) else "")
-            if size > self.history_chars and first < len(req.plans):
-                break
-            first = r
+        rounds, left_out = self.window(req)
         start_inv = "My inventory is empty." if not req.task.inventory else \
             f"My inventory has {inventory_text(req.task.inventory)}."
         question = prompts.render("deps_question", target=target_text(req.task.target), inventory=start_inv).strip()
         book = recipe_book(req.kb, req.task.target, (), req.knowledge)   # --knowledge (nodes/facts.py)
         if book:
             question += " " + book
+        if left_out and left_out[0] == 0:   # even the first plan did not fit
+            question += " " + _summary(req, left_out)
         msgs.append(HumanMessage(question))
-        for r in range(first, len(req.plans)):
+        for r in rounds:
             msgs.append(AIMessage(self._as_plan(req.plans[r])))
             description = req.descriptions[r]
             if req.knowledge != "none" and "Recipe book:" not in description:   # the describer's hints, else ours
@@ -149,7 +145,35 @@ class DialoguePlanner:
                 "deps_replan", description=description,
                 explanation=req.explanations[r] if r < len(req.explanations) else "",
                 task=f"obtain {target_text(req.task.target)}").strip()))
+            if left_out and r == rounds[0] and r + 1 == left_out[0]:
+                msgs[-1] = HumanMessage(msgs[-1].content + " " + _summary(req, left_out))
         return msgs
+
+    def window(self, req: PlanRequest) -> tuple[list[int], list[int]]:
+        """Which earlier rounds the dialogue keeps, so that it fits the model's context (the
+        embedded model's is 4096 tokens): the first plan (round 0) and the newest rounds, as many
+        as fit in `history_chars` characters (the newest always). Returns (kept, left out); the
+        left-out rounds are told in one summary line after the first round (`_summary`)."""
+        n = len(req.plans)
+        if n == 0:
+            return [], []
+
+        def size(r: int) -> int:
+            return len(req.plans[r]) + len(req.descriptions[r] if r < len(req.descriptions) else "") + \
+                len(req.explanations[r] if r < len(req.explanations) else "")
+
+        kept = [n - 1]
+        used = size(n - 1)
+        if n > 1 and used + size(0) <= self.history_chars:
+            used += size(0)
+            kept.append(0)
+        for r in range(n - 2, 0, -1):
+            if used + size(r) > self.history_chars:
+                break
+            used += size(r)
+            kept.append(r)
+        kept.sort()
+        return kept, [r for r in range(n) if r not in kept]
 
     def plan(self, req: PlanRequest) -> PlanResult:
         from nodes.ask import ask
@@ -174,6 +198,17 @@ class DialoguePlanner:
             except (ValueError, KeyError, TypeError):
                 pass  # left as written; the parser reports what it cannot read
         return PlanResult(text, used)
+
+
+def _summary(req: PlanRequest, left_out: list[int]) -> str:
+    """One line in place of the rounds cut from the dialogue: how many, and how each ended."""
+    ends = []
+    for r in left_out[:4]:
+        d = req.descriptions[r] if r < len(req.descriptions) else ""
+        ends.append(" ".join(d.split())[:100])
+    more = f"; and {len(left_out) - 4} more" if len(left_out) > 4 else ""
+    return (f"(Rounds {left_out[0] + 1} to {left_out[-1] + 1} are left out to fit the context; "
+            f"each plan failed: {' | '.join(ends)}{more}.)")
 
 
 def deps_planner(llm: Any) -> DialoguePlanner:

@@ -3,6 +3,7 @@ it found; optional parts (MineDojo, Ray) are reported but do not fail the check.
 from __future__ import annotations
 
 import importlib.util
+import os
 import platform
 import sys
 from typing import Any, Callable
@@ -86,6 +87,24 @@ def _mineflayer() -> str:
     return installed()
 
 
+def _checkpoint(kind: str) -> Callable[[], str]:
+    """A learned part's checkpoint (skills/learned/paths.py): a torch file (a zip archive) of a
+    sane size, so `--quick` never passes DEPS_CONTROLLER_CHECKPOINT=/etc/passwd."""
+    def check() -> str:
+        import zipfile
+
+        from skills.learned.paths import ENV, checkpoint_path
+
+        path = checkpoint_path(kind)
+        where = f"{path} (from {ENV[kind]})" if os.environ.get(ENV[kind]) else str(path)
+        if not path.is_file():
+            raise RuntimeError(f"{where} is not a file")
+        if path.stat().st_size > 2 * 2**30 or not zipfile.is_zipfile(path):
+            raise RuntimeError(f"{where} is not a torch checkpoint; accepted: a file written by deps train {kind}")
+        return f"{where}, {path.stat().st_size} bytes"
+    return check
+
+
 def run_checks(load_models: bool = True) -> list[dict[str, Any]]:
     checks = [_check("python", _python)]
     checks += [_check(f"minecraft data {v}", _kb(v)) for v in ("1.11.2", "1.16.5", "1.19.2")]
@@ -93,6 +112,10 @@ def run_checks(load_models: bool = True) -> list[dict[str, Any]]:
     checks.append(_check("langgraph sqlite checkpoints", _module("langgraph.checkpoint.sqlite", "langgraph-checkpoint-sqlite")))
     checks.append(_check("sentence embeddings", _embedder(load_models)))
     checks.append(_check("local LLM", _local_llm(load_models)))
+    for kind in ("controller", "selector"):   # required when the user points at one, else optional
+        from skills.learned.paths import ENV
+
+        checks.append(_check(f"learned {kind} checkpoint", _checkpoint(kind), required=bool(os.environ.get(ENV[kind]))))
     checks.append(_check("world: mineflayer (optional)", _mineflayer, required=False))
     checks.append(_check("world: minedojo (optional)", _module("minedojo", "see docs/worlds-minedojo.md"), required=False))
     checks.append(_check("eval backend: ray (optional)", _module("ray", "pip install 'deps-agent[ray]'"), required=False))

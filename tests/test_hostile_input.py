@@ -339,3 +339,38 @@ def test_a_long_dialogue_is_cut_to_the_task_the_first_plan_the_last_rounds_and_a
     assert dialogue < 6000 + 3000                                       # bounded: rounds plus their prompt words
     full = DialoguePlanner(llm=None, output="text", history_chars=10**9).messages(req)
     assert sum(len(m.content) for m in msgs) < sum(len(m.content) for m in full) / 3
+
+
+# ------------------------------------------------------------------ checks that must not pass
+def test_doctor_quick_fails_on_a_controller_checkpoint_that_is_not_one(monkeypatch):
+    from agent.doctor import _checkpoint, run_checks
+
+    monkeypatch.setenv("DEPS_CONTROLLER_CHECKPOINT", "/etc/passwd")
+    with pytest.raises(RuntimeError, match="not a torch checkpoint"):
+        _checkpoint("controller")()
+    checks = {c["name"]: c for c in run_checks(load_models=False)}
+    bad = checks["learned controller checkpoint"]
+    assert not bad["ok"] and bad["required"]            # so deps doctor --quick exits 1
+
+
+@pytest.mark.parametrize("bad", ["2-D index", "records not objects"])
+def test_a_corrupt_mp5_memory_fails_the_open_check_in_one_line(tmp_path, bad):
+    import faiss
+    import numpy as np
+
+    from nodes.planners.mp5.store import EMBEDDING, EMBEDDING_DIM, MemoryFolderError, VectorStore
+
+    folder = tmp_path / "performer"
+    folder.mkdir()
+    dim = 2 if bad == "2-D index" else EMBEDDING_DIM
+    index = faiss.IndexFlatIP(dim)
+    index.add(np.ones((2, dim), dtype="float32"))
+    faiss.write_index(index, str(folder / "index-2.faiss"))
+    records = ['{"a": 1}', '{"b": 2}'] if bad == "2-D index" else ["[1, 2]", '"text"']
+    (folder / "records-2.jsonl").write_text("\n".join(records) + "\n")
+    (folder / "manifest.json").write_text(json.dumps(
+        {"format": "deps-agent/mp5-memory", "version": 1, "kind": "performer", "embedding": EMBEDDING,
+         "dim": dim, "count": 2, "index": "index-2.faiss", "records": "records-2.jsonl"}))
+    with pytest.raises(MemoryFolderError, match="is corrupt") as e:
+        VectorStore(folder, "performer")
+    assert "\n" not in str(e.value)

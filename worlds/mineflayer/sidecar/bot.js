@@ -206,6 +206,10 @@ const COMMANDS = {
     const moves = new Movements(bot)
     moves.canDig = true
     moves.allow1by1towers = true
+    // digging through or building up leaves blocks in the inventory that the skill did not ask for:
+    // allowed, but walking around is preferred wherever there is a way
+    moves.digCost = 8
+    moves.placeCost = 8
     bot.pathfinder.setMovements(moves)
     bot.collectBlock.movements = moves
     await bot.waitForChunksToLoad()

@@ -386,13 +386,14 @@ def main(argv: list[str] | None = None) -> int:
         from agent.llm import LLMError
     except ImportError:  # pragma: no cover
         LLMError = RuntimeError  # type: ignore
+    from worlds.base import WorldError
     from worlds.tasks import SuiteError
 
     try:
         code = a.fn(a)
         sys.stdout.flush()
         return code
-    except (UserError, SettingsError, SuiteError, LLMError) as e:
+    except (UserError, SettingsError, SuiteError, LLMError, WorldError) as e:
         _err(f"deps {a.command}: error: {e}")
         return 2
     except KeyboardInterrupt:

@@ -88,12 +88,18 @@ def make_selector(settings: RunSettings) -> Any:
     return build("selector", name, settings=settings)
 
 
-def make_controller(settings: RunSettings, kb: Any) -> Any:
+def make_controller(settings: RunSettings, kb: Any, task: Any = None) -> Any:
+    """The chosen controller. With none chosen: the learned policy where one is trained for the
+    world and it drives every goal the task's route needs, else the scripted one (the run's
+    tags and each outcome's `driver` say which ran)."""
     from skills.learned.paths import LearnedError
 
+    name = settings.controller or default_controller(settings.world)
     try:
-        return build("controller", settings.controller or default_controller(settings.world), settings=settings, kb=kb)
-    except LearnedError as e:   # wrong world, missing or mismatched checkpoint: one line
+        return build("controller", name, settings=settings, kb=kb, task=task)
+    except LearnedError as e:   # wrong world, missing or mismatched checkpoint, an untrained goal: one line
+        if settings.controller is None and name != "scripted":
+            return build("controller", "scripted", settings=settings, kb=kb, task=task)
         raise SettingsError(str(e)) from None
 
 

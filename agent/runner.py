@@ -26,6 +26,7 @@ from nodes.ask import LLMCallFailed
 from nodes.context import AgentContext
 from nodes.settings import RunSettings, SettingsError
 from nodes.state import rounds, usage
+from worlds.base import WorldError
 from worlds.context_tasks import check_judgeable
 from worlds.random_drop import RandomDrop
 from worlds.tasks import SuiteError, find_task, localize, task_from_instruction
@@ -64,7 +65,7 @@ def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = 
     return AgentContext(
         settings=settings, task=task, kb=kb, world=world,
         planner=planner, parser=make_parser(settings, kb, llm), selector=make_selector(settings),
-        controller=make_controller(settings, kb), explainer=make_explainer(settings, llm, planner),
+        controller=make_controller(settings, kb, task), explainer=make_explainer(settings, llm, planner),
         describer=make_describer(settings, kb, llm),
         llm=llm, max_rounds=(settings.max_rounds * getattr(planner, "rounds_per_budget", 1)
                              if getattr(planner, "replans", True) else 0),
@@ -233,6 +234,10 @@ def run_episode(task: Task, settings: RunSettings, *, llm: Any = None, kb: Any =
             state = {**state, "status": "failed", "failure_reason": f"{LLM_FAILED}: {exc}"}
             if tracer:
                 tracer.write("llm_failed", error=str(exc))
+        except WorldError as exc:   # the world went away mid-episode (a server that disconnects): stored as failed
+            state = {**state, "status": "failed", "failure_reason": f"world failed: {exc}"}
+            if tracer:
+                tracer.write("world_failed", error=str(exc))
         finish = getattr(ctx.planner, "finish", None)
         if callable(finish):
             finish(state)   # a planner that learns from the episode (mp5: its performer memory)

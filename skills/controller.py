@@ -70,10 +70,10 @@ class ScriptedController:
         return _outcome(True, None, steps, gained)
 
 
-def make_learned(kb: Any, settings: Any) -> Controller:
+def make_learned(kb: Any, settings: Any, task: Any = None) -> Controller:
     from skills.learned.controller import make_learned_controller  # torch only when asked for
 
-    return make_learned_controller(kb, settings, fallback=make_scripted(kb, settings))
+    return make_learned_controller(kb, settings, fallback=make_scripted(kb, settings), task=task)
 
 
 def make_scripted(kb: Any, settings: Any) -> Controller:

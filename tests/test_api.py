@@ -108,3 +108,26 @@ def test_a_registration_needs_a_known_kind_and_a_fresh_name():
         registry.register("gadget", "x", lambda: None, help="")
     with pytest.raises(registry.RegistryError, match="already registered"):
         registry.register("planner", "oracle", lambda: None, help="")
+
+
+class _LostWorld(_TinyWorld):
+    """A world whose server goes away at the first step."""
+
+    def step(self, action):
+        from worlds.base import WorldError
+
+        raise WorldError("the server at 127.0.0.1:25565 closed the connection")
+
+
+def test_a_world_that_fails_mid_episode_ends_it_as_failed_with_the_cause():
+    from agent.api import run_episode
+
+    registry.register("world", "lost", lambda task: _LostWorld(task), help="a server that goes away")
+    registry.register("planner", "dirt-digger", lambda: _DirtPlanner(), help="always: mine one dirt")
+    try:
+        record = run_episode("obtain a dirt", world="lost", planner="dirt-digger")
+    finally:
+        registry.unregister("world", "lost")
+        registry.unregister("planner", "dirt-digger")
+    assert not record["success"]
+    assert record["failure_reason"] == "world failed: the server at 127.0.0.1:25565 closed the connection"

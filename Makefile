@@ -8,6 +8,16 @@ export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
 export TOKENIZERS_PARALLELISM = false
 
+# llama-cpp-python compiles llama.cpp from its sdist; build only what its Python bindings load
+# (libllama and ggml, tuned for this CPU): no multimodal library (mtmd), no tests, examples,
+# tools or server binaries (the server is llama_cpp.server, in Python), and not llama.cpp's
+# `common` library, which the bindings never load (cmake/llama_cpp_minimal.cmake turns it off
+# where llama-cpp-python forces it on).  docs/performance.md has the times.
+export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+	-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_APP=OFF -DGGML_NATIVE=ON \
+	-DCMAKE_PROJECT_INCLUDE=$(CURDIR)/cmake/llama_cpp_minimal.cmake
+export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
+
 .PHONY: install run test lint docs bench doctor clean minedojo-env mineflayer
 
 $(BIN)/python:
@@ -17,7 +27,7 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml Makefile
 	# torch pinned first: 2.13.0 is the CPU build (a plain `torch` can pull a multi-GB CUDA build)
 	$(BIN)/pip install --quiet torch==2.13.0
-	# llama-cpp-python compiles from source the first time (about 6 minutes on 2 cores)
+	# llama-cpp-python compiles llama.cpp the first time (CMAKE_ARGS above)
 	$(BIN)/pip install --quiet -e '.[local,test,docs]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)

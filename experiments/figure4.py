@@ -1,6 +1,6 @@
 """DEPS Figure 4 on the grid world: which parallel goal to run first.
 
-Each episode is a flat map (a scatter map, skills/learned/scenes.py) with k goals of
+Each episode is a flat map (a scatter map, training/controller/scenes.py) with k goals of
 different kinds whose preconditions all hold at the start (a tree to fell, sand to dig,
 animals to kill), each source placed at its own distance (2 to `--max-distance` cells)
 from the agent, in a random direction; the plan lists them in a
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 SIZE = 48
-SCATTER = ("log", "sand", "cow", "pig", "sheep", "chicken")   # skills/learned/scenes.py's kinds
+SCATTER = ("log", "sand", "cow", "pig", "sheep", "chicken")   # training/controller/scenes.py's kinds
 SELECTOR_NAMES = ("fixed", "random", "horizon", "oracle")
 BUDGETS = (50, 60, 80, 100, 120, 150)
 MAX_RETRIES = 2     # a goal the expert fails is tried again this many times before the episode fails
@@ -38,7 +38,7 @@ MAX_RETRIES = 2     # a goal the expert fails is tried again this many times bef
 
 def scenario(k: int, seed: int, max_distance: int = 12) -> tuple[list[Any], dict]:
     """k goals of different kinds (plan order) and the reset options of their scatter map."""
-    from skills.learned.scenes import SCATTER_GOALS, scatter_layout
+    from training.controller.scenes import SCATTER_GOALS, scatter_layout
     from worlds.types import Goal
 
     rng = np.random.default_rng([k, seed, 4])
@@ -62,7 +62,7 @@ def run_cell(kb: Any, k: int, selector: str, episodes: int, budget: int, seed: i
     """Steps until all k goals were done, per episode (None: not within `budget`)."""
     from nodes.selectors import preconditions_hold
     from skills.experts import Expert
-    from skills.learned.data import safe_act
+    from training.controller.data import safe_act
     from worlds.gridworld.batch import BatchGridWorld
     from worlds.gridworld.spec import PRIMITIVE_ID
     from worlds.gridworld.world import GridWorld

@@ -20,8 +20,8 @@ import numpy as np
 
 def episodes_for(n: int, seed: int) -> list:
     """n fresh worlds per trained skill, in skill order."""
-    from skills.learned.data import TRAIN_GOALS
-    from skills.learned.train import eval_episodes
+    from training.controller.data import TRAIN_GOALS
+    from training.controller.train import eval_episodes
 
     eps = eval_episodes(n * len(TRAIN_GOALS), seed)
     return sorted(eps, key=lambda e: [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS].index(
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     from skills.learned.features import goal_key
     from skills.learned.paths import LearnedError
     from skills.learned.policy import GoalPolicy
-    from skills.learned.rollout import rollout
+    from training.controller.rollout import rollout
     from worlds.knowledge import load_kb
 
     torch.set_num_threads(1)

@@ -1,15 +1,15 @@
-"""DAgger (skills/learned/dagger.py): one round lets the policy drive and labels the states
+"""DAgger (training/controller/dagger.py): one round lets the policy drive and labels the states
 it visits with the scripted expert's action, adding those rows to the training data."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from skills.learned import dagger
-from skills.learned.data import collect
 from skills.learned.features import net_shape
-from skills.learned.fit import concat
 from skills.learned.model import GoalNet
+from training.controller import dagger
+from training.controller.data import collect
+from training.controller.fit import concat
 from worlds.gridworld.spec import PRIMITIVE_ID, make_vocab
 from worlds.knowledge import load_kb
 
@@ -23,7 +23,7 @@ def test_one_dagger_round_adds_expert_labelled_rows_from_the_policys_states(kb, 
     noop = PRIMITIVE_ID["noop"]
     # a learner that stands still: every state it visits is off the expert's path
     monkeypatch.setattr(dagger.SampledPolicy, "act", lambda self, obs, codes: np.full(len(codes), noop))
-    monkeypatch.setattr("skills.learned.data.PURSUIT_CAP", 40)
+    monkeypatch.setattr("training.controller.data.PURSUIT_CAP", 40)
     bc, _ = collect(kb, 2, 1, n_envs=2)
     net = GoalNet(net_shape(make_vocab(kb)))
     more, stats = dagger.dagger_round(net, kb, pursuits=2, seed=2, n_envs=2)
@@ -42,7 +42,7 @@ def test_a_learners_long_pursuit_gives_at_most_max_rows_rows(kb, monkeypatch):
     round keeps 10 of them, spread over the pursuit, so they cannot swamp the expert's rows."""
     noop = PRIMITIVE_ID["noop"]
     monkeypatch.setattr(dagger.SampledPolicy, "act", lambda self, obs, codes: np.full(len(codes), noop))
-    monkeypatch.setattr("skills.learned.data.PURSUIT_CAP", 40)
+    monkeypatch.setattr("training.controller.data.PURSUIT_CAP", 40)
     net = GoalNet(net_shape(make_vocab(kb)))
     full, st_full = dagger.dagger_round(net, kb, pursuits=2, seed=2, n_envs=2)
     capped, st_cap = dagger.dagger_round(net, kb, pursuits=2, seed=2, n_envs=2, max_rows=10)

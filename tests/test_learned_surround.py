@@ -51,10 +51,10 @@ def test_faced_is_the_cell_that_attack_hits(kb):
 def test_a_net_with_the_surroundings_and_faced_inputs_learns(kb):
     import torch
 
-    from skills.learned.data import collect
     from skills.learned.features import net_shape
-    from skills.learned.fit import fit
     from skills.learned.model import GoalNet
+    from training.controller.data import collect
+    from training.controller.fit import fit
     from worlds.gridworld.spec import make_vocab
 
     torch.set_num_threads(1)

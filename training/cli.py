@@ -31,7 +31,7 @@ def max_threads() -> int:
 def cmd_train_learned(a: argparse.Namespace) -> int:
     from nodes.settings import SettingsError, bounded
     from skills.learned.paths import LearnedError
-    from skills.learned.train import TrainConfig, train
+    from training.controller.train import TrainConfig, train
 
     # every count bounded (a typo of 10^12 steps would run for ever; 10^6 threads crashed torch)
     for flag, v, low, high in (("--episodes", a.episodes, 1, MAX_EPISODES), ("--steps", a.steps, 1, MAX_STEPS),

@@ -18,12 +18,12 @@ import numpy as np
 import torch
 
 from skills.learned import checkpoint
-from skills.learned.data import TRAIN_GOALS, collect, start_options
 from skills.learned.features import net_shape, time_column
-from skills.learned.fit import concat, evaluate, fit, split
 from skills.learned.model import GoalNet
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy
+from training.controller.data import TRAIN_GOALS, collect, start_options
+from training.controller.fit import concat, evaluate, fit, split
 from worlds.gridworld.spec import make_vocab
 from worlds.types import Goal
 
@@ -96,7 +96,7 @@ def setup(threads: int, seed: int, mc_version: str) -> tuple[Any, Any]:
 
 
 def train(cfg: TrainConfig, progress: bool = True) -> dict:
-    from skills.learned.rollout import rollout
+    from training.controller.rollout import rollout
 
     if cfg.kind not in ("controller", "selector"):
         raise LearnedError(f"unknown training target {cfg.kind!r}; accepted: controller, selector")

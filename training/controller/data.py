@@ -5,7 +5,7 @@ by the scripted expert (skills/experts.py); when the goal is done the same world
 next goal from where the agent stands (so states look like those the agent meets between
 a plan's goals), and after a few goals a fresh seeded world. Every step gives a row: the
 observation, the goal, the expert's action and, once the goal is reached at step T, the
-horizon h_t = T - t (DEPS 3.3). Pursuits that fail are dropped. Half the worlds are scatter maps (skills/learned/scenes.py:
+horizon h_t = T - t (DEPS 3.3). Pursuits that fail are dropped. Half the worlds are scatter maps (training/controller/scenes.py:
 trees, sand and animals at set distances on a plain), so that the horizon is learned from
 how far a source is, not only from the goal's kind.
 
@@ -23,8 +23,8 @@ import torch
 
 from skills.experts import Expert
 from skills.learned.features import encode_extras, encode_obs, mining_column
-from skills.learned.scenes import SCATTER_GOALS, training_scatter
 from skills.learned.surround import KEY, around, observe_batch
+from training.controller.scenes import SCATTER_GOALS, training_scatter
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, goal_code
 from worlds.types import Goal
@@ -101,7 +101,7 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
             scatter_p: float = SCATTER_P, keep_failed: bool = False,
             max_rows: int = 0) -> tuple[dict[str, torch.Tensor], dict]:
     """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
-    A share `scatter_p` of the worlds are scatter maps (skills/learned/scenes.py).
+    A share `scatter_p` of the worlds are scatter maps (training/controller/scenes.py).
     `keep_failed` (DAgger): the rows of failed pursuits are kept too, with horizon -1 (none):
     a learner's failed pursuit is where it most needs the expert's labels.
     `max_rows`: at most this many rows per pursuit (0: all), spread evenly over it (DAgger: a learner

@@ -12,8 +12,8 @@ import numpy as np
 
 from skills.experts import Expert
 from skills.learned.controller import ATTACK, BUILDING, NO_ITEM, hold_attack
-from skills.learned.data import safe_act
 from skills.learned.surround import KEY, around
+from training.controller.data import safe_act
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES, goal_code
 from worlds.types import Goal

@@ -1,11 +1,11 @@
 """DAgger fine-tuning of a trained controller checkpoint (Ross et al. 2011).
 
-    python -m skills.learned.dagger --init skills/checkpoints/controller-bc.pt --out DIR --rounds 2
+    python -m training.controller.dagger --init skills/checkpoints/controller-bc.pt --out DIR --rounds 2
 
 Behaviour cloning alone leaves the policy wandering: it never saw the states its own
 mistakes lead to. Each round here lets the current policy act on fresh worlds (sampled at
 the controller's own temperature, as `deps run --controller learned` does), labels every
-state it visits with the scripted expert's action from that state (skills/learned/data.py,
+state it visits with the scripted expert's action from that state (training/controller/data.py,
 `collect(policy=...)`), adds those rows to fresh behaviour-cloning rows and fine-tunes the
 network from where it was for `--steps` steps. The card records every round.
 """
@@ -24,11 +24,11 @@ import numpy as np
 import torch
 
 from skills.learned import checkpoint
-from skills.learned.data import TRAIN_GOALS, collect
 from skills.learned.features import net_shape, time_column
-from skills.learned.fit import concat, evaluate, fit, split
 from skills.learned.model import GoalNet
 from skills.learned.policy import GoalPolicy
+from training.controller.data import TRAIN_GOALS, collect
+from training.controller.fit import concat, evaluate, fit, split
 
 HELD_OUT = 0.1
 
@@ -91,8 +91,8 @@ def _bar(total: int, desc: str, enabled: bool):
 
 
 def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
-    from skills.learned.rollout import rollout
-    from skills.learned.train import eval_episodes, setup
+    from training.controller.rollout import rollout
+    from training.controller.train import eval_episodes, setup
 
     t0 = time.monotonic()
     kb, vocab = setup(cfg.threads, cfg.seed, cfg.mc_version)
@@ -132,7 +132,7 @@ def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
         measured["rollout_success"] = round(sum(x["ok"] for x in res) / len(res), 3)
         measured["rollout_episodes"] = len(res)
     card = {
-        "kind": "controller", "command": cfg.command or f"python -m skills.learned.dagger --init {cfg.init} "
+        "kind": "controller", "command": cfg.command or f"python -m training.controller.dagger --init {cfg.init} "
         f"--out {cfg.out} --rounds {cfg.rounds}", "config": asdict(cfg),
         "init": {"file": str(cfg.init), "command": init_card.get("command"), "data": init_card.get("data"),
                  "wall_s": init_card.get("wall_s")},
@@ -150,7 +150,7 @@ def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m skills.learned.dagger", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m training.controller.dagger", description=__doc__.split("\n\n")[0])
     ap.add_argument("--init", required=True, help="the controller checkpoint to start from")
     ap.add_argument("--out", required=True, metavar="DIR", help="writes DIR/controller.pt and its card")
     d = DaggerConfig(init="", out="")
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     cfg = DaggerConfig(**{k: v for k, v in vars(a).items() if k != "quiet"},
-                       command="python -m skills.learned.dagger " + " ".join(sys.argv[1:] if argv is None else argv))
+                       command="python -m training.controller.dagger " + " ".join(sys.argv[1:] if argv is None else argv))
     card = finetune(cfg, progress=not a.quiet)
     print(f"wrote {card['file']} ({card['bytes']} bytes): " + json.dumps(card["measured"]), file=sys.stderr)
     print(json.dumps(card, default=str))

@@ -1,0 +1,60 @@
+"""The documents in the repository hold together: the README stays short, every page the site or the README
+points at is in the repository, no code cites a document from outside it, and every shipped weight file has a
+model card beside it. (The site itself is built with warnings as errors by `make docs`.)"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("worlds", "skills", "nodes", "agent", "training", "evaluation", "experiments", "prompts", "tests")
+
+
+def _nav_pages(nav) -> list[str]:
+    out = []
+    for item in nav:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            for value in item.values():
+                out += _nav_pages(value) if isinstance(value, list) else [value]
+    return out
+
+
+def test_readme_is_short_and_links_only_to_files_that_exist():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 200
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if "://" not in link]
+    assert "docs/index.md" in local and "docs/cli.md" in local
+    missing = [link for link in local if not (ROOT / link).exists()]
+    assert missing == []
+
+
+def test_every_page_of_the_site_navigation_exists():
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)   # no !!python tags resolved
+    pages = _nav_pages(config["nav"])
+    assert "index.md" in pages and "cli.md" in pages and "architecture.md" in pages
+    assert [p for p in pages if not (ROOT / "docs" / p).is_file()] == []
+
+
+def test_code_cites_no_document_from_outside_the_repository():
+    outside = re.compile(r"CONTRACT\.md|DESIGN\.md|\.\./shared/")
+    bad = []
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if path.name == "test_docs.py" or "node_modules" in path.parts:
+                continue
+            if outside.search(path.read_text(errors="replace")):
+                bad.append(str(path.relative_to(ROOT)))
+    assert bad == []
+
+
+def test_every_shipped_weight_file_has_a_model_card_beside_it():
+    weights = sorted((ROOT / "skills" / "checkpoints").glob("*.pt"))
+    assert weights, "the learned parts ship their checkpoints"
+    assert [w.name for w in weights if not w.with_suffix(".card.md").is_file()] == []
+    for adapter in (ROOT / "agent" / "adapters").glob("*/adapter.gguf"):
+        assert (adapter.parent / "CARD.md").is_file(), adapter

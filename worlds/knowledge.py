@@ -190,9 +190,9 @@ class KnowledgeBase:
         for r in replaced + list(patches.get("add_recipes", [])):
             add(Recipe(r["output"], int(r["count"]), dict(r["ingredients"]), bool(r["needs_table"])))
         for src, dsts in (patches.get("copy_recipes") or {}).items():
-            for r in list(by_out.get(src, {}).values()):
+            for rec in list(by_out.get(src, {}).values()):
                 for dst in dsts:
-                    add(Recipe(dst, r.count, dict(r.ingredients), r.needs_table))
+                    add(Recipe(dst, rec.count, dict(rec.ingredients), rec.needs_table))
         return {out: merge_alternatives(generalize(list(rs.values()), self._group_of))
                 for out, rs in by_out.items()}
 

@@ -82,14 +82,22 @@ def _entry(version: str, category: str) -> str | None:
     return _paths()[version].get(category)
 
 
+def _folder(version: str, category: str) -> str:
+    """The data folder of `category` for `version`; a version without it is an error."""
+    folder = _entry(version, category)
+    if folder is None:
+        raise LookupError(f"minecraft-data has no {category} for {version}")
+    return folder
+
+
 def load_items(version: str) -> dict[str, dict]:
     return {it["name"]: {"id": it["id"], "displayName": it.get("displayName", it["name"]),
                          "stackSize": it.get("stackSize", 64)}
-            for it in _load(_entry(version, "items"), "items")}
+            for it in _load(_folder(version, "items"), "items")}
 
 
 def _id_names(version: str, items: dict[str, dict]) -> dict[int, str]:
-    names = {b["id"]: b["name"] for b in _load(_entry(version, "blocks"), "blocks")}
+    names = {b["id"]: b["name"] for b in _load(_folder(version, "blocks"), "blocks")}
     names.update({v["id"]: k for k, v in items.items()})  # items win over blocks
     return names
 
@@ -106,8 +114,11 @@ def _ref(x, names: dict[int, str]) -> str | None:
 
 
 def _metadata_specific(cell, names: dict[int, str], metadata_any: set[str]) -> bool:
-    return (isinstance(cell, dict) and cell.get("metadata") not in (None, 0)
-            and names.get(cell.get("id")) not in metadata_any)
+    if not isinstance(cell, dict) or cell.get("metadata") in (None, 0):
+        return False
+    id_ = cell.get("id")
+    name = names.get(id_) if isinstance(id_, int) else None
+    return name is None or name not in metadata_any
 
 
 Variants = dict[tuple[int, int], str]   # (id, metadata) -> the variant's own name (dye:4 -> lapis_lazuli)
@@ -138,7 +149,7 @@ def load_recipes(version: str, items: dict[str, dict], metadata_any: set[str] | 
     metadata_any = metadata_any or set()
     any_for = any_variant_for or {}
     out: list[RawRecipe] = []
-    for recipes in _load(_entry(version, "recipes"), "recipes").values():
+    for recipes in _load(_folder(version, "recipes"), "recipes").values():
         for r in recipes:
             res = r["result"]
             output = _variant(res, variants) or _ref(res, names)
@@ -159,9 +170,10 @@ def load_recipes(version: str, items: dict[str, dict], metadata_any: set[str] | 
                                               and not _variant(c, variants) for c in cells):
                 continue
             refs = [_variant_name(c, names, variants, loose) for c in cells]
-            if not refs or any(n is None for n in refs):
+            named = [n for n in refs if n is not None]
+            if not refs or len(named) != len(refs):
                 continue
-            out.append(RawRecipe(output, count, tuple(sorted(Counter(refs).items())), small))
+            out.append(RawRecipe(output, count, tuple(sorted(Counter(named).items())), small))
     return out
 
 
@@ -191,7 +203,7 @@ def load_blocks(version: str, items: dict[str, dict], shears_only: dict[str, lis
     if loot_folder:
         loot = {e["block"]: e["drops"] for e in _load(loot_folder, "blockLoot")}
     blocks: dict[str, dict] = {}
-    for b in _load(_entry(version, "blocks"), "blocks"):
+    for b in _load(_folder(version, "blocks"), "blocks"):
         drops: dict[str, int] = {}
         no_silk = [d for d in loot.get(b["name"], []) if d.get("noSilkTouch")]
         only = _shears_only(b["name"], shears_only or {}) if loot.get(b["name"]) else None
@@ -213,7 +225,8 @@ def load_blocks(version: str, items: dict[str, dict], shears_only: dict[str, lis
                     drops[name] = max(drops.get(name, 0), n)
         harvest = _tool_names(b.get("harvestTools"), names)
         if tools and b["name"] in tools:
-            harvest = list(tools[b["name"]]) if tools[b["name"]] else None
+            given = tools[b["name"]]
+            harvest = list(given) if given else None
         blocks[b["name"]] = {"drops": drops, "tools": harvest, "diggable": b.get("diggable", True)}
     return blocks
 
@@ -221,7 +234,7 @@ def load_blocks(version: str, items: dict[str, dict], shears_only: dict[str, lis
 def load_entity_loot(version: str) -> tuple[str, dict[str, dict[str, int]]]:
     """(the data version the loot came from, e.g. "1.14.4"; mob -> guaranteed drops)."""
     source = version if _entry(version, "entityLoot") else nearest_with(version, "entityLoot")
-    folder = _entry(source, "entityLoot")
+    folder = _folder(source, "entityLoot")
     mobs: dict[str, dict[str, int]] = {}
     for e in _load(folder, "entityLoot"):
         drops = {}
@@ -233,4 +246,4 @@ def load_entity_loot(version: str) -> tuple[str, dict[str, dict[str, int]]]:
 
 
 def load_entity_names(version: str) -> set[str]:
-    return {e["name"] for e in _load(_entry(version, "entities"), "entities")}
+    return {e["name"] for e in _load(_folder(version, "entities"), "entities")}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, AbstractSet, Any
 
 from worlds.costs import Rate, SkillCosts, default_costs
 from worlds.recipes import MineSource, a
@@ -128,7 +128,7 @@ def option_cost(kb: "KnowledgeBase", o: Option, uc: dict[str, float] | None = No
     return c / max(o.yield_, 1)
 
 
-def best_fuel(kb: "KnowledgeBase", uc: dict[str, float] | None = None, exclude: set[str] = frozenset(),
+def best_fuel(kb: "KnowledgeBase", uc: dict[str, float] | None = None, exclude: AbstractSet[str] = frozenset(),
               smelts: int = 1) -> str | None:
     """The fuel that makes `smelts` smelts cheapest (whole fuel items: 9 coal for a coal
     block is no bargain for one smelt)."""
@@ -249,6 +249,7 @@ def closure(kb: "KnowledgeBase", item: str, count: int = 1) -> dict[str, int]:
         if k <= 0:
             continue
         opt = best_option(kb, n)
+        assert opt is not None  # visit() raised for a name without one
         units = math.ceil(k / opt.yield_)
         if opt.kind in ("mine", "kill") and not opt.inputs:  # inputs: a bucket used on a cow
             raw[n] = raw.get(n, 0) + units * opt.yield_

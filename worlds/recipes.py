@@ -183,6 +183,7 @@ def as_generic(recipes: list[Recipe], group: str, group_of: dict[str, str]) -> l
             ingredients[g] = ingredients.get(g, 0) + n
         if group in ingredients:  # re-colouring a bed with dye is not a way to get one
             continue
-        g = Recipe(group, r.count, ingredients, r.needs_table, {k: v for k, v in r.accepts.items() if k in ingredients})
-        seen.setdefault(g.key(), g)
+        generic = Recipe(group, r.count, ingredients, r.needs_table,
+                         {k: v for k, v in r.accepts.items() if k in ingredients})
+        seen.setdefault(generic.key(), generic)
     return list(seen.values())

@@ -395,7 +395,7 @@ def solve(kb: "KnowledgeBase", target: dict[str, int], inventory: dict[str, int]
     """Goals that obtain `target` ({item: count}) from `inventory`; raises Unreachable."""
     allowed = set(allowed_skills) if allowed_skills else set(ACTIONS)
     costs = costs or default_costs()
-    wanted = {}
+    wanted: dict[str, int] = {}
     for name, n in target.items():
         canon = kb.canonical(name)
         if canon is None:

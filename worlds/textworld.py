@@ -83,7 +83,8 @@ class TextWorld:
         self.target: dict[str, int] = {}
         self.fuel_credit = 0.0
         self._rng = random.Random(0)
-        self._seed, self._draws = None, 0   # the RNG's seed and how many numbers it gave
+        self._seed: int | None = None   # the RNG's seed
+        self._draws = 0                 # and how many numbers it gave
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -232,6 +233,7 @@ class TextWorld:
         usable = [s for s in sources if s.tools is None or any(self.has(t) for t in s.tools)]
         if not usable:
             s = min(sources, key=lambda s: s.tier)
+            assert s.tools is not None and s.min_tool is not None  # a source without tools is usable
             rate = self.costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
             better = " or better" if len(s.tools) > 1 else ""
             return _fail(f"needs {a(s.min_tool)}{better} to mine {s.block}", {"tool": s.min_tool}, rate.cost)
@@ -251,6 +253,7 @@ class TextWorld:
         usable = [i for i in ways if i.uses is None or kb.count(self._inv, i.uses) >= 1]
         if not usable:
             i = ways[0]
+            assert i.uses is not None  # a way that holds nothing is usable
             return _fail(f"needs {a(i.uses)} to get {item} from {i.where()}", {i.uses: 1})
         i = usable[0]
         rate = use_rate(self.costs, i)

@@ -62,7 +62,7 @@ def _wrap(deg: float) -> float:
 class Navigator:
     """Step a MineDojo-shaped env with body actions for one unit (see the module docstring)."""
 
-    def __init__(self, send: Callable[[np.ndarray], dict], rng: np.random.Generator):
+    def __init__(self, send: Callable[[np.ndarray], tuple[dict, dict]], rng: np.random.Generator):
         self.send = send           # sends one action, returns (the next observation, the step's info)
         self.rng = rng
         self.heading = "south"

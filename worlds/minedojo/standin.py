@@ -145,7 +145,9 @@ class StandinSim:
         if s == 0 and self.grid.equipment.get("mainhand") == item:
             env.equip[i, EQUIP_SLOTS.index("mainhand")] = 0
             return
-        held = self.slots[s][1]
+        slot = self.slots[s]
+        assert slot is not None  # _slot_item found an item in it
+        held = slot[1]
         self.grid.discard({item: held if n is None else min(n, held)})
 
     # ------------------------------------------------------------------ observation

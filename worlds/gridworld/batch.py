@@ -106,8 +106,8 @@ class BatchGridWorld:
     def reset_some(self, mask: np.ndarray, seeds: Sequence[int], options: dict | Sequence[dict] | None = None) -> None:
         idx = np.nonzero(np.asarray(mask, bool))[0]
         seeds = list(seeds)
-        opts = options if isinstance(options, (list, tuple)) else [options or {}] * self.n
-        for k, i in enumerate(idx):
+        opts = [options or {}] * self.n if options is None or isinstance(options, dict) else options
+        for k, i in enumerate(idx.tolist()):
             seed = check_seed(seeds[i] if len(seeds) == self.n else seeds[k])
             self._reset_one(int(i), seed, dict(opts[i] or {}))
         self.rng = np.random.default_rng([int(s) for s in self.seeds] + [self.n])
@@ -231,7 +231,7 @@ class BatchGridWorld:
         ok = np.ones(n, bool)
         events: dict[int, dict] = {}
         over = self.dead | (self.steps >= self.max_steps)
-        for i in np.nonzero(over)[0]:
+        for i in np.nonzero(over)[0].tolist():
             events[i] = {"error": f"the episode is over: {self.steps[i]} of {self.max_steps[i]} steps used"
                          if not self.dead[i] else "the episode is over: the agent died"}
         a[over] = P["noop"]
@@ -281,7 +281,7 @@ class BatchGridWorld:
         heal = (self.clock % regen == 0) & ~self.dead
         self.health[heal] = np.minimum(float(game_data()["agent_health"]), self.health[heal] + 1)
         died = (self.health <= 0) & ~self.dead
-        for i in np.nonzero(died)[0]:
+        for i in np.nonzero(died)[0].tolist():
             self.dead[i] = True
             ok[i] = False
             how = self.last_hurt[i]

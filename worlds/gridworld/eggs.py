@@ -90,4 +90,4 @@ def ground_items(env: Any, i: int, item: str) -> list[tuple[int, int, int]]:
     if item != "egg":
         return []
     live = env.egg_age[i] >= 0
-    return [tuple(int(c) for c in p) for p in env.egg_pos[i][live]]
+    return [(int(p[0]), int(p[1]), int(p[2])) for p in env.egg_pos[i][live]]

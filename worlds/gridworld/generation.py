@@ -58,8 +58,8 @@ def _noise(rng: np.random.Generator, X: int, Z: int, waves: int = 6, scale: floa
 def _blur(a: np.ndarray, times: int = 2) -> np.ndarray:
     for _ in range(times):
         p = np.pad(a, 1, mode="edge")
-        a = sum(p[1 + dx:p.shape[0] - 1 + dx, 1 + dz:p.shape[1] - 1 + dz]
-                for dx in (-1, 0, 1) for dz in (-1, 0, 1)) / 9.0
+        a = np.asarray(sum(p[1 + dx:p.shape[0] - 1 + dx, 1 + dz:p.shape[1] - 1 + dz]
+                           for dx in (-1, 0, 1) for dz in (-1, 0, 1)) / 9.0)
     return a
 
 

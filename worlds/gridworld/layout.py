@@ -50,5 +50,6 @@ def build_layout(layout: dict, vocab: Vocab, size: tuple[int, int]) -> Map:
         if name not in vocab.mob_id or name == "none":
             raise GridWorldError(f"unknown mob {name!r} in the layout; accepted: {', '.join(vocab.mobs[1:])}")
         mobs.append((vocab.mob_id[name], *inside(x, y, z, name)))
-    agent = inside(*layout.get("agent", [X // 2, ground + 1, Z // 2]), "agent")
+    ax, ay, az = layout.get("agent", [X // 2, ground + 1, Z // 2])
+    agent = inside(ax, ay, az, "agent")
     return Map(cells, np.full((X, Z), vocab.biome_id[biome], np.uint8), mobs, agent)

@@ -94,7 +94,7 @@ def _restock_animals(env: Any) -> None:
                 solid = np.nonzero(rules.solid[col])[0]
                 y = int(solid[-1]) + 1 if solid.size else 0
                 if solid.size and col[y - 1] == grass and y < env.H and col[y] == 0:
-                    if (env.mob_kind[i] == 0).any() or _make_room(env, i, low):
+                    if (env.mob_kind[i] == 0).any() or _make_room(env, int(i), low):
                         env.add_mob(i, k, x, y, z)
                     break
 

@@ -132,7 +132,7 @@ def search(terrain: Terrain, start: tuple[int, int, int], targets: list[tuple[in
     def h(s):
         return min(estimate(s, t, dig) for t in targets) - slack
 
-    start = tuple(int(v) for v in start)
+    start = (int(start[0]), int(start[1]), int(start[2]))
     frontier = [(h(start), 0, start)]   # ties on f go to the deeper node (-g): no plateau sweeps
     best = {start: 0}
     back: dict = {start: None}
@@ -178,5 +178,5 @@ def candidates(env: Any, i: int, cells: set[int], mobs: set[int], k: int = 4) ->
         ps = env.mob_pos[i, alive]
         if len(ps):
             est = np.abs(ps - np.array(pos)).sum(axis=1)
-            out += [tuple(int(v) for v in ps[j]) for j in np.argsort(est, kind="stable")[:k]]
+            out += [(int(ps[j][0]), int(ps[j][1]), int(ps[j][2])) for j in np.argsort(est, kind="stable")[:k]]
     return out

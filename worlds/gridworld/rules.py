@@ -86,6 +86,7 @@ class Rules:
         """'needs a stone_pickaxe or better to mine iron_ore'."""
         t = self.min_tool[cell]
         block = self.vocab.block_of[cell]
+        assert t is not None, f"{block} needs no tool"  # asked only of cells that need one
         better = " or better" if t and not t.endswith("shears") else ""
         return f"needs {a(t)}{better} to mine {block}"
 
@@ -119,7 +120,7 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
     placed_only = np.array([bool(r.get("placed")) for r in rows])
     cell_kind = np.array([TOOL_KINDS.index(r["tool_kind"]) if r.get("tool_kind") else -1 for r in rows])
 
-    tools = [(n, _tool_parts(n)) for n in v.items if _tool_parts(n)]
+    tools = [(n, p) for n, p in ((n, _tool_parts(n)) for n in v.items) if p]
     speeds = d["tool_speed"]
     tool_items = np.array([v.item_id[n] for n, _ in tools], dtype=np.int64)
     tool_kind = np.array([TOOL_KINDS.index(p[1]) for _, p in tools])
@@ -160,9 +161,10 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
                 mob_drop_vec[m, v.item_id[k]] = n
     chance = [[(v.item_id[k], float(p)) for k, p in kb.chance_drops(v.block_of[c]).items() if k in v.item_id]
               if c > 1 and not placed_only[c] and v.block_of[c] in kb.blocks() else [] for c in range(C)]
-    mob_chance = [[]] + [[(v.item_id[k], float(p)) for k, p in kb.mob_chance_drops(v.mobs[m]).items()
-                          if k in v.item_id] for m in range(1, M)]
-    by_block: dict[str, list] = {}
+    mob_chance: list[list[tuple[int, float]]] = [[]]
+    mob_chance += [[(v.item_id[k], float(p)) for k, p in kb.mob_chance_drops(v.mobs[m]).items()
+                    if k in v.item_id] for m in range(1, M)]
+    by_block: dict[str | None, list] = {}   # looked up by cell, whose block may be None
     for name in kb.item_names():
         for src in kb.mine_sources(name):
             if src.with_tool and src.tools and src.item in v.item_id:

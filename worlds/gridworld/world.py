@@ -169,7 +169,8 @@ class GridWorld:
 
     @property
     def position(self) -> tuple[int, int, int]:
-        return tuple(int(c) for c in self.env.pos[self.i])
+        x, y, z = (int(c) for c in self.env.pos[self.i])
+        return x, y, z
 
     @property
     def dead(self) -> bool:
@@ -200,7 +201,7 @@ class GridWorld:
         r = 2
         box = env.cells[i, max(0, x - r):x + r + 1, max(0, z - r):z + r + 1, max(0, y - r):y + r + 1]
         ids = [int(c) for c in np.unique(box)]   # cell names and the version's block names (tallgrass)
-        blocks = sorted(({v.cells[c] for c in ids} | {v.block_of[c] for c in ids if v.block_of[c]}) - {"air", "void"})
+        blocks = sorted(({v.cells[c] for c in ids} | {b for b in (v.block_of[c] for c in ids) if b}) - {"air", "void"})
         near = (env.mob_kind[i] > 0) & (np.abs(env.mob_pos[i] - env.pos[i]) <= r).all(axis=1)
         mobs = sorted({v.mobs[k] for k in env.mob_kind[i][near]})
         below = int(env.cells[i, x, z, y - 1]) if y >= 1 else 1

@@ -39,10 +39,10 @@ def run_name(runnable: Any) -> str:
     try:
         from langgraph.config import get_config
 
-        meta = get_config().get("metadata") or {}
+        meta: dict[str, Any] = get_config().get("metadata") or {}
     except RuntimeError:   # called outside a graph run (a test, the teacher)
         meta = {}
-    node = meta.get("langgraph_node")
+    node = meta.get("langgraph_node") or ""   # "" as None: no node, the role is "llm"
     role = {"plan": f"{meta.get('planner', '')} planner".strip(), "explain": "explainer"}.get(node, node or "llm")
     return f"{role} · {_model_name(runnable)}"
 

@@ -40,7 +40,7 @@ def describe_outcomes(state: AgentState) -> str:
     return text + f" My inventory now has {inventory_text(state.get('inventory', {}))}."
 
 
-def recipe_hints(missing: dict, kb, depth: int = 3) -> str:
+def recipe_hints(missing: dict | None, kb, depth: int = 3) -> str:
     """What the game's recipe book says about the missing items (tools included), and
     about what those are made of, down to `depth` levels."""
     from worlds.options import best_option, describe_option

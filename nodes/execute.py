@@ -97,8 +97,9 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     record = {"plan": plan_no, "step": i, "goal": goal_dict, **outcome}
     update: dict = {"outcomes": [record], "inventory": world.inventory, "env_steps": world.steps,
                     "status": "running", "failure_reason": None}
-    if callable(getattr(world, "snapshot", None)):
-        update["world"] = world.snapshot()
+    snapshot = getattr(world, "snapshot", None)   # an optional extra of some worlds
+    if callable(snapshot):
+        update["world"] = snapshot()
 
     spent = usage(state)
     tokens = spent.get("tokens_in", 0) + spent.get("tokens_out", 0)

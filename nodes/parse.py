@@ -56,7 +56,8 @@ def parse_call(text: str) -> Goal:
         obj = {obj: 1}
     if not isinstance(obj, dict) or not obj:
         raise ValueError(f"{action}() needs an object like {{'log': 1}}: {text!r}")
-    materials, tool = {}, None
+    materials: object = {}   # checked below: a dict of counts
+    tool = None
     if action in TRAVEL:   # find({'pig':1}, {'time':'night'}): the conditions, not materials
         where = kw.pop("where", None) if "where" in kw else (args.pop(0) if args else None)
         if where is not None and not isinstance(where, dict):

@@ -41,7 +41,9 @@ def redact_llm(spec: str) -> str:
     shown = f"[{host}]" if ":" in host else host
     if port:
         shown = f"{shown}:{port}"
-    authority, tail = re.match(r"([^/?#]*)(.*)", text.split("://", 1)[1], re.S).groups()
+    m = re.match(r"([^/?#]*)(.*)", text.split("://", 1)[1], re.S)
+    assert m is not None  # both groups match the empty string
+    authority, tail = m.groups()
     rest = authority.rpartition("@")[2] + tail
     digest = hashlib.sha256(rest.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{scheme}://{shown}~{digest}"

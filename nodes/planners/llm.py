@@ -52,11 +52,11 @@ def plan_schema(kb: Any) -> dict:
 
     items, mobs, tools = plan_vocabulary(kb)
     names = sorted(set(items) | set(mobs))
-    tools = ["none", *tools]
+    tool_names = ["none", *tools]
     schema = json.loads(json.dumps(PLAN_SCHEMA))
     props = schema["properties"]["goals"]["items"]["properties"]
     props["item"] = {"type": "string", "enum": names}
-    props["tool"] = {"type": "string", "enum": tools}
+    props["tool"] = {"type": "string", "enum": tool_names}
     props["materials"]["items"]["properties"]["item"] = {"type": "string", "enum": names}
     return schema
 
@@ -120,10 +120,11 @@ class DialoguePlanner:
 
     def messages(self, req: PlanRequest) -> list:
         msgs = [AIMessage(_code_lines_to_json(m.content))
-                if self.structured and isinstance(m, AIMessage) and "(" in m.content else m
+                if self.structured and isinstance(m, AIMessage) and isinstance(m.content, str) and "(" in m.content
+                else m
                 for m in prompts.chat(self.prompt)]
         if self.structured:
-            msgs[0] = SystemMessage(msgs[0].content + "\nWrite the plan as JSON: {\"goals\": [{\"action\", "
+            msgs[0] = SystemMessage(str(msgs[0].content) + "\nWrite the plan as JSON: {\"goals\": [{\"action\", "
                                     "\"item\", \"count\", \"materials\": [{\"item\", \"count\"}], \"tool\"}, ...]}.")
         rounds, left_out = self.window(req)
         start_inv = "My inventory is empty." if not req.task.inventory else \
@@ -146,7 +147,7 @@ class DialoguePlanner:
                 explanation=req.explanations[r] if r < len(req.explanations) else "",
                 task=f"obtain {target_text(req.task.target)}").strip()))
             if left_out and r == rounds[0] and r + 1 == left_out[0]:
-                msgs[-1] = HumanMessage(msgs[-1].content + " " + _summary(req, left_out))
+                msgs[-1] = HumanMessage(str(msgs[-1].content) + " " + _summary(req, left_out))
         return msgs
 
     def window(self, req: PlanRequest) -> tuple[list[int], list[int]]:

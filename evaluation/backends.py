@@ -4,6 +4,7 @@ the caller's callbacks as it comes, and stop early when told to."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import inspect
 import os
@@ -41,11 +42,76 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
+class DaemonExecutor(concurrent.futures.ThreadPoolExecutor):
+    """An executor whose every call runs in a new daemon thread, and whose shutdown never waits:
+    on Ctrl-C the eval's loop closes at once, leaving a call blocked on the LLM behind (the
+    default executor would wait for it: minutes, with retries)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
+        import threading
+
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+
+        def work() -> None:
+            if not fut.set_running_or_notify_cancel():
+                return
+            try:
+                fut.set_result(fn(*args, **kwargs))
+            except BaseException as exc:  # noqa: BLE001 - handed to whoever waits on the future
+                fut.set_exception(exc)
+
+        threading.Thread(target=work, daemon=True, name="deps-episode").start()
+        return fut
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        return None
+
+
+def run_loop(coro: Any) -> Any:
+    """asyncio.run(coro), with DaemonExecutor as the loop's default executor (Ctrl-C: see it)."""
+    def new_loop() -> asyncio.AbstractEventLoop:
+        loop = asyncio.new_event_loop()
+        loop.set_default_executor(DaemonExecutor())
+        return loop
+
+    with asyncio.Runner(loop_factory=new_loop) as runner:
+        return runner.run(coro)
+
+
+async def _in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)` in a daemon thread, awaited. Unlike asyncio.to_thread, Ctrl-C never
+    waits for it: an episode blocked on the LLM (minutes, with retries) is left behind when the
+    eval stops, and what was finished is already stored."""
+    import contextvars
+    import threading
+
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future = loop.create_future()
+    ctx = contextvars.copy_context()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not fut.done():
+            (fut.set_result if ok else fut.set_exception)(value)
+
+    def work() -> None:
+        try:
+            result, ok = ctx.run(fn, *args, **kwargs), True
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            result, ok = exc, False
+        try:
+            loop.call_soon_threadsafe(settle, ok, result)
+        except RuntimeError:   # the loop is gone: the eval was stopped
+            pass
+
+    threading.Thread(target=work, daemon=True, name="deps-episode").start()
+    return await fut
+
+
 async def _call_episode(fn: EpisodeFn, task: Task, settings: RunSettings, llm: Any) -> dict[str, Any]:
     if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__):
         res = await fn(task, settings, llm=llm)
     else:  # a plain function: keep the loop free, run it in a thread
-        res = await asyncio.to_thread(fn, task, settings, llm=llm)
+        res = await _in_daemon_thread(fn, task, settings, llm=llm)
         if inspect.isawaitable(res):
             res = await res
     if not isinstance(res, dict):

@@ -15,7 +15,6 @@
 """
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import sys
@@ -32,6 +31,7 @@ from evaluation.backends import (
     needs_llm,
     one_line,
     run_local,
+    run_loop,
     run_ray,
 )
 from evaluation.identity import (
@@ -230,13 +230,13 @@ def _run_eval(
                     run_ray(pending, settings, fn or default_episode_fn(), workers, ray_address,
                              on_result, on_error, stop)
                 elif fn is not None or llm is not None or not needs_llm(settings):
-                    asyncio.run(run_local(pending, settings, fn or default_episode_fn(), llm, workers,
+                    run_loop(run_local(pending, settings, fn or default_episode_fn(), llm, workers,
                                            on_result, on_error, stop))
                 else:
                     fn = default_episode_fn()
                     with OpenLLM(settings, workers) as handle:
                         try:
-                            asyncio.run(run_local(pending, settings, fn, handle, workers,
+                            run_loop(run_local(pending, settings, fn, handle, workers,
                                                    on_result, on_error, stop))
                         finally:   # calls, retries, calls failed for good; faults injected
                             llm_stats = handle.stats() if callable(getattr(handle, "stats", None)) else None

@@ -374,3 +374,42 @@ def test_a_corrupt_mp5_memory_fails_the_open_check_in_one_line(tmp_path, bad):
     with pytest.raises(MemoryFolderError, match="is corrupt") as e:
         VectorStore(folder, "performer")
     assert "\n" not in str(e.value)
+
+
+# ------------------------------------------------------------------ Ctrl-C
+def test_ctrl_c_stops_an_eval_waiting_on_the_llm_within_seconds_and_keeps_what_finished(tmp_path):
+    """The first episode is answered at once, the second waits on a slow LLM; SIGINT then stops
+    the eval in seconds (not after the LLM's timeout), exit 130, with the first episode stored."""
+    import signal
+    import time
+
+    from experiments.fault_drill import ReplayLLM, serve
+
+    class SlowAfterFirst(ReplayLLM):
+        posts = 0
+
+        def do_POST(self) -> None:
+            type(self).posts += 1
+            self.delay_s = 0.0 if type(self).posts <= 1 else 120.0
+            super().do_POST()
+
+    SlowAfterFirst.need_auth, SlowAfterFirst.seen_auth = None, []
+    srv, url = serve(SlowAfterFirst)
+    out = tmp_path / "out"
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "agent.cli", "eval", "--suite", "deps71",
+                              "--tasks", "CraftStoneSword,CraftWoodenPickaxe", "--llm", f"{url}/v1#replay",
+                              "--inventory", json.dumps({"planks": 10, "stick": 4}), "--max-rounds", "0",
+                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        deadline = time.monotonic() + 120
+        while SlowAfterFirst.posts < 2 and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.2)
+        assert SlowAfterFirst.posts >= 2, p.communicate(timeout=30)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)     # seconds, where it used to wait out the LLM (minutes)
+    finally:
+        srv.shutdown()
+    assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    stored = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines() if x.strip()]
+    assert len(stored) == 1 and stored[0]["success"]       # the episode answered at once; the other never ended

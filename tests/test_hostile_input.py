@@ -413,3 +413,38 @@ def test_ctrl_c_stops_an_eval_waiting_on_the_llm_within_seconds_and_keeps_what_f
     assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
     stored = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines() if x.strip()]
     assert len(stored) == 1 and stored[0]["success"]       # the episode answered at once; the other never ended
+
+
+# ------------------------------------------------------------------ no traceback, whatever the input
+def test_the_cli_loaders_answer_arbitrary_files_without_a_traceback(tmp_path_factory):
+    """Hypothesis writes arbitrary bytes (and JSON-ish text) as a suite file, a trace and an eval
+    summary; `deps tasks`, `deps trace show|html` and `deps compare` answer each with a result or
+    one line (exit 0 or 2), never a traceback or an 'unexpected' line."""
+    import contextlib
+    import io
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    json_ish = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+                            lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
+                            max_leaves=12)
+    content = st.binary(max_size=300) | json_ish.map(lambda v: json.dumps(v).encode())
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(suite=content, trace=st.lists(content, max_size=5), summary=content,
+           suffix=st.sampled_from([".json", ".yaml"]))
+    def check(suite, trace, summary, suffix):
+        d = tmp_path_factory.mktemp("fuzz")
+        (d / f"suite{suffix}").write_bytes(suite)
+        (d / "trace.jsonl").write_bytes(b"\n".join(trace))
+        (d / "summary.json").write_bytes(summary)
+        for argv in (["tasks", "--suite", str(d / f"suite{suffix}")], ["trace", "show", str(d)],
+                     ["trace", "html", str(d), "-o", str(d / "page.html")], ["compare", str(d)]):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                rc = main(argv)
+            assert rc in (0, 2), (argv, err.getvalue())
+            assert "Traceback" not in err.getvalue() and "unexpected" not in err.getvalue(), err.getvalue()
+
+    check()

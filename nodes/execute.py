@@ -73,12 +73,13 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     world, task = ctx.world, ctx.task
     plan_no = len(state["plans"]) - 1
     i = state.get("current")
-    if state.get("no_plan"):                # the planner knows no plan can reach the task: end now
+    if state.get("no_plan"):                # the planner knows no plan can reach the task (or loops): end now
+        why = state["no_plan"]
+        why = why if why.startswith("the planner is looping") else f"no plan is possible: {why}"
         return {"outcomes": [{"plan": plan_no, "step": None, "goal": None, "ok": False,
-                              "error": f"no plan is possible: {state['no_plan']}", "steps": 0, "gained": {},
-                              "missing": dict(task.target)}],
+                              "error": why, "steps": 0, "gained": {}, "missing": dict(task.target)}],
                 "inventory": world.inventory, "env_steps": world.steps, "status": "failed",
-                "failure_reason": f"no plan is possible: {state['no_plan']}"}
+                "failure_reason": why}
     if i is None:
         if state.get("goals"):
             error = f"I did every step of the plan but I do not have {_target_text(task.target)}"

@@ -73,8 +73,8 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     world, task = ctx.world, ctx.task
     plan_no = len(state["plans"]) - 1
     i = state.get("current")
-    if state.get("no_plan"):                # the planner knows no plan can reach the task (or loops): end now
-        why = state["no_plan"]
+    why = state.get("no_plan")
+    if why:                # the planner knows no plan can reach the task (or loops): end now
         why = why if why.startswith("the planner is looping") else f"no plan is possible: {why}"
         return {"outcomes": [{"plan": plan_no, "step": None, "goal": None, "ok": False,
                               "error": why, "steps": 0, "gained": {}, "missing": dict(task.target)}],

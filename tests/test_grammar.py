@@ -19,7 +19,37 @@ def _rules(grammar: str) -> dict[str, str]:
 
 
 def _names(rule: str) -> set[str]:
-    return set(re.findall(r'"([a-z_0-9]+)"', rule))
+    """Every string a finite GBNF rule body matches: quoted literals, ( ) groups, | and ?, as the
+    grammar writes its item names (as tries: "a" ("cacia_" ("boat" | "door") | "pple"))."""
+    tokens = re.findall(r'"[^"]*"|[()|?]', rule)
+    pos = 0
+
+    def alternation() -> set[str]:
+        nonlocal pos
+        out = sequence()
+        while pos < len(tokens) and tokens[pos] == "|":
+            pos += 1
+            out |= sequence()
+        return out
+
+    def sequence() -> set[str]:
+        nonlocal pos
+        out = {""}
+        while pos < len(tokens) and tokens[pos] not in ("|", ")"):
+            if tokens[pos] == "(":
+                pos += 1
+                part = alternation()
+                pos += 1   # the closing ")"
+            else:
+                part = {tokens[pos][1:-1]}
+                pos += 1
+            if pos < len(tokens) and tokens[pos] == "?":
+                pos += 1
+                part = part | {""}
+            out = {a + b for a in out for b in part}
+        return out
+
+    return alternation() - {""}
 
 
 def test_a_plan_for_one_item_ends_with_the_line_that_makes_it(kb):

@@ -445,6 +445,8 @@ def test_the_cli_loaders_answer_arbitrary_files_without_a_traceback(tmp_path_fac
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                 rc = main(argv)
             assert rc in (0, 2), (argv, err.getvalue())
-            assert "Traceback" not in err.getvalue() and "unexpected" not in err.getvalue(), err.getvalue()
+            # the CLI's catch-all says "(unexpected; run again with --debug ...)"; a decoder's own
+            # words ("unexpected end of data") inside a clear one-line answer are fine
+            assert "Traceback" not in err.getvalue() and "(unexpected;" not in err.getvalue(), err.getvalue()
 
     check()

@@ -4,6 +4,7 @@ From Python (docs/python-api.md):
 
     from agent import make_graph, run_episode
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 __all__ = ["make_graph", "run_episode"]
 
 
-def __getattr__(name: str) -> Any:   # imported on first use, so `import agent.cli` stays light
+def __getattr__(name: str) -> Any:  # imported on first use, so `import agent.cli` stays light
     if name in __all__:
         from agent import api
 

@@ -19,6 +19,7 @@ they are gone (another process), the world is restored from the state's snapshot
 at (and edit, with `graph.update_state`) the plan and the selected goal, LangGraph's
 human-in-the-loop; resume with `graph.invoke(None, config)`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -39,6 +40,7 @@ MAX_CACHED_RUNS = 16
 
 class EpisodeInput(TypedDict, total=False):
     """What a run is given: the task (a task id such as CraftWoodenPickaxe, or an instruction)."""
+
     task: str
 
 
@@ -46,6 +48,7 @@ class EpisodeInput(TypedDict, total=False):
 class EpisodeContext:
     """One episode's settings as plain data (the `deps run` flags). `task` here is used when the
     input names none."""
+
     task: str = "CraftWoodenPickaxe"
     planner: str = "deps"
     world: str = "textworld"
@@ -61,7 +64,7 @@ class EpisodeContext:
     max_rounds: int = 12
     max_tokens: int = 200_000
     inventory: dict[str, int] = field(default_factory=dict)
-    options: dict[str, dict[str, Any]] = field(default_factory=dict)   # part name -> {option: value}
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # part name -> {option: value}
 
     def settings(self) -> RunSettings:
         values = asdict(self)
@@ -91,32 +94,41 @@ def context_schema() -> type:
 
     return create_model(
         "EpisodeContext",
-        task=(str, Field("CraftWoodenPickaxe", description="used when the input names no task: a task id "
-                                                        "(deps tasks) or an instruction naming an item")),
+        task=(
+            str,
+            Field(
+                "CraftWoodenPickaxe",
+                description="used when the input names no task: a task id "
+                "(deps tasks) or an instruction naming an item",
+            ),
+        ),
         planner=choice("planner", "deps", "who writes the plan"),
         world=choice("world", "textworld", "where the agent acts"),
-        selector=choice("selector", None, "which ready goal runs next (default: horizon where trained, else "
-                                          "fixed)"),
-        controller=choice("controller", None, "what drives a goal in the world (default: learned where "
-                                              "trained, else scripted)"),
-        explainer=choice("explainer", None, "who explains a failure (default: the LLM where the planner has "
-                                            "one)"),
-        llm=(str, Field("local", description="local (the embedded model), PROVIDER:MODEL, or an "
-                                             "OpenAI-compatible base URL")),
+        selector=choice("selector", None, "which ready goal runs next (default: horizon where trained, else fixed)"),
+        controller=choice(
+            "controller", None, "what drives a goal in the world (default: learned where trained, else scripted)"
+        ),
+        explainer=choice("explainer", None, "who explains a failure (default: the LLM where the planner has one)"),
+        llm=(
+            str,
+            Field("local", description="local (the embedded model), PROVIDER:MODEL, or an OpenAI-compatible base URL"),
+        ),
         mc_version=(Literal[MC_VERSIONS], Field("1.11.2", description="the Minecraft data version")),
         knowledge=(Literal[KNOWLEDGE], Field("target", description="recipe facts in the planner's prompt")),
         seed=(int, Field(0, ge=0, description="the random seed")),
         max_rounds=(int, Field(12, ge=0, description="re-planning rounds allowed (0: never re-plan)")),
         max_tokens=(int, Field(200_000, ge=1, description="token budget of the episode")),
         inventory=(dict[str, int], Field(default_factory=dict, description="initial inventory, item -> count")),
-        options=(dict[str, dict[str, Any]], Field(default_factory=dict, description="a part's own options, e.g. "
-                                                  "{\"rider\": {\"revisions\": 3}}")),
+        options=(
+            dict[str, dict[str, Any]],
+            Field(default_factory=dict, description='a part\'s own options, e.g. {"rider": {"revisions": 3}}'),
+        ),
     )
 
 
 _lock = threading.Lock()
-_runs: OrderedDict[str, AgentContext] = OrderedDict()          # checkpointed threads, the latest kept
-_invocations: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # one-off runs, while they run
+_runs: OrderedDict[str, AgentContext] = OrderedDict()  # checkpointed threads, the latest kept
+_invocations: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one-off runs, while they run
 _llms: dict[str, Any] = {}
 _exits = contextlib.ExitStack()
 
@@ -156,8 +168,13 @@ def _as_request(context: Any) -> EpisodeContext:
     if context is None:
         return EpisodeContext()
     values = context if isinstance(context, dict) else context.model_dump()
-    return EpisodeContext(**{k: v for k, v in values.items() if v is not None or k in
-                             ("selector", "controller", "explainer", "parser", "describer")})
+    return EpisodeContext(
+        **{
+            k: v
+            for k, v in values.items()
+            if v is not None or k in ("selector", "controller", "explainer", "parser", "describer")
+        }
+    )
 
 
 def episode_context(context: Any, state: dict) -> AgentContext:
@@ -179,7 +196,7 @@ def episode_context(context: Any, state: dict) -> AgentContext:
             task = Task(**given) if isinstance(given, dict) else resolve_task(given or request.task, kb)
             ctx = build_context(task, settings, _llm(settings), kb)
             restore = getattr(ctx.world, "restore", None)
-            if state.get("world") and callable(restore):   # parts rebuilt for a checkpointed run: its world back
+            if state.get("world") and callable(restore):  # parts rebuilt for a checkpointed run: its world back
                 restore(state["world"])
             runs[key] = ctx
             while len(_runs) > MAX_CACHED_RUNS:
@@ -199,8 +216,13 @@ def _with_parts(node: Any) -> Any:
 def make_graph(checkpointer: Any = None, *, interrupt_before_execute: bool = False) -> Any:
     """The DEPS loop, compiled, taking `{"task": ...}` as input and an `EpisodeContext` (or a dict
     of its fields) as context."""
-    return build_graph(checkpointer, wrap=_with_parts, context_schema=context_schema(), input_schema=EpisodeInput,
-                       interrupt_before=["execute"] if interrupt_before_execute else None)
+    return build_graph(
+        checkpointer,
+        wrap=_with_parts,
+        context_schema=context_schema(),
+        input_schema=EpisodeInput,
+        interrupt_before=["execute"] if interrupt_before_execute else None,
+    )
 
 
 def run_episode(task: str, **settings: Any) -> dict:

@@ -1,5 +1,6 @@
 """sha256 of files, cached per path, size and mtime (a GGUF model is ~100 MB): what a
 dataset card or an adapter names its base model by."""
+
 from __future__ import annotations
 
 import hashlib

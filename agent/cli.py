@@ -1,5 +1,6 @@
 """The `deps` command line (its contract: docs/cli.md). Human progress goes to stderr; with --json the
 result is one JSON object on the last line of stdout. Bad input: one line, exit 2."""
+
 from __future__ import annotations
 
 import argparse
@@ -94,8 +95,10 @@ class _LLMProgress:
         self.calls += 1
         self.tokens_in += event["tokens_in"]
         self.tokens_out += event["tokens_out"]
-        _err(f"[llm] reply in {event['seconds']:.1f} s: {event['tokens_in']}+{event['tokens_out']} tokens "
-             f"({self.calls} call(s), {self.tokens_in}+{self.tokens_out} tokens so far)")
+        _err(
+            f"[llm] reply in {event['seconds']:.1f} s: {event['tokens_in']}+{event['tokens_out']} tokens "
+            f"({self.calls} call(s), {self.tokens_in}+{self.tokens_out} tokens so far)"
+        )
 
     @staticmethod
     def _tick(stop: Any, t0: float) -> None:
@@ -119,25 +122,31 @@ def _stored_run(trace_dir: str | None, thread: str, llm: str | None = None) -> t
         settings = RunSettings.from_dict(rec["settings"])
         task = Task(**rec["task"])
     except (TypeError, ValueError, AttributeError) as e:
-        raise UserError(f"the start of run {thread!r} in {trace_dir} is not one deps wrote ({e}); accepted: "
-                        "a folder written by deps run --trace-dir") from None
+        raise UserError(
+            f"the start of run {thread!r} in {trace_dir} is not one deps wrote ({e}); accepted: "
+            "a folder written by deps run --trace-dir"
+        ) from None
     settings.trace_dir = trace_dir
     if llm:
         settings.llm = llm
-    elif "://" in str(settings.llm) or "***" in str(settings.llm):   # never a URL read from a file
-        raise UserError(f"run {thread!r} used the LLM at {redact_llm(settings.llm)}; a resumed or replayed run "
-                        "takes a URL endpoint from the command line only: give it again with --llm")
+    elif "://" in str(settings.llm) or "***" in str(settings.llm):  # never a URL read from a file
+        raise UserError(
+            f"run {thread!r} used the LLM at {redact_llm(settings.llm)}; a resumed or replayed run "
+            "takes a URL endpoint from the command line only: give it again with --llm"
+        )
     return task, settings.validate()
 
 
 def _report_run(result: dict, json_out: bool) -> int:
     verdict = "SUCCESS" if result["success"] else f"FAILED ({result['failure_reason']})"
-    _err(f"{verdict}: {result['env_steps']} env steps, {result['rounds']} re-plan round(s), "
-         f"{result['llm_calls']} LLM call(s), {result['tokens_in']}+{result['tokens_out']} tokens, "
-         f"{result['wall_s']} s; thread {result['thread']}")
+    _err(
+        f"{verdict}: {result['env_steps']} env steps, {result['rounds']} re-plan round(s), "
+        f"{result['llm_calls']} LLM call(s), {result['tokens_in']}+{result['tokens_out']} tokens, "
+        f"{result['wall_s']} s; thread {result['thread']}"
+    )
     if json_out:
         _emit_json(result)
-    return 1 if result.get("llm_failed") else 0   # a failed episode is a result; a failed LLM is not
+    return 1 if result.get("llm_failed") else 0  # a failed episode is a result; a failed LLM is not
 
 
 def _prestart_llm(settings: RunSettings) -> None:
@@ -159,7 +168,7 @@ def _prestart_llm(settings: RunSettings) -> None:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    if not a.resume and a.task:   # the server loads while the graph's libraries import
+    if not a.resume and a.task:  # the server loads while the graph's libraries import
         _prestart_llm(_settings(a))
     from agent.runner import new_thread, resolve_task, run_episode
     from worlds.knowledge import load_kb
@@ -173,10 +182,18 @@ def cmd_run(a: argparse.Namespace) -> int:
         settings = _settings(a)
         task = resolve_task(a.task, load_kb(settings.mc_version))
         thread = new_thread(task)
-    _err(f"task {task.id}: {task.instruction} -> {task.target} (max {task.max_steps} steps), "
-         f"planner {settings.planner}, world {settings.world}, llm {redact_llm(settings.llm)}; thread {thread}")
-    result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=thread,
-                         resume=bool(a.resume), on_llm=None if a.quiet else _LLMProgress())
+    _err(
+        f"task {task.id}: {task.instruction} -> {task.target} (max {task.max_steps} steps), "
+        f"planner {settings.planner}, world {settings.world}, llm {redact_llm(settings.llm)}; thread {thread}"
+    )
+    result = run_episode(
+        task,
+        settings,
+        on_update=None if a.quiet else _progress,
+        thread=thread,
+        resume=bool(a.resume),
+        on_llm=None if a.quiet else _LLMProgress(),
+    )
     code = _report_run(result, a.json)
     return code or (1 if a.exit_code and not result["success"] else 0)
 
@@ -198,11 +215,17 @@ def cmd_trace(a: argparse.Namespace) -> int:
 def cmd_replay(a: argparse.Namespace) -> int:
     from agent.runner import run_episode
 
-    bounded("--from", a.from_step, 0, 10**9)   # a checkpoint step (deps trace show lists them)
+    bounded("--from", a.from_step, 0, 10**9)  # a checkpoint step (deps trace show lists them)
     task, settings = _stored_run(a.trace_dir, a.thread, llm=a.llm)
     _err(f"replaying {a.thread} from step {a.from_step} with llm {redact_llm(settings.llm)}")
-    result = run_episode(task, settings, on_update=None if a.quiet else _progress, thread=a.thread,
-                         from_step=a.from_step, on_llm=None if a.quiet else _LLMProgress())
+    result = run_episode(
+        task,
+        settings,
+        on_update=None if a.quiet else _progress,
+        thread=a.thread,
+        from_step=a.from_step,
+        on_llm=None if a.quiet else _LLMProgress(),
+    )
     return _report_run(result, a.json)
 
 
@@ -210,9 +233,18 @@ def cmd_tasks(a: argparse.Namespace) -> int:
     from worlds.tasks import load_suite
 
     tasks = load_suite(a.suite)
-    rows = [{"id": t.id, "group": t.group, "instruction": t.instruction, "target": t.target,
-             "max_steps": t.max_steps, **({"inventory": t.inventory} if t.inventory else {}),
-             **({"biome": t.biome} if t.biome else {})} for t in tasks]
+    rows = [
+        {
+            "id": t.id,
+            "group": t.group,
+            "instruction": t.instruction,
+            "target": t.target,
+            "max_steps": t.max_steps,
+            **({"inventory": t.inventory} if t.inventory else {}),
+            **({"biome": t.biome} if t.biome else {}),
+        }
+        for t in tasks
+    ]
     if a.json:
         _emit_json({"suite": a.suite, "tasks": rows})
     else:
@@ -228,9 +260,11 @@ def cmd_kb(a: argparse.Namespace) -> int:
 
     kb = load_kb(a.mc_version)
     item = kb.canonical(a.item)
-    if item is None:   # an old id that became several items says which; anything else names what is accepted
-        raise UserError(f"{kb.unknown_reason(a.item)}; accepted: an item id or display name "
-                        "(wooden_pickaxe, \"Wooden Pickaxe\", planks, log)")
+    if item is None:  # an old id that became several items says which; anything else names what is accepted
+        raise UserError(
+            f"{kb.unknown_reason(a.item)}; accepted: an item id or display name "
+            '(wooden_pickaxe, "Wooden Pickaxe", planks, log)'
+        )
     bounded("--count", a.count, 1, MAX_COUNT)
     try:
         plan = solve(kb, {item: a.count}, {})
@@ -239,15 +273,22 @@ def cmd_kb(a: argparse.Namespace) -> int:
     except Unreachable as e:
         plan_text, steps = [], None
         _err(f"no plan: {e}")
-    try:   # what the plan itself gathers (tools' materials too), so the two lines agree
+    try:  # what the plan itself gathers (tools' materials too), so the two lines agree
         from worlds.solver import plan_raw_materials
+
         raw = plan_raw_materials(kb, plan) if plan_text else closure(kb, item, a.count)
-    except ValueError as e:   # nothing gives it (bedrock): the raw materials are unknown, not an error
+    except ValueError as e:  # nothing gives it (bedrock): the raw materials are unknown, not an error
         raw = {}
         _err(f"no raw materials: {e}")
-    info = {"item": item, "version": kb.version, "how_to_make": how_to_make(kb, item),
-            "variants": kb.variants(item), "raw_materials": raw,
-            "oracle_plan": plan_text, "oracle_steps": steps}
+    info = {
+        "item": item,
+        "version": kb.version,
+        "how_to_make": how_to_make(kb, item),
+        "variants": kb.variants(item),
+        "raw_materials": raw,
+        "oracle_plan": plan_text,
+        "oracle_steps": steps,
+    }
     if a.json:
         _emit_json(info)
     else:
@@ -282,44 +323,73 @@ def cmd_doctor(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="deps", description="DEPS (Describe, Explain, Plan and Select) for Minecraft, "
-                "as a LangGraph state machine. Runs offline with an embedded local LLM.")
+    p = _Parser(
+        prog="deps",
+        description="DEPS (Describe, Explain, Plan and Select) for Minecraft, "
+        "as a LangGraph state machine. Runs offline with an embedded local LLM.",
+    )
     p.add_argument("--version", action="version", version=f"deps {_version()}")
-    p.add_argument("--debug", action="store_true",
-                   help="show the Python traceback of an unexpected error (yours, in a plugin, or ours)")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the Python traceback of an unexpected error (yours, in a plugin, or ours)",
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     r = sub.add_parser("run", help="run one episode", description="Run one episode of a task and print what happened.")
-    r.add_argument("task", nargs="?", help="a task id (CraftWoodenPickaxe) or an instruction (\"obtain a wooden pickaxe\")")
+    r.add_argument(
+        "task", nargs="?", help='a task id (CraftWoodenPickaxe) or an instruction ("obtain a wooden pickaxe")'
+    )
     _add_run_flags(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON on the last line")
     r.add_argument("--quiet", action="store_true", help="no step-by-step progress on stderr")
-    r.add_argument("--exit-code", action="store_true",
-                   help="exit 1 when the episode fails (by default a finished episode exits 0 either way)")
-    r.add_argument("--resume", default=None, metavar="THREAD",
-                   help="continue a run from its last checkpoint (with the --trace-dir it was traced to; "
-                        "its task and settings are read from there)")
+    r.add_argument(
+        "--exit-code",
+        action="store_true",
+        help="exit 1 when the episode fails (by default a finished episode exits 0 either way)",
+    )
+    r.add_argument(
+        "--resume",
+        default=None,
+        metavar="THREAD",
+        help="continue a run from its last checkpoint (with the --trace-dir it was traced to; "
+        "its task and settings are read from there)",
+    )
     r.set_defaults(fn=cmd_run)
 
     t = sub.add_parser("tasks", help="list a task suite")
-    t.add_argument("--suite", default="deps71", help="deps71, plan4mc, mp5, mp5-context or a suite file (default: deps71)")
+    t.add_argument(
+        "--suite", default="deps71", help="deps71, plan4mc, mp5, mp5-context or a suite file (default: deps71)"
+    )
     t.add_argument("--json", action="store_true", help="print {suite, tasks} as JSON on the last line")
     t.set_defaults(fn=cmd_tasks)
 
-    rp = sub.add_parser("replay", help="re-run an episode from one of its checkpoints",
-                        description="Re-run a traced episode from its checkpoint at STEP (a fork: the original stays), "
-                                    "for example the failing re-plan with another model.")
+    rp = sub.add_parser(
+        "replay",
+        help="re-run an episode from one of its checkpoints",
+        description="Re-run a traced episode from its checkpoint at STEP (a fork: the original stays), "
+        "for example the failing re-plan with another model.",
+    )
     rp.add_argument("thread", help="the run's thread (printed by deps run, listed by deps trace show)")
-    rp.add_argument("--from", dest="from_step", type=int, required=True, metavar="STEP",
-                    help="the checkpoint step to start from (deps trace show lists them)")
+    rp.add_argument(
+        "--from",
+        dest="from_step",
+        type=int,
+        required=True,
+        metavar="STEP",
+        help="the checkpoint step to start from (deps trace show lists them)",
+    )
     rp.add_argument("--trace-dir", required=True, metavar="DIR", help="the folder the run was traced to")
     rp.add_argument("--llm", default=None, help="another LLM for the re-run (default: the run's own)")
     rp.add_argument("--json", action="store_true", help="print the result as JSON on the last line")
     rp.add_argument("--quiet", action="store_true", help="no step-by-step progress on stderr")
     rp.set_defaults(fn=cmd_replay)
 
-    tc = sub.add_parser("trace", help="look at a traced episode: a timeline, or a self-contained page",
-                        description="deps trace show DIR | deps trace html DIR -o FILE (DIR: a --trace-dir)")
+    tc = sub.add_parser(
+        "trace",
+        help="look at a traced episode: a timeline, or a self-contained page",
+        description="deps trace show DIR | deps trace html DIR -o FILE (DIR: a --trace-dir)",
+    )
     tc_sub = tc.add_subparsers(dest="view", metavar="VIEW", parser_class=_Parser, required=True)
     ts = tc_sub.add_parser("show", help="the run as a timeline in the terminal")
     th = tc_sub.add_parser("html", help="the run as one self-contained HTML page")
@@ -329,11 +399,16 @@ def build_parser() -> argparse.ArgumentParser:
         v.add_argument("--thread", default=None, help="which run (default: the latest in the folder)")
         v.set_defaults(fn=cmd_trace)
 
-    k = sub.add_parser("kb", help="ask the knowledge base how an item is made",
-                       description="How an item is made, its raw materials, and the oracle's plan from nothing.")
-    k.add_argument("item", help="an item id or display name, e.g. wooden_pickaxe or \"Iron Ingot\"")
+    k = sub.add_parser(
+        "kb",
+        help="ask the knowledge base how an item is made",
+        description="How an item is made, its raw materials, and the oracle's plan from nothing.",
+    )
+    k.add_argument("item", help='an item id or display name, e.g. wooden_pickaxe or "Iron Ingot"')
     k.add_argument("--count", type=int, default=1, help=f"how many to make, 1 to {MAX_COUNT} (default: 1)")
-    k.add_argument("--mc-version", default="1.11.2", choices=MC_VERSIONS, help="Minecraft data version (default: 1.11.2)")
+    k.add_argument(
+        "--mc-version", default="1.11.2", choices=MC_VERSIONS, help="Minecraft data version (default: 1.11.2)"
+    )
     k.add_argument("--json", action="store_true", help="print the answer as JSON on the last line")
     k.set_defaults(fn=cmd_kb)
 
@@ -402,21 +477,27 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         if e.errno not in (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT) or a.debug:
             raise
-        _quiet_stdout()   # the interpreter's last flush must not print a traceback either
-        _err(f"deps {a.command}: error: cannot write {e.filename or 'the output'} ({e.strerror}); "
-             "accepted: an output with room (a disk with free space, an open pipe)")
+        _quiet_stdout()  # the interpreter's last flush must not print a traceback either
+        _err(
+            f"deps {a.command}: error: cannot write {e.filename or 'the output'} ({e.strerror}); "
+            "accepted: an output with room (a disk with free space, an open pipe)"
+        )
         return 1
     except Exception as e:  # the LLM server went away mid-run, and the like: one line, not a traceback
         import openai
 
         if isinstance(e, openai.OpenAIError):
-            _err(f"deps {a.command}: error: the LLM back-end failed ({type(e).__name__}: "
-                 f"{' '.join(str(e).split())[:200]}); check --llm and that its server is running")
+            _err(
+                f"deps {a.command}: error: the LLM back-end failed ({type(e).__name__}: "
+                f"{' '.join(str(e).split())[:200]}); check --llm and that its server is running"
+            )
             return 1
         if a.debug:
             raise
-        _err(f"deps {a.command}: error: {type(e).__name__}: {' '.join(str(e).split())[:300]} "
-             "(unexpected; run again with --debug for the traceback, and report it if it is ours)")
+        _err(
+            f"deps {a.command}: error: {type(e).__name__}: {' '.join(str(e).split())[:300]} "
+            "(unexpected; run again with --debug for the traceback, and report it if it is ours)"
+        )
         return 1
 
 

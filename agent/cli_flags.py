@@ -1,5 +1,6 @@
 """The episode flags shared by `deps run` and `deps eval` (and the eval harness through
 `agent.cli`): how they are declared, and how they become one validated RunSettings."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,18 +16,19 @@ class UserError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
-
 def _inventory(text: str | None) -> dict[str, int]:
     if not text:
         return {}
     try:
         inv = json.loads(text)
     except json.JSONDecodeError as e:
-        raise UserError(f"--inventory is not valid JSON ({e.msg}); accepted: a JSON object such as "
-                        "'{\"stone_pickaxe\": 1}'") from None
+        raise UserError(
+            f"--inventory is not valid JSON ({e.msg}); accepted: a JSON object such as '{{\"stone_pickaxe\": 1}}'"
+        ) from None
     except RecursionError:
-        raise UserError("--inventory is nested too deeply; accepted: a flat JSON object such as "
-                        "'{\"stone_pickaxe\": 1}'") from None
+        raise UserError(
+            "--inventory is nested too deeply; accepted: a flat JSON object such as '{\"stone_pickaxe\": 1}'"
+        ) from None
     if not isinstance(inv, dict):
         raise UserError("--inventory must be a JSON object of item name to count, e.g. '{\"stone_pickaxe\": 1}'")
     return inv
@@ -55,53 +57,118 @@ def _choices(kind: str) -> str:
 def _add_run_flags(p: argparse.ArgumentParser) -> None:
     """The episode flags: the core settings, then each registered part's own options."""
     g = p.add_argument_group("episode settings")
-    g.add_argument("--world", default="textworld", choices=registry.names("world"), metavar="NAME",
-                   help=f"the world to act in: {_choices('world')} (default: textworld)")
-    g.add_argument("--mc-version", default="1.11.2", choices=MC_VERSIONS,
-                   help="Minecraft data version (default: 1.11.2, MineDojo's)")
-    g.add_argument("--planner", default="deps", metavar="NAME",
-                   help=f"one of {_choices('planner')}, or package.module:factory (default: deps)")
-    g.add_argument("--selector", default=None, metavar="NAME",
-                   help=f"one of {_choices('selector')}, or package.module:factory "
-                        "(default: horizon where a trained predictor exists for the world, else fixed)")
-    g.add_argument("--controller", default=None, metavar="NAME",
-                   help=f"one of {_choices('controller')}, or package.module:factory "
-                        "(default: learned where a trained policy exists for the world, else scripted)")
-    g.add_argument("--explainer", default=None, metavar="NAME",
-                   help=f"one of {_choices('explainer')}, or package.module:factory "
-                        "(default: the LLM where the planner has one, else the game's message)")
-    g.add_argument("--parser", default=None, metavar="NAME",
-                   help=f"one of {_choices('parser')}, or package.module:factory "
-                        "(default: goals: code form, grammar, then embedding nearest neighbour)")
-    g.add_argument("--describer", default=None, metavar="NAME",
-                   help=f"one of {_choices('describer')}, or package.module:factory "
-                        "(default: game: the outcome in the DEPS descriptor's words)")
-    g.add_argument("--llm", default=None,
-                   help="local (the embedded model), PROVIDER:MODEL (openai:gpt-4o-mini) or an "
-                        "OpenAI-compatible base URL (default: local)")
-    g.add_argument("--llm-timeout", type=float, default=None, metavar="S",
-                   help="seconds one LLM request may take (default: 300 for the embedded model, 60 remote)")
-    g.add_argument("--llm-retries", type=int, default=2, metavar="N",
-                   help="extra attempts after a transient LLM fault: timeout, 429, 5xx, malformed reply; "
-                        "with backoff and jitter, honouring Retry-After (default: 2)")
-    g.add_argument("--llm-faults", default=None, metavar="SPEC",
-                   help="inject LLM faults to test resilience, seeded, e.g. \"timeout=0.1,http500=0.1,ratelimit=0.1,"
-                        "garbage=0.1,empty=0.05\" (kinds: timeout, drop, http500, ratelimit, garbage, truncated, "
-                        "badutf8, empty)")
+    g.add_argument(
+        "--world",
+        default="textworld",
+        choices=registry.names("world"),
+        metavar="NAME",
+        help=f"the world to act in: {_choices('world')} (default: textworld)",
+    )
+    g.add_argument(
+        "--mc-version",
+        default="1.11.2",
+        choices=MC_VERSIONS,
+        help="Minecraft data version (default: 1.11.2, MineDojo's)",
+    )
+    g.add_argument(
+        "--planner",
+        default="deps",
+        metavar="NAME",
+        help=f"one of {_choices('planner')}, or package.module:factory (default: deps)",
+    )
+    g.add_argument(
+        "--selector",
+        default=None,
+        metavar="NAME",
+        help=f"one of {_choices('selector')}, or package.module:factory "
+        "(default: horizon where a trained predictor exists for the world, else fixed)",
+    )
+    g.add_argument(
+        "--controller",
+        default=None,
+        metavar="NAME",
+        help=f"one of {_choices('controller')}, or package.module:factory "
+        "(default: learned where a trained policy exists for the world, else scripted)",
+    )
+    g.add_argument(
+        "--explainer",
+        default=None,
+        metavar="NAME",
+        help=f"one of {_choices('explainer')}, or package.module:factory "
+        "(default: the LLM where the planner has one, else the game's message)",
+    )
+    g.add_argument(
+        "--parser",
+        default=None,
+        metavar="NAME",
+        help=f"one of {_choices('parser')}, or package.module:factory "
+        "(default: goals: code form, grammar, then embedding nearest neighbour)",
+    )
+    g.add_argument(
+        "--describer",
+        default=None,
+        metavar="NAME",
+        help=f"one of {_choices('describer')}, or package.module:factory "
+        "(default: game: the outcome in the DEPS descriptor's words)",
+    )
+    g.add_argument(
+        "--llm",
+        default=None,
+        help="local (the embedded model), PROVIDER:MODEL (openai:gpt-4o-mini) or an "
+        "OpenAI-compatible base URL (default: local)",
+    )
+    g.add_argument(
+        "--llm-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds one LLM request may take (default: 300 for the embedded model, 60 remote)",
+    )
+    g.add_argument(
+        "--llm-retries",
+        type=int,
+        default=2,
+        metavar="N",
+        help="extra attempts after a transient LLM fault: timeout, 429, 5xx, malformed reply; "
+        "with backoff and jitter, honouring Retry-After (default: 2)",
+    )
+    g.add_argument(
+        "--llm-faults",
+        default=None,
+        metavar="SPEC",
+        help='inject LLM faults to test resilience, seeded, e.g. "timeout=0.1,http500=0.1,ratelimit=0.1,'
+        'garbage=0.1,empty=0.05" (kinds: timeout, drop, http500, ratelimit, garbage, truncated, '
+        "badutf8, empty)",
+    )
     g.add_argument("--inventory", default=None, metavar="JSON", help="initial inventory, e.g. '{\"stone_pickaxe\": 1}'")
-    g.add_argument("--skills", default=None, metavar="LIST",
-                   help=f"skill types allowed, comma-separated, from {','.join(SKILL_TYPES)} (default: all)")
+    g.add_argument(
+        "--skills",
+        default=None,
+        metavar="LIST",
+        help=f"skill types allowed, comma-separated, from {','.join(SKILL_TYPES)} (default: all)",
+    )
     g.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     g.add_argument("--max-rounds", type=int, default=12, help="re-planning rounds allowed; 0 = never (default: 12)")
     g.add_argument("--max-tokens", type=int, default=200_000, help="token budget of one episode (default: 200000)")
-    g.add_argument("--no-recipe-hints", dest="recipe_hints", action="store_false",
-                   help="describe failures as the paper does, without the recipe book's line for the missing item")
-    g.add_argument("--knowledge", default="target", choices=KNOWLEDGE,
-                   help="recipe facts in the planner's prompt: none, target (the task's item and what the world "
-                        "reports missing), or tree (every item on the way) (default: target)")
+    g.add_argument(
+        "--no-recipe-hints",
+        dest="recipe_hints",
+        action="store_false",
+        help="describe failures as the paper does, without the recipe book's line for the missing item",
+    )
+    g.add_argument(
+        "--knowledge",
+        default="target",
+        choices=KNOWLEDGE,
+        help="recipe facts in the planner's prompt: none, target (the task's item and what the world "
+        "reports missing), or tree (every item on the way) (default: target)",
+    )
     g.add_argument("--trace-dir", default=None, metavar="DIR", help="write the episode's trace and checkpoints here")
-    g.add_argument("--random-drop", action="store_true",
-                   help="MP5's Random Drop: each new sub-objective first loses one finished one's items")
+    g.add_argument(
+        "--random-drop",
+        action="store_true",
+        help="MP5's Random Drop: each new sub-objective first loses one finished one's items",
+    )
     _add_option_flags(p)
 
 
@@ -142,7 +209,7 @@ def _options(a: argparse.Namespace) -> dict[str, Any]:
         if given:
             cls = part.options_type()
             for f in dc_fields(cls):
-                if f.name in given and "choices" in f.metadata:   # a comma-separated list
+                if f.name in given and "choices" in f.metadata:  # a comma-separated list
                     given[f.name] = _skills(given[f.name])
             out[part.name] = cls(**given)
     return out
@@ -150,11 +217,26 @@ def _options(a: argparse.Namespace) -> dict[str, Any]:
 
 def _settings(a: argparse.Namespace) -> RunSettings:
     return RunSettings(
-        world=a.world, mc_version=a.mc_version, planner=a.planner, selector=a.selector,
-        controller=a.controller, explainer=a.explainer, parser=a.parser, describer=a.describer,
-        llm=a.llm or "local", inventory=_inventory(a.inventory), skills=_skills(a.skills),
-        seed=a.seed, max_rounds=a.max_rounds, max_tokens=a.max_tokens, recipe_hints=a.recipe_hints,
-        knowledge=a.knowledge, random_drop=a.random_drop, trace_dir=a.trace_dir,
-        llm_timeout=a.llm_timeout, llm_retries=a.llm_retries, llm_faults=_faults(a.llm_faults),
+        world=a.world,
+        mc_version=a.mc_version,
+        planner=a.planner,
+        selector=a.selector,
+        controller=a.controller,
+        explainer=a.explainer,
+        parser=a.parser,
+        describer=a.describer,
+        llm=a.llm or "local",
+        inventory=_inventory(a.inventory),
+        skills=_skills(a.skills),
+        seed=a.seed,
+        max_rounds=a.max_rounds,
+        max_tokens=a.max_tokens,
+        recipe_hints=a.recipe_hints,
+        knowledge=a.knowledge,
+        random_drop=a.random_drop,
+        trace_dir=a.trace_dir,
+        llm_timeout=a.llm_timeout,
+        llm_retries=a.llm_retries,
+        llm_faults=_faults(a.llm_faults),
         options=_options(a),
     ).validate()

@@ -5,6 +5,7 @@ A name is looked up in the registry; `package.module:factory` loads a user's own
 the factory is called with whichever of `llm=`, `settings=`, `kb=` and `task=` it names, so a
 part that wants the episode's LLM gets the open one.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -27,12 +28,15 @@ def load_object(spec: str) -> Any:
         module = importlib.import_module(module_name)
         return getattr(module, attr)
     except (ImportError, AttributeError) as e:
-        raise SettingsError(f"cannot load {spec!r} ({e}); accepted: package.module:factory on the Python path") from None
+        raise SettingsError(
+            f"cannot load {spec!r} ({e}); accepted: package.module:factory on the Python path"
+        ) from None
     except SyntaxError as e:
         raise SettingsError(f"cannot load {spec!r}: syntax error in {e.filename}, line {e.lineno}: {e.msg}") from None
     except Exception as e:  # noqa: BLE001 - the plugin's own code failed while importing: say which and why
-        raise SettingsError(f"cannot load {spec!r}: importing {module_name} raised {type(e).__name__}: "
-                            f"{' '.join(str(e).split())[:200]}") from None
+        raise SettingsError(
+            f"cannot load {spec!r}: importing {module_name} raised {type(e).__name__}: {' '.join(str(e).split())[:200]}"
+        ) from None
 
 
 def _factory(kind: str, name: str) -> Any:
@@ -73,7 +77,7 @@ def needs_llm(settings: RunSettings) -> bool:
 def make_world(settings: RunSettings, kb: Any, task: Any) -> Any:
     try:
         return build("world", settings.world, settings=settings, kb=kb, task=task)
-    except WorldError as e:   # an unknown biome, a server that refuses: one line
+    except WorldError as e:  # an unknown biome, a server that refuses: one line
         raise SettingsError(str(e)) from None
 
 
@@ -97,7 +101,7 @@ def make_controller(settings: RunSettings, kb: Any, task: Any = None) -> Any:
     name = settings.controller or default_controller(settings.world)
     try:
         return build("controller", name, settings=settings, kb=kb, task=task)
-    except LearnedError as e:   # wrong world, missing or mismatched checkpoint, an untrained goal: one line
+    except LearnedError as e:  # wrong world, missing or mismatched checkpoint, an untrained goal: one line
         if settings.controller is None and name != "scripted":
             return build("controller", "scripted", settings=settings, kb=kb, task=task)
         raise SettingsError(str(e)) from None

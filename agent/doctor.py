@@ -1,12 +1,14 @@
 """`deps doctor`: is everything a run needs installed and loadable? Each check says what
 it found; optional parts (MineDojo, Ray) are reported but do not fail the check."""
+
 from __future__ import annotations
 
 import importlib.util
 import os
 import platform
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def _check(name: str, fn: Callable[[], str], required: bool = True) -> dict[str, Any]:
@@ -18,7 +20,7 @@ def _check(name: str, fn: Callable[[], str], required: bool = True) -> dict[str,
 
 
 def _python() -> str:
-    if sys.version_info < (3, 10):
+    if sys.version_info < (3, 10):  # noqa: UP036 - the check a too-old interpreter must still reach
         raise RuntimeError(f"Python {platform.python_version()} is too old; 3.10 or newer is needed")
     return f"Python {platform.python_version()}"
 
@@ -31,6 +33,7 @@ def _kb(version: str) -> Callable[[], str]:
         kb = load_kb(version)
         n_items = len(list(kb.item_names()))
         return f"{n_items} items; wooden_pickaxe: {how_to_make(kb, 'wooden_pickaxe')}"
+
     return check
 
 
@@ -52,6 +55,7 @@ def _embedder(load: bool) -> Callable[[], str]:
         from skills.embeddings import embed
 
         return f"all-MiniLM-L6-v2 loaded offline, embedding size {embed(['mine log']).shape[-1]}"
+
     return check
 
 
@@ -69,6 +73,7 @@ def _local_llm(load: bool) -> Callable[[], str]:
         with open_chat_model("local", max_tokens=8) as llm:
             reply = llm.model.invoke("Say OK.")
         return f"served by llama.cpp on loopback; replied {reply.content[:20]!r}"
+
     return check
 
 
@@ -78,6 +83,7 @@ def _module(name: str, hint: str) -> Callable[[], str]:
             raise ImportError(f"{name} not installed ({hint})")
         mod = importlib.import_module(name)
         return f"{name} {getattr(mod, '__version__', '')}".strip()
+
     return check
 
 
@@ -90,6 +96,7 @@ def _mineflayer() -> str:
 def _checkpoint(kind: str) -> Callable[[], str]:
     """A learned part's checkpoint (skills/learned/paths.py): a torch file (a zip archive) of a
     sane size, so `--quick` never passes DEPS_CONTROLLER_CHECKPOINT=/etc/passwd."""
+
     def check() -> str:
         import zipfile
 
@@ -102,6 +109,7 @@ def _checkpoint(kind: str) -> Callable[[], str]:
         if path.stat().st_size > 2 * 2**30 or not zipfile.is_zipfile(path):
             raise RuntimeError(f"{where} is not a torch checkpoint; accepted: a file written by deps train {kind}")
         return f"{where}, {path.stat().st_size} bytes"
+
     return check
 
 
@@ -109,14 +117,20 @@ def run_checks(load_models: bool = True) -> list[dict[str, Any]]:
     checks = [_check("python", _python)]
     checks += [_check(f"minecraft data {v}", _kb(v)) for v in ("1.11.2", "1.16.5", "1.19.2")]
     checks.append(_check("task suites", _suites))
-    checks.append(_check("langgraph sqlite checkpoints", _module("langgraph.checkpoint.sqlite", "langgraph-checkpoint-sqlite")))
+    checks.append(
+        _check("langgraph sqlite checkpoints", _module("langgraph.checkpoint.sqlite", "langgraph-checkpoint-sqlite"))
+    )
     checks.append(_check("sentence embeddings", _embedder(load_models)))
     checks.append(_check("local LLM", _local_llm(load_models)))
-    for kind in ("controller", "selector"):   # required when the user points at one, else optional
+    for kind in ("controller", "selector"):  # required when the user points at one, else optional
         from skills.learned.paths import ENV
 
         checks.append(_check(f"learned {kind} checkpoint", _checkpoint(kind), required=bool(os.environ.get(ENV[kind]))))
     checks.append(_check("world: mineflayer (optional)", _mineflayer, required=False))
-    checks.append(_check("world: minedojo (optional)", _module("minedojo", "see docs/worlds-minedojo.md"), required=False))
-    checks.append(_check("eval backend: ray (optional)", _module("ray", "pip install 'deps-agent[ray]'"), required=False))
+    checks.append(
+        _check("world: minedojo (optional)", _module("minedojo", "see docs/worlds-minedojo.md"), required=False)
+    )
+    checks.append(
+        _check("eval backend: ray (optional)", _module("ray", "pip install 'deps-agent[ray]'"), required=False)
+    )
     return checks

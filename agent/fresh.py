@@ -9,6 +9,7 @@ run refuses a thread that already holds checkpoints, and its first state must be
 history (round 0, no plans, outcomes, descriptions or LLM usage). A run that fails them
 raises, so no result is ever made, printed or stored from a contaminated state.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,12 +28,13 @@ def check_new_thread(graph: Any, config: dict[str, Any], where: str | None = Non
     thread = config["configurable"]["thread_id"]
     try:
         snap = graph.get_state(config)
-    except ValueError:   # no checkpointer: nothing persists, nothing can carry over
+    except ValueError:  # no checkpointer: nothing persists, nothing can carry over
         return
     if snap.values:
         raise ContaminatedState(
             f"thread {thread!r} already holds a run's checkpoints{' in ' + where if where else ''}; "
-            "a new run needs a new thread (to continue that run: deps run --resume THREAD)")
+            "a new run needs a new thread (to continue that run: deps run --resume THREAD)"
+        )
 
 
 def check_fresh_state(values: dict[str, Any], thread: str) -> None:
@@ -44,4 +46,5 @@ def check_fresh_state(values: dict[str, Any], thread: str) -> None:
     if dirty:
         raise ContaminatedState(
             f"run {thread!r} did not start fresh (it inherited {', '.join(dirty)} from another run); "
-            "no result is made from it")
+            "no result is made from it"
+        )

@@ -7,6 +7,7 @@
 Each node lives in its own module under `nodes/`; what they use (planner, selector,
 controller, world, LLM) comes from the runtime context (nodes/context.py).
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -26,18 +27,16 @@ from nodes.state import AgentState
 
 def after_execute(state: AgentState) -> Literal["select", "describe", "__end__"]:
     if state["status"] != "running":
-        return END                      # success, or a budget ran out (failure_reason says which)
+        return END  # success, or a budget ran out (failure_reason says which)
     if state["outcomes"][-1]["ok"]:
-        return "select"                 # next goal of the same plan
-    return "describe"                   # failure: describe it, explain it, re-plan
+        return "select"  # next goal of the same plan
+    return "describe"  # failure: describe it, explain it, re-plan
 
 
-NODES = {"plan": plan, "parse": parse, "select": select, "execute": execute, "describe": describe,
-         "explain": explain}
+NODES = {"plan": plan, "parse": parse, "select": select, "execute": execute, "describe": describe, "explain": explain}
 
 
-def build_graph(checkpointer=None, *, wrap=None, context_schema=AgentContext, input_schema=None,
-                interrupt_before=None):
+def build_graph(checkpointer=None, *, wrap=None, context_schema=AgentContext, input_schema=None, interrupt_before=None):
     """The compiled loop. `wrap(node)` may decorate every node (agent/api.py builds the parts
     from a plain-data context that way); `context_schema` is what runs carry."""
     g = StateGraph(AgentState, context_schema=context_schema, input_schema=input_schema)

@@ -9,6 +9,7 @@ skill, so a person can edit the plan or the chosen goal in Studio and resume.
     curl -s localhost:2024/runs/wait -H 'content-type: application/json' -d \
       '{"assistant_id": "deps", "input": {"task": "CraftPlanks"}, "context": {"planner": "oracle"}}'
 """
+
 from __future__ import annotations
 
 import os

@@ -1,6 +1,7 @@
 """Where episodes run: concurrently on one asyncio loop sharing one LLM handle (`local`),
 or as Ray tasks (`ray`). Both call the episode function, report each result or error to
 the caller's callbacks as it comes, and stop early when told to."""
+
 from __future__ import annotations
 
 import asyncio
@@ -9,7 +10,8 @@ import dataclasses
 import inspect
 import os
 from collections import deque
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from evaluation.identity import EvalError
 from evaluation.safe_files import safe_name
@@ -31,9 +33,11 @@ def episode_settings(settings: RunSettings, task: Task, episode: int, seed: int)
     changes: dict[str, Any] = {"seed": seed}
     if settings.trace_dir:
         changes["trace_dir"] = episode_trace_dir(settings.trace_dir, task.id, episode)
-        if os.path.islink(changes["trace_dir"]):   # the trace would land wherever the link points
-            raise EvalError(f"{changes['trace_dir']} is a symbolic link; deps eval never writes through links: "
-                            "remove it, or choose another --trace-dir")
+        if os.path.islink(changes["trace_dir"]):  # the trace would land wherever the link points
+            raise EvalError(
+                f"{changes['trace_dir']} is a symbolic link; deps eval never writes through links: "
+                "remove it, or choose another --trace-dir"
+            )
     return dataclasses.replace(settings, **changes)
 
 
@@ -69,6 +73,7 @@ class DaemonExecutor(concurrent.futures.ThreadPoolExecutor):
 
 def run_loop(coro: Any) -> Any:
     """asyncio.run(coro), with DaemonExecutor as the loop's default executor (Ctrl-C: see it)."""
+
     def new_loop() -> asyncio.AbstractEventLoop:
         loop = asyncio.new_event_loop()
         loop.set_default_executor(DaemonExecutor())
@@ -100,7 +105,7 @@ async def _in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -
             result, ok = exc, False
         try:
             loop.call_soon_threadsafe(settle, ok, result)
-        except RuntimeError:   # the loop is gone: the eval was stopped
+        except RuntimeError:  # the loop is gone: the eval was stopped
             pass
 
     threading.Thread(target=work, daemon=True, name="deps-episode").start()
@@ -123,7 +128,7 @@ async def run_local(pending, settings, episode_fn, llm, workers, on_result, on_e
     queue = deque(pending)
 
     async def worker(k: int) -> None:
-        own = llm[k % len(llm)] if isinstance(llm, list) and llm else llm   # a pool: one server per worker
+        own = llm[k % len(llm)] if isinstance(llm, list) and llm else llm  # a pool: one server per worker
         while queue and not stop():
             task, ep, seed = queue.popleft()
             s = episode_settings(settings, task, ep, seed)
@@ -143,8 +148,10 @@ def _ray_episode(fn: EpisodeFn, task: Task, settings: RunSettings) -> dict[str, 
     """Body of one Ray task: run the episode function in the worker process."""
     res = fn(task, settings, llm=None)
     if inspect.isawaitable(res):
+
         async def _await() -> Any:
             return await res
+
         res = asyncio.run(_await())
     return res
 
@@ -174,8 +181,10 @@ def check_reachable(address: str) -> None:
     except ValueError:
         raise EvalError(f"bad --ray-address {address!r}; accepted: HOST:PORT of a Ray head, or auto") from None
     except OSError as exc:
-        raise EvalError(f"no Ray head answers at {address} ({exc.strerror or exc}); start one with "
-                        "'ray start --head', or leave out --ray-address for a local Ray") from None
+        raise EvalError(
+            f"no Ray head answers at {address} ({exc.strerror or exc}); start one with "
+            "'ray start --head', or leave out --ray-address for a local Ray"
+        ) from None
 
 
 def run_ray(pending, settings, episode_fn, workers, ray_address, on_result, on_error, stop) -> None:
@@ -189,11 +198,17 @@ def run_ray(pending, settings, episode_fn, workers, ray_address, on_result, on_e
             check_reachable(address)
 
         try:
-            ray.init(address=address, ignore_reinit_error=True, include_dashboard=False,
-                     logging_level=logging.WARNING, log_to_driver=True)
+            ray.init(
+                address=address,
+                ignore_reinit_error=True,
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+                log_to_driver=True,
+            )
         except Exception as exc:  # noqa: BLE001
-            raise EvalError(f"could not start or reach Ray ({'address ' + address if address else 'local'}): "
-                            f"{one_line(exc)}") from None
+            raise EvalError(
+                f"could not start or reach Ray ({'address ' + address if address else 'local'}): {one_line(exc)}"
+            ) from None
         started = True
     try:
         remote = ray.remote(max_retries=0)(_ray_episode)
@@ -258,7 +273,7 @@ class OpenLLM:
         try:
             from evaluation.llm_pool import open_pool, pooled
 
-            if pooled(self.settings, self.workers):   # the embedded model: one server per worker
+            if pooled(self.settings, self.workers):  # the embedded model: one server per worker
                 self._cm = open_pool(self.settings, self.workers)
             else:
                 self._cm = open_chat_model(self.settings.llm, **llm_options(self.settings))

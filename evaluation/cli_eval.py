@@ -3,13 +3,15 @@
 Errors are one line on stderr and a non-zero return, never a traceback; with json_out the
 summary JSON is the LAST line of stdout; progress goes to stderr.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, TextIO
 
 from evaluation.identity import EvalError
 from evaluation.runner import check_request, run_eval
@@ -85,8 +87,10 @@ def _human_summary(summary: dict[str, Any]) -> str:
     from evaluation.report.report import main_table
 
     sr = summary.get("success_rate")
-    head = (f"{summary.get('suite')}: planner {summary.get('planner')}, {summary.get('n')} episodes, success "
-            f"{'–' if sr is None else f'{100 * sr:.1f}%'}; report: {Path(summary.get('out', '.')) / 'report.md'}")
+    head = (
+        f"{summary.get('suite')}: planner {summary.get('planner')}, {summary.get('n')} episodes, success "
+        f"{'–' if sr is None else f'{100 * sr:.1f}%'}; report: {Path(summary.get('out', '.')) / 'report.md'}"
+    )
     return head + "\n\n" + main_table(summary, published=False)
 
 
@@ -100,10 +104,12 @@ def held_in(tasks: list[Task], holdout: str | None) -> list[Task]:
 
     try:
         items = holdout_targets(holdout)
-    except ValueError as exc:   # an unknown suite
+    except ValueError as exc:  # an unknown suite
         raise EvalError(f"--holdout {holdout!r}: {exc}") from None
     if not items:
-        raise EvalError(f"--holdout {holdout!r} names no task; accepted: SUITE:GROUP[,GROUP or task id], e.g. plan4mc:iron")
+        raise EvalError(
+            f"--holdout {holdout!r} names no task; accepted: SUITE:GROUP[,GROUP or task id], e.g. plan4mc:iron"
+        )
     kept = [t for t in tasks if not set(t.target) & items]
     if not kept:
         raise EvalError(f"--holdout {holdout!r} leaves none of the {len(tasks)} chosen task(s)")
@@ -152,39 +158,56 @@ def eval_command(
         if not all_tasks:
             raise EvalError(f"suite {suite!r} has no tasks")
         chosen = held_in(select_tasks(all_tasks, tasks, suite), holdout)
-        chosen, refused = split_judgeable(chosen, settings.world)   # find tasks the world cannot judge
+        chosen, refused = split_judgeable(chosen, settings.world)  # find tasks the world cannot judge
         if refused and not chosen:
             raise EvalError(f"none of the {len(refused)} task(s) can be judged here; first: {refused[0]}")
         for line in refused:
             print(f"deps eval: skipped {line}", file=stderr)
-        kwargs = dict(workers=workers, resume=resume, backend=backend, episode_fn=episode_fn,
-                      progress=progress, ray_address=ray_address,
-                      suite=next((t.suite for t in all_tasks if t.suite), None) or str(suite))
+        kwargs = dict(
+            workers=workers,
+            resume=resume,
+            backend=backend,
+            episode_fn=episode_fn,
+            progress=progress,
+            ray_address=ray_address,
+            suite=next((t.suite for t in all_tasks if t.suite), None) or str(suite),
+        )
         if sw is not None and collect:
             raise EvalError("--collect works with one eval, not with --sweep; run one eval per setting")
         if sw is not None:
             result = run_sweep(sw[0], sw[1], chosen, settings, episodes=episodes, out_dir=out, **kwargs)
             errors = [e for r in result["runs"].values() for e in (r.get("errors") or [])]
             missing = sum(r.get("missing") or 0 for r in result["runs"].values())
-            human = (f"sweep over {sw[0].replace('_', '-')}: "
-                     + ", ".join(f"{v}: {'–' if sr is None else f'{100 * sr:.1f}%'}"
-                                 for v, sr in result["success_rate"].items())
-                     + f"; report: {Path(out) / 'report.md'}")
+            human = (
+                f"sweep over {sw[0].replace('_', '-')}: "
+                + ", ".join(
+                    f"{v}: {'–' if sr is None else f'{100 * sr:.1f}%'}" for v, sr in result["success_rate"].items()
+                )
+                + f"; report: {Path(out) / 'report.md'}"
+            )
         else:
-            if collect:   # the explored episodes as a fine-tuning dataset (training/collect.py)
+            if collect:  # the explored episodes as a fine-tuning dataset (training/collect.py)
                 from training.collect import Collector
 
-                kwargs["collect"] = Collector(collect, settings, resume=resume,
-                                              command="deps " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["eval"]
-                                              else f"deps eval --suite {suite} --collect {collect}")
+                kwargs["collect"] = Collector(
+                    collect,
+                    settings,
+                    resume=resume,
+                    command="deps " + " ".join(sys.argv[1:])
+                    if sys.argv[1:2] == ["eval"]
+                    else f"deps eval --suite {suite} --collect {collect}",
+                )
             result = run_eval(chosen, settings, episodes=episodes, out_dir=out, **kwargs)
             errors, missing = result.get("errors") or [], result.get("missing") or 0
             human = _human_summary(result)
     except (EvalError, DatasetError) as exc:
         return _fail(str(exc), stderr)
     except KeyboardInterrupt:
-        return _fail(f"interrupted; finished episodes are stored in {out}; rerun with --resume to continue",
-                     stderr, EXIT_INTERRUPTED)
+        return _fail(
+            f"interrupted; finished episodes are stored in {out}; rerun with --resume to continue",
+            stderr,
+            EXIT_INTERRUPTED,
+        )
     except Exception as exc:  # noqa: BLE001 - never a traceback (DEPS_DEBUG=1 shows it)
         if os.environ.get("DEPS_DEBUG"):
             raise
@@ -195,15 +218,25 @@ def eval_command(
         print(human, file=stdout)
     if errors:
         e = errors[0]
-        return _fail(f"{len(errors)} episode(s) raised and were not stored (first: {e['task_id']} episode "
-                     f"{e['episode']}: {e['error']}); rerun with --resume to retry them", stderr, EXIT_ERROR)
+        return _fail(
+            f"{len(errors)} episode(s) raised and were not stored (first: {e['task_id']} episode "
+            f"{e['episode']}: {e['error']}); rerun with --resume to retry them",
+            stderr,
+            EXIT_ERROR,
+        )
     if missing:
         return _fail(f"{missing} episode(s) have no result; rerun with --resume", stderr, EXIT_ERROR)
     return EXIT_OK
 
 
-def compare_command(dirs: Sequence[str], out: str | None = None, *, json_out: bool = False,
-                    stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+def compare_command(
+    dirs: Sequence[str],
+    out: str | None = None,
+    *,
+    json_out: bool = False,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
     """`deps compare DIR... [--out FILE.md|DIR]`: one table of several runs side by side.
 
     Prints the markdown (or, with json_out, the comparison JSON as the last line); with --out
@@ -227,7 +260,7 @@ def compare_command(dirs: Sequence[str], out: str | None = None, *, json_out: bo
             md_path.parent.mkdir(parents=True, exist_ok=True)
             png = md_path.with_name(md_path.stem + ".png" if md_path.name != "compare.md" else COMPARE_PNG)
         md = compare(list(dirs), png)
-        if md_path is not None:   # at once, and never through a link planted at the name
+        if md_path is not None:  # at once, and never through a link planted at the name
             from evaluation.safe_files import write_atomic
 
             write_atomic(md_path, md)
@@ -263,22 +296,47 @@ def register(sub: Any, cli: Any) -> None:
     e.add_argument("--workers", type=int, default=1, help="episodes run at once (default: 1)")
     e.add_argument("--backend", default="local", choices=("local", "ray"), help="where episodes run (default: local)")
     e.add_argument("--resume", action="store_true", help="skip the episodes already stored in --out")
-    e.add_argument("--sweep", default=None, metavar="PARAM=V1,V2",
-                   help="ablation sweep, one run per value: max-rounds=0,1,3,5 (DEPS Table 4), "
-                        "llm=local,openai:gpt-4o-mini, selector=fixed,random,oracle, planner=...")
+    e.add_argument(
+        "--sweep",
+        default=None,
+        metavar="PARAM=V1,V2",
+        help="ablation sweep, one run per value: max-rounds=0,1,3,5 (DEPS Table 4), "
+        "llm=local,openai:gpt-4o-mini, selector=fixed,random,oracle, planner=...",
+    )
     e.add_argument("--ray-address", default=None, help="Ray cluster address for --backend ray (default: local)")
     e.add_argument("--json", action="store_true", help="print the summary as JSON on the last line")
-    e.add_argument("--collect", default=None, metavar="DIR",
-                   help="write the successful (sub-)task decisions of a --planner rider run as a fine-tuning "
-                        "dataset (train.jsonl + card.json, deps-sft/1) into DIR, as episodes end")
-    e.add_argument("--holdout", default=None, metavar="SUITE:GROUP",
-                   help="leave out every task whose item is an item of these tasks, as `deps train llm-data "
-                        "--holdout` does (e.g. plan4mc:iron,craft_torch_with_logs)")
+    e.add_argument(
+        "--collect",
+        default=None,
+        metavar="DIR",
+        help="write the successful (sub-)task decisions of a --planner rider run as a fine-tuning "
+        "dataset (train.jsonl + card.json, deps-sft/1) into DIR, as episodes end",
+    )
+    e.add_argument(
+        "--holdout",
+        default=None,
+        metavar="SUITE:GROUP",
+        help="leave out every task whose item is an item of these tasks, as `deps train llm-data "
+        "--holdout` does (e.g. plan4mc:iron,craft_torch_with_logs)",
+    )
     cli._add_run_flags(e)
-    e.set_defaults(fn=lambda a: eval_command(
-        a.suite, a.out, cli._settings(a), episodes=a.episodes, tasks=a.tasks, workers=a.workers,
-        backend=a.backend, resume=a.resume, json_out=a.json, sweep=a.sweep, ray_address=a.ray_address,
-        collect=a.collect, holdout=a.holdout))
+    e.set_defaults(
+        fn=lambda a: eval_command(
+            a.suite,
+            a.out,
+            cli._settings(a),
+            episodes=a.episodes,
+            tasks=a.tasks,
+            workers=a.workers,
+            backend=a.backend,
+            resume=a.resume,
+            json_out=a.json,
+            sweep=a.sweep,
+            ray_address=a.ray_address,
+            collect=a.collect,
+            holdout=a.holdout,
+        )
+    )
 
     c = sub.add_parser("compare", help="one comparison table of several eval output folders")
     c.add_argument("dirs", nargs="+", help="eval output folders (each with summary.json)")
@@ -289,8 +347,11 @@ def register(sub: Any, cli: Any) -> None:
     b = sub.add_parser("bench", help="run the performance benchmarks side by side")
     b.add_argument("--repeat", type=int, default=3, help="repetitions per measurement (default: 3)")
     b.add_argument("--json", action="store_true", help="print {metrics: {...}} as JSON on the last line")
-    b.add_argument("--live-llm", action="store_true",
-                   help="measure loop_overhead_share against a live local-LLM episode (default: its recorded latency)")
+    b.add_argument(
+        "--live-llm",
+        action="store_true",
+        help="measure loop_overhead_share against a live local-LLM episode (default: its recorded latency)",
+    )
     b.set_defaults(fn=lambda a: bench_command(a, cli))
 
 

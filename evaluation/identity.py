@@ -1,6 +1,7 @@
 """Who a run is and where it lives: fixed seeds per (task, episode), the run's identity
 (the suite and every setting that can change results), and the checks that keep one out
 dir to one run (`--resume` with other settings is refused)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -89,9 +90,7 @@ def check_out_dir(out: Path, identity: dict[str, Any], run_key: str, resume: boo
                 f"{out} holds a run with different settings ({'; '.join(diffs)}); "
                 "resume with the same settings, or choose another --out"
             )
-        raise EvalError(
-            f"{out} already holds results of a different run ({'; '.join(diffs)}); choose another --out"
-        )
+        raise EvalError(f"{out} already holds results of a different run ({'; '.join(diffs)}); choose another --out")
     if other_keys:
         raise EvalError(f"{out} holds results of a different run; choose another --out")
     if n_here and not resume:

@@ -6,12 +6,14 @@ server instead, the CPU's cores split between them (each server's llama.cpp thre
 at least 1), all started at once. A run that already has a shared server (one handed down by a
 parent process, or opened around the eval) keeps using it.
 """
+
 from __future__ import annotations
 
 import contextlib
 import os
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 
 class HandlePool(list):
@@ -76,6 +78,7 @@ def open_pool(settings: Any, workers: int) -> Iterator[HandlePool]:
             t.join()
         if failures:
             raise LLMError(" | ".join(str(failures[0]).splitlines()))
-        pool = HandlePool(stack.enter_context(open_chat_model(settings.llm, server=srv, **llm_options(settings)))
-                          for srv in servers)
+        pool = HandlePool(
+            stack.enter_context(open_chat_model(settings.llm, server=srv, **llm_options(settings))) for srv in servers
+        )
         yield pool

@@ -1,9 +1,11 @@
 """The figures of a run, from its stored episode rows: success rates per group and per
 task (std over tasks, as DEPS Table 2), tokens, steps, rounds, wall time."""
+
 from __future__ import annotations
 
 import statistics
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from nodes.settings import RunSettings, redact_llm
 from worlds.types import Task
@@ -30,9 +32,7 @@ def _stats(rows: list[dict[str, Any]], task_ids: list[str]) -> dict[str, Any]:
     by_task: dict[str, list[dict]] = {}
     for r in rows:
         by_task.setdefault(r["task_id"], []).append(r)
-    task_rates = [
-        sum(1 for r in by_task[t] if r.get("success")) / len(by_task[t]) for t in task_ids if by_task.get(t)
-    ]
+    task_rates = [sum(1 for r in by_task[t] if r.get("success")) / len(by_task[t]) for t in task_ids if by_task.get(t)]
     std = statistics.stdev(task_rates) if len(task_rates) > 1 else (0.0 if task_rates else None)
     return {
         "success_rate": _r(len(succ) / n) if n else None,
@@ -46,7 +46,7 @@ def _stats(rows: list[dict[str, Any]], task_ids: list[str]) -> dict[str, Any]:
         "mean_env_steps": _r(_mean([float(r.get("env_steps") or 0) for r in rows]), 2),
         "mean_rounds": _r(_mean([float(r.get("rounds") or 0) for r in rows]), 3),
         "llm_calls": sum(int(r.get("llm_calls") or 0) for r in rows),
-        "llm_failures": sum(1 for r in rows if r.get("llm_failed")),   # episodes ended by an LLM fault
+        "llm_failures": sum(1 for r in rows if r.get("llm_failed")),  # episodes ended by an LLM fault
         "wall_s": _r(sum(float(r.get("wall_s") or 0.0) for r in rows), 3),
     }
 

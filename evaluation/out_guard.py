@@ -8,6 +8,7 @@ The lock is fcntl.flock on `OUT/.lock` (opened with O_NOFOLLOW), held for the wh
 released by the OS when the process ends, however it ends (SIGKILL included): a crashed
 eval never leaves a stale lock. The file keeps the holder's pid for the message.
 """
+
 from __future__ import annotations
 
 import errno
@@ -20,9 +21,20 @@ from evaluation.store import JSONL_NAME, STORE_NAME
 
 LOCK_NAME = ".lock"
 # every name an eval writes in its out dir (the report and plots too)
-OUT_NAMES = (RUN_JSON, SUMMARY_JSON, JSONL_NAME, STORE_NAME, f"{STORE_NAME}-wal", f"{STORE_NAME}-shm",
-             f"{STORE_NAME}-journal", "report.md", "success_by_group.png", "sweep.png", "compare.png",
-             "traces.html")
+OUT_NAMES = (
+    RUN_JSON,
+    SUMMARY_JSON,
+    JSONL_NAME,
+    STORE_NAME,
+    f"{STORE_NAME}-wal",
+    f"{STORE_NAME}-shm",
+    f"{STORE_NAME}-journal",
+    "report.md",
+    "success_by_group.png",
+    "sweep.png",
+    "compare.png",
+    "traces.html",
+)
 
 try:
     import fcntl
@@ -38,24 +50,29 @@ class OutDirLock:
         self.path = self.out / LOCK_NAME
         self._fd: int | None = None
 
-    def acquire(self) -> "OutDirLock":
+    def acquire(self) -> OutDirLock:
         if fcntl is None:  # pragma: no cover
             return self
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                         | getattr(os, "O_CLOEXEC", 0), 0o644)
+            fd = os.open(
+                self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o644
+            )
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise EvalError(f"{self.path} is a symbolic link; deps eval never writes through links: "
-                                "remove it, or choose another --out") from None
+                raise EvalError(
+                    f"{self.path} is a symbolic link; deps eval never writes through links: "
+                    "remove it, or choose another --out"
+                ) from None
             raise EvalError(f"cannot lock {self.out} ({exc.strerror or exc}); choose another --out") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             holder = _read_pid(fd)
             os.close(fd)
-            raise EvalError(f"another deps eval{f' (pid {holder})' if holder else ''} is writing to {self.out}; "
-                            "wait for it to finish, or choose another --out") from None
+            raise EvalError(
+                f"another deps eval{f' (pid {holder})' if holder else ''} is writing to {self.out}; "
+                "wait for it to finish, or choose another --out"
+            ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
@@ -64,9 +81,9 @@ class OutDirLock:
     def release(self) -> None:
         if self._fd is not None:
             fd, self._fd = self._fd, None
-            os.close(fd)   # closing the descriptor releases the flock
+            os.close(fd)  # closing the descriptor releases the flock
 
-    def __enter__(self) -> "OutDirLock":
+    def __enter__(self) -> OutDirLock:
         return self.acquire()
 
     def __exit__(self, *exc: Any) -> None:
@@ -87,5 +104,7 @@ def refuse_links(out: str | os.PathLike[str], names: tuple[str, ...] = OUT_NAMES
     out = Path(out)
     links = [n for n in names if (out / n).is_symlink()]
     if links:
-        raise EvalError(f"{out / links[0]} is a symbolic link; deps eval never writes through links: "
-                        "remove it, or choose another --out")
+        raise EvalError(
+            f"{out / links[0]} is a symbolic link; deps eval never writes through links: "
+            "remove it, or choose another --out"
+        )

@@ -1,4 +1,5 @@
 """Progress of an eval on stderr: done/total, success so far, ETA."""
+
 from __future__ import annotations
 
 import sys
@@ -19,8 +20,16 @@ class Progress:
             from tqdm import tqdm
         except ImportError:  # pragma: no cover - tqdm is a dependency
             return
-        self._bar = tqdm(total=total, initial=done, file=sys.stderr, desc=desc, unit="ep",
-                         dynamic_ncols=True, mininterval=0.5, smoothing=0.1)
+        self._bar = tqdm(
+            total=total,
+            initial=done,
+            file=sys.stderr,
+            desc=desc,
+            unit="ep",
+            dynamic_ncols=True,
+            mininterval=0.5,
+            smoothing=0.1,
+        )
         self._bar.set_postfix_str(self._postfix(), refresh=False)
 
     def _postfix(self) -> str:

@@ -13,14 +13,16 @@
 - At the end: `DIR/episodes.jsonl` (rebuilt from the store), `DIR/summary.json`,
   `DIR/report.md` (+ PNG). Sweeps (one eval per value of a setting) are evaluation/sweep.py.
 """
+
 from __future__ import annotations
 
 import contextlib
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from evaluation.backends import (
     BACKENDS,
@@ -59,9 +61,9 @@ from evaluation.task_hashes import (
 from nodes.settings import RunSettings, SettingsError, bounded
 from worlds.types import Task
 
-MAX_EPISODES = 100_000        # per task: past this an eval is a typo, not a plan
+MAX_EPISODES = 100_000  # per task: past this an eval is a typo, not a plan
 MAX_WORKERS = 256
-MAX_BASE_SEED = 2**32 - 1     # so that every episode's seed (evaluation.identity.episode_seed) stays exact
+MAX_BASE_SEED = 2**32 - 1  # so that every episode's seed (evaluation.identity.episode_seed) stays exact
 
 
 def check_request(settings: RunSettings, *, episodes: int, workers: int, backend: str) -> None:
@@ -76,7 +78,9 @@ def check_request(settings: RunSettings, *, episodes: int, workers: int, backend
         settings.validate()
     except SettingsError as exc:
         raise EvalError(str(exc)) from None
-    if settings.world == "gridworld" and settings.option("gridworld").biome is not None:   # up front, not once per episode
+    if (
+        settings.world == "gridworld" and settings.option("gridworld").biome is not None
+    ):  # up front, not once per episode
         from worlds.gridworld.generation import check_biome
         from worlds.gridworld.spec import GridWorldError
 
@@ -145,13 +149,13 @@ def _run_eval(
     if out.exists() and not out.is_dir():
         raise EvalError(f"--out {out} exists and is not a directory; choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    guards.enter_context(OutDirLock(out))   # one eval per out dir at a time
-    refuse_links(out)                       # never write through a link planted in it
-    identity = run_identity(settings, canonical_suite(suite))   # a suite file by any path is one suite
+    guards.enter_context(OutDirLock(out))  # one eval per out dir at a time
+    refuse_links(out)  # never write through a link planted in it
+    identity = run_identity(settings, canonical_suite(suite))  # a suite file by any path is one suite
     run_key = run_key_of(identity)
     identity, run_key = adopt_stored_identity(out, identity, run_key)
     stored_run = check_out_dir(out, identity, run_key, resume)
-    hashes = task_hashes(tasks)   # each task's definition, stored with its episodes
+    hashes = task_hashes(tasks)  # each task's definition, stored with its episodes
     if resume:
         check_store_unchanged(out, run_key, hashes, suite)
     now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -186,22 +190,29 @@ def _run_eval(
         done = store.done_keys(run_key)
         pending = [
             (t, e, episode_seed(settings.seed, t.id, e))
-            for t in tasks for e in range(episodes) if (t.id, e) not in done
+            for t in tasks
+            for e in range(episodes)
+            if (t.id, e) not in done
         ]
         before = stored_rows()
-        if collect is not None:   # --collect: training/collect.py turns stored episodes into a dataset
+        if collect is not None:  # --collect: training/collect.py turns stored episodes into a dataset
             collect.begin(before)
-        repaired = repair_jsonl(jsonl)   # a truncated last line (a full disk, a crash): said, then rebuilt
+        repaired = repair_jsonl(jsonl)  # a truncated last line (a full disk, a crash): said, then rebuilt
         if repaired:
             print(f"deps eval: warning: {repaired}", file=sys.stderr)
         write_jsonl(jsonl, before)  # the file matches the store before anything is appended
-        bar = Progress(len(wanted), len(before), sum(1 for r in before if r.get("success")),
-                        progress, desc=f"eval {suite or ''} {settings.planner}".strip())
-        threads = {r.get("thread") for r in store.rows(run_key)} - {None}   # each run's own checkpoint thread
+        bar = Progress(
+            len(wanted),
+            len(before),
+            sum(1 for r in before if r.get("success")),
+            progress,
+            desc=f"eval {suite or ''} {settings.planner}".strip(),
+        )
+        threads = {r.get("thread") for r in store.rows(run_key)} - {None}  # each run's own checkpoint thread
 
         def on_result(task: Task, ep: int, seed: int, res: dict[str, Any]) -> None:
             thread = res.get("thread")
-            if thread and thread in threads:   # a result made on another run's thread is never stored
+            if thread and thread in threads:  # a result made on another run's thread is never stored
                 on_error(task, ep, ContaminatedResult(f"thread {thread!r} already made a stored result"))
                 return
             if store.put(run_key, task.id, ep, res, seed=seed, group=task.group, task_hash=hashes[task.id]):
@@ -210,7 +221,7 @@ def _run_eval(
                 row.update(task_id=task.id, episode=ep, seed=seed, group=task.group)
                 try:
                     append_jsonl(jsonl, row)
-                except OSError as exc:   # a full disk: the store has it, the file is rebuilt at the end
+                except OSError as exc:  # a full disk: the store has it, the file is rebuilt at the end
                     bar.write(f"[eval] {JSONL_NAME} not appended ({one_line(exc)}); the result is stored")
                 bar.update(bool(res.get("success")))
                 if collect is not None:
@@ -227,18 +238,21 @@ def _run_eval(
             if pending:
                 fn = episode_fn
                 if backend == "ray":
-                    run_ray(pending, settings, fn or default_episode_fn(), workers, ray_address,
-                             on_result, on_error, stop)
+                    run_ray(
+                        pending, settings, fn or default_episode_fn(), workers, ray_address, on_result, on_error, stop
+                    )
                 elif fn is not None or llm is not None or not needs_llm(settings):
-                    run_loop(run_local(pending, settings, fn or default_episode_fn(), llm, workers,
-                                           on_result, on_error, stop))
+                    run_loop(
+                        run_local(
+                            pending, settings, fn or default_episode_fn(), llm, workers, on_result, on_error, stop
+                        )
+                    )
                 else:
                     fn = default_episode_fn()
                     with OpenLLM(settings, workers) as handle:
                         try:
-                            run_loop(run_local(pending, settings, fn, handle, workers,
-                                                   on_result, on_error, stop))
-                        finally:   # calls, retries, calls failed for good; faults injected
+                            run_loop(run_local(pending, settings, fn, handle, workers, on_result, on_error, stop))
+                        finally:  # calls, retries, calls failed for good; faults injected
                             llm_stats = handle.stats() if callable(getattr(handle, "stats", None)) else None
         finally:
             bar.close()
@@ -258,7 +272,7 @@ def _run_eval(
         from evaluation.report.report import write_report
 
         write_report(out, summary)
-        if settings.trace_dir:   # every episode's trace page, and OUT/traces.html linking them
+        if settings.trace_dir:  # every episode's trace page, and OUT/traces.html linking them
             from evaluation.report.trace_index import write_trace_index
 
             summary["trace_index"] = str(write_trace_index(out, settings.trace_dir, rows))

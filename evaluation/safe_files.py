@@ -12,6 +12,7 @@
 
 No project imports: the results store and the out-dir guards both build on this.
 """
+
 from __future__ import annotations
 
 import errno
@@ -19,8 +20,8 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -101,8 +102,9 @@ def append_line(path: str | os.PathLike[str], line: str) -> None:
             raise
         if n != len(data):
             os.ftruncate(fd, size)
-            raise OSError(errno.ENOSPC, f"short write to {path} ({n} of {len(data)} bytes); the partial line "
-                                        "was removed")
+            raise OSError(
+                errno.ENOSPC, f"short write to {path} ({n} of {len(data)} bytes); the partial line was removed"
+            )
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -117,10 +119,10 @@ def repair_jsonl(path: str | os.PathLike[str]) -> str | None:
     data = path.read_bytes()
     whole = data.endswith(b"\n")
     stripped = data[:-1] if whole else data
-    body, last = stripped[: stripped.rfind(b"\n") + 1], stripped[stripped.rfind(b"\n") + 1:]
+    body, last = stripped[: stripped.rfind(b"\n") + 1], stripped[stripped.rfind(b"\n") + 1 :]
     if not data or (whole and not last.strip()):
         return None
-    if whole:   # the last line ends; check it parses (a crash mid-line, then a later newline)
+    if whole:  # the last line ends; check it parses (a crash mid-line, then a later newline)
         try:
             json.loads(last)
             return None
@@ -132,8 +134,10 @@ def repair_jsonl(path: str | os.PathLike[str]) -> str | None:
         os.fsync(fd)
     finally:
         os.close(fd)
-    return (f"{path}: dropped a truncated last line ({len(last)} bytes) left by an interrupted write; "
-            "every stored result is still in the store")
+    return (
+        f"{path}: dropped a truncated last line ({len(last)} bytes) left by an interrupted write; "
+        "every stored result is still in the store"
+    )
 
 
 def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> int:

@@ -8,6 +8,7 @@ is a convenience copy appended as results arrive and rebuilt from the store at t
 end of every run (atomically), so a crash between the two writes cannot duplicate
 or lose a line.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from evaluation.safe_files import append_line, write_lines
 
@@ -51,9 +53,7 @@ class ResultStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False
-        )
+        self._conn = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None, check_same_thread=False)
         self._conn.execute("PRAGMA busy_timeout=60000")
         self._use_wal(deadline=time.monotonic() + 60.0)
         # FULL: a committed row survives even an OS crash; cheap at one row per episode.
@@ -65,7 +65,7 @@ class ResultStore:
         if "task_hash" not in cols:
             try:
                 self._conn.execute("ALTER TABLE episodes ADD COLUMN task_hash TEXT")
-            except sqlite3.OperationalError as exc:   # another process added it first
+            except sqlite3.OperationalError as exc:  # another process added it first
                 if "duplicate column" not in str(exc):
                     raise
 
@@ -104,8 +104,17 @@ class ResultStore:
                 "INSERT OR IGNORE INTO episodes"
                 " (run_key, task_id, episode, seed, grp, success, result, finished_at, task_hash)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_key, task_id, int(episode), seed, group, int(bool(result.get("success"))),
-                 payload, time.time(), task_hash),
+                (
+                    run_key,
+                    task_id,
+                    int(episode),
+                    seed,
+                    group,
+                    int(bool(result.get("success"))),
+                    payload,
+                    time.time(),
+                    task_hash,
+                ),
             )
             return cur.rowcount == 1
 
@@ -114,7 +123,8 @@ class ResultStore:
         with self._lock:
             cur = self._conn.execute(
                 "SELECT DISTINCT task_id, task_hash FROM episodes WHERE run_key = ? AND task_hash IS NOT NULL",
-                (run_key,))
+                (run_key,),
+            )
             out: dict[str, set[str]] = {}
             for tid, h in cur.fetchall():
                 out.setdefault(tid, set()).add(h)
@@ -127,9 +137,7 @@ class ResultStore:
             if run_key is None:
                 cur = self._conn.execute("SELECT task_id, episode FROM episodes")
             else:
-                cur = self._conn.execute(
-                    "SELECT task_id, episode FROM episodes WHERE run_key = ?", (run_key,)
-                )
+                cur = self._conn.execute("SELECT task_id, episode FROM episodes WHERE run_key = ?", (run_key,))
             return {(t, int(e)) for t, e in cur.fetchall()}
 
     def rows(self, run_key: str | None = None) -> list[dict[str, Any]]:
@@ -163,15 +171,13 @@ class ResultStore:
         with self._lock:
             if run_key is None:
                 return self._conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
-            return self._conn.execute(
-                "SELECT COUNT(*) FROM episodes WHERE run_key = ?", (run_key,)
-            ).fetchone()[0]
+            return self._conn.execute("SELECT COUNT(*) FROM episodes WHERE run_key = ?", (run_key,)).fetchone()[0]
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> "ResultStore":
+    def __enter__(self) -> ResultStore:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -1,6 +1,7 @@
 """Ablations as commands: one eval per value of a setting (`--sweep max-rounds=0,1,3,5`, DEPS
 Table 4; `llm=...`, Table 19; `selector=...`), each in DIR/<param>=<value>/, then a combined
 table and plot."""
+
 from __future__ import annotations
 
 import contextlib
@@ -8,8 +9,9 @@ import dataclasses
 import json
 import math
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from evaluation.identity import SUMMARY_JSON, EvalError, write_json_atomic
 from evaluation.out_guard import OutDirLock, refuse_links
@@ -18,10 +20,24 @@ from evaluation.store import JSONL_NAME, write_jsonl
 from nodes.settings import RunSettings, SettingsError, redact_llm
 from worlds.types import Task
 
-_SWEEP_ALIASES = {"rounds": "max_rounds", "max-rounds": "max_rounds", "mc-version": "mc_version",
-                  "max-tokens": "max_tokens"}
-SWEEPABLE = ("max_rounds", "llm", "selector", "planner", "controller", "world", "mc_version",
-             "seed", "max_tokens", "stochastic")
+_SWEEP_ALIASES = {
+    "rounds": "max_rounds",
+    "max-rounds": "max_rounds",
+    "mc-version": "mc_version",
+    "max-tokens": "max_tokens",
+}
+SWEEPABLE = (
+    "max_rounds",
+    "llm",
+    "selector",
+    "planner",
+    "controller",
+    "world",
+    "mc_version",
+    "seed",
+    "max_tokens",
+    "stochastic",
+)
 INF_ROUNDS = 1_000_000  # `--max-rounds inf`: re-plan until success or a budget ends (DEPS Table 4 "∞")
 
 
@@ -42,8 +58,10 @@ def sweep_value(param: str, raw: Any) -> Any:
         try:
             return int(str(raw).strip())
         except ValueError:
-            raise EvalError(f"bad {param.replace('_', '-')} value {raw!r} in the sweep; accepted: whole numbers"
-                            + (" or inf" if param == "max_rounds" else "")) from None
+            raise EvalError(
+                f"bad {param.replace('_', '-')} value {raw!r} in the sweep; accepted: whole numbers"
+                + (" or inf" if param == "max_rounds" else "")
+            ) from None
     if param == "stochastic":
         v = str(raw).strip().lower()
         if v in ("1", "true", "yes", "on"):
@@ -58,7 +76,7 @@ def value_label(param: str, value: Any) -> str:
     if param == "max_rounds" and value == INF_ROUNDS:
         return "inf"
     if param == "llm":
-        return redact_llm(str(value))     # a folder name or a table never shows credentials
+        return redact_llm(str(value))  # a folder name or a table never shows credentials
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -68,8 +86,9 @@ def sweep_dir_name(param: str, value: Any) -> str:
     return f"{param.replace('_', '-')}={safe}"
 
 
-def run_sweep(param: str, values: Iterable[Any], tasks: Sequence[Task], settings: RunSettings,
-              **options: Any) -> dict[str, Any]:
+def run_sweep(
+    param: str, values: Iterable[Any], tasks: Sequence[Task], settings: RunSettings, **options: Any
+) -> dict[str, Any]:
     """A sweep (what it does: `_run_sweep`) holding OUT/.lock for its combined files, as each of
     its runs holds its own sub-folder's (evaluation/out_guard.py)."""
     with contextlib.ExitStack() as guards:
@@ -109,14 +128,15 @@ def _run_sweep(
         variants.append(s)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    guards.enter_context(OutDirLock(out))   # one sweep per out dir at a time
-    refuse_links(out)   # the combined report, plot and files: never written through a planted link
+    guards.enter_context(OutDirLock(out))  # one sweep per out dir at a time
+    refuse_links(out)  # the combined report, plot and files: never written through a planted link
     runs: list[dict[str, Any]] = []
     for v, label, s in zip(vals, labels, variants):
         sub = out / sweep_dir_name(param, v)
-        if sub.is_symlink():   # its files would land wherever the link points
-            raise EvalError(f"{sub} is a symbolic link; deps eval never writes through links: remove it, "
-                            "or choose another --out")
+        if sub.is_symlink():  # its files would land wherever the link points
+            raise EvalError(
+                f"{sub} is a symbolic link; deps eval never writes through links: remove it, or choose another --out"
+            )
         summary = run_eval(tasks, s, episodes=episodes, out_dir=sub, **eval_kwargs)
         runs.append({"value": label, "dir": sub.name, "summary": summary})
     first = runs[0]["summary"]
@@ -127,10 +147,25 @@ def _run_sweep(
         "planner": settings.planner if param != "planner" else None,
         "world": settings.world if param != "world" else None,
         "episodes": episodes,
-        "runs": {r["value"]: {k: r["summary"].get(k) for k in
-                              ("success_rate", "std", "n", "missing", "tokens_in", "tokens_out", "wall_s",
-                               "tokens_per_success", "groups", "errors")} | {"dir": r["dir"]}
-                 for r in runs},
+        "runs": {
+            r["value"]: {
+                k: r["summary"].get(k)
+                for k in (
+                    "success_rate",
+                    "std",
+                    "n",
+                    "missing",
+                    "tokens_in",
+                    "tokens_out",
+                    "wall_s",
+                    "tokens_per_success",
+                    "groups",
+                    "errors",
+                )
+            }
+            | {"dir": r["dir"]}
+            for r in runs
+        },
         "success_rate": {r["value"]: r["summary"].get("success_rate") for r in runs},
         "tokens_in": sum(r["summary"].get("tokens_in") or 0 for r in runs),
         "tokens_out": sum(r["summary"].get("tokens_out") or 0 for r in runs),

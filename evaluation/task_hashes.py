@@ -14,12 +14,14 @@ episodes; and the suite named the same way however its file was given.
 - `ContaminatedResult`: what the eval reports instead of storing a result whose checkpoint
   thread already made a stored result (each run has its own thread: agent/fresh.py).
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from evaluation.identity import RUN_JSON, EvalError
 from evaluation.store import STORE_NAME, ResultStore
@@ -73,12 +75,14 @@ def check_unchanged(stored: dict[str, set[str]], current: dict[str, str], suite:
     episodes were stored."""
     changed = changed_tasks(stored, current)
     if changed:
-        shown = ", ".join(repr(t) for t in changed[:10]) + (f" and {len(changed) - 10} more" if len(changed) > 10
-                                                              else "")
+        shown = ", ".join(repr(t) for t in changed[:10]) + (
+            f" and {len(changed) - 10} more" if len(changed) > 10 else ""
+        )
         raise EvalError(
             f"the definition of {len(changed)} task(s) changed since their episodes were stored "
             f"({shown}) in suite {suite}; to resume, restore the suite file, leave them out with --tasks, "
-            "or choose another --out")
+            "or choose another --out"
+        )
 
 
 def check_store_unchanged(out: Path, run_key: str, current: dict[str, str], suite: str | None) -> None:

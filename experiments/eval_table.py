@@ -4,6 +4,7 @@ it finished, and says how many of the suite's tasks that is).
 
     python -m experiments.eval_table runs/wg/eval-rider-new runs/wg/eval-rider-old ...
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,7 @@ from pathlib import Path
 
 def row(out: str) -> str:
     d = Path(out)
-    eps = [json.loads(line) for line in (d / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
-           if line.strip()]
+    eps = [json.loads(line) for line in (d / "episodes.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     try:
         run = json.loads((d / "run.json").read_text(encoding="utf-8"))
         expected = len(run.get("tasks") or []) * int(run.get("episodes") or 1) or None
@@ -28,8 +28,10 @@ def row(out: str) -> str:
     per = (lambda x: f"{x / ok:,.0f}") if ok else (lambda x: "-")
     done = f"{n}" + (f" of {expected}" if expected and expected != n else "")
     rate = f"{ok}/{n} ({100 * ok / n:.1f}%)" if n else "0/0"
-    return (f"| {d.name} | {done} | {rate} | {per(calls)} | {per(tin + tout)} | "
-            f"{(f'{wall / ok:,.1f} s' if ok else '-')} | {calls:,} | {tin:,} / {tout:,} | {wall / 60:.1f} min |")
+    return (
+        f"| {d.name} | {done} | {rate} | {per(calls)} | {per(tin + tout)} | "
+        f"{(f'{wall / ok:,.1f} s' if ok else '-')} | {calls:,} | {tin:,} / {tout:,} | {wall / 60:.1f} min |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,8 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     if not dirs:
         print("usage: python -m experiments.eval_table OUT [OUT ...]  (deps eval --out folders)", file=sys.stderr)
         return 2
-    print("| run | episodes | success | LLM calls / success | tokens / success | wall / success "
-          "| LLM calls | tokens in / out | episode wall |")
+    print(
+        "| run | episodes | success | LLM calls / success | tokens / success | wall / success "
+        "| LLM calls | tokens in / out | episode wall |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for d in dirs:
         if not (Path(d) / "episodes.jsonl").is_file():

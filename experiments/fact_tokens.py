@@ -7,6 +7,7 @@ template applied) and of the rider planner, under each --knowledge value.
 
     python -m experiments.fact_tokens --version 1.11.2
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,12 @@ def _tokenizer():
 
 
 def _stats(values: list[int]) -> dict:
-    return {"n": len(values), "max": max(values), "mean": round(statistics.mean(values), 1),
-            "p95": sorted(values)[int(0.95 * (len(values) - 1))]}
+    return {
+        "n": len(values),
+        "max": max(values),
+        "mean": round(statistics.mean(values), 1),
+        "p95": sorted(values)[int(0.95 * (len(values) - 1))],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,8 +70,16 @@ def main(argv: list[str] | None = None) -> int:
     task = Task("CraftWoodenPickaxe", "custom", "obtain a wooden pickaxe", {"wooden_pickaxe": 1}, 3000)
     planner = DialoguePlanner(None, output="grammar")
     for mode in ("none", "target", "tree"):
-        req = PlanRequest(task=task, inventory={}, plans=[], descriptions=[], explanations=[], kb=kb,
-                          recipe_hints=True, knowledge=mode)
+        req = PlanRequest(
+            task=task,
+            inventory={},
+            plans=[],
+            descriptions=[],
+            explanations=[],
+            kb=kb,
+            recipe_hints=True,
+            knowledge=mode,
+        )
         out[f"deps_prompt_{mode}"] = chat_tokens(planner.messages(req))
         out[f"rider_prompt_{mode}"] = chat_tokens(step_messages(kb, {"wooden_pickaxe": 1}, {}, [], knowledge=mode))
     print(json.dumps(out))

@@ -9,6 +9,7 @@ tables of docs/results/reliability.md). The LLM's content is fixed on purpose: t
 transport and the retry layer, not a model's planning. Backoff sleeps are skipped
 (`--sleep` keeps them) so the drill takes seconds.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,14 +20,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-FAULTS = "timeout=0.1,http500=0.1,ratelimit=0.1,garbage=0.05,empty=0.05"   # 40 % of requests
-STONE_SWORD_PLAN = "\n".join([
-    "craft({'crafting_table':1}, {'planks':4}, null)",
-    "craft({'wooden_pickaxe':1}, {'planks':3, 'stick':2}, 'crafting_table')",
-    "mine({'cobblestone':2}, 'wooden_pickaxe')",
-    "craft({'stone_sword':1}, {'cobblestone':2, 'stick':1}, 'crafting_table')",
-])
-START = {"planks": 10, "stick": 4}   # enough for the plan above
+FAULTS = "timeout=0.1,http500=0.1,ratelimit=0.1,garbage=0.05,empty=0.05"  # 40 % of requests
+STONE_SWORD_PLAN = "\n".join(
+    [
+        "craft({'crafting_table':1}, {'planks':4}, null)",
+        "craft({'wooden_pickaxe':1}, {'planks':3, 'stick':2}, 'crafting_table')",
+        "mine({'cobblestone':2}, 'wooden_pickaxe')",
+        "craft({'stone_sword':1}, {'cobblestone':2, 'stick':1}, 'crafting_table')",
+    ]
+)
+START = {"planks": 10, "stick": 4}  # enough for the plan above
 
 
 class ReplayLLM(BaseHTTPRequestHandler):
@@ -67,9 +70,18 @@ class ReplayLLM(BaseHTTPRequestHandler):
             return
         if self.delay_s:
             threading.Event().wait(self.delay_s)
-        self._send(200, {"id": "x", "object": "chat.completion", "model": "replay", "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}})
+        self._send(
+            200,
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "model": "replay",
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}
+                ],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70},
+            },
+        )
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -81,6 +93,7 @@ class QuietServer(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         import sys
+
         self.errors = getattr(self, "errors", [])
         self.errors.append(repr(sys.exc_info()[1]))
 
@@ -93,8 +106,9 @@ def serve(handler: type[BaseHTTPRequestHandler] = ReplayLLM) -> tuple[QuietServe
     return srv, f"http://127.0.0.1:{srv.server_address[1]}"
 
 
-def drill(episodes: int, out: Path, retries: tuple[int, ...] = (0, 2, 6), sleep: bool = False,
-          tasks: str | None = None) -> list[dict]:
+def drill(
+    episodes: int, out: Path, retries: tuple[int, ...] = (0, 2, 6), sleep: bool = False, tasks: str | None = None
+) -> list[dict]:
     """`tasks` None: CraftStoneSword with enough planks and sticks (every episode can succeed);
     else deps71 task ids or groups (MT1,MT2): the replay's one plan fails most of them, so the
     drill shows failures of both kinds (the world's and the LLM's) stored, each with its reason."""
@@ -104,7 +118,7 @@ def drill(episodes: int, out: Path, retries: tuple[int, ...] = (0, 2, 6), sleep:
     from worlds.tasks import find_task, load_suite
 
     if not sleep:
-        agent.llm.retry.time.sleep = lambda s: None     # type: ignore[attr-defined]
+        agent.llm.retry.time.sleep = lambda s: None  # type: ignore[attr-defined]
     srv, url = serve()
     if tasks:
         wanted = {t.strip() for t in tasks.split(",")}
@@ -115,17 +129,26 @@ def drill(episodes: int, out: Path, retries: tuple[int, ...] = (0, 2, 6), sleep:
     rows = []
     try:
         for n in retries:
-            settings = RunSettings(planner="deps", llm=f"{url}/v1#replay", inventory=start,
-                                   llm_faults=FAULTS, llm_retries=n, max_rounds=2)
+            settings = RunSettings(
+                planner="deps", llm=f"{url}/v1#replay", inventory=start, llm_faults=FAULTS, llm_retries=n, max_rounds=2
+            )
             s = run_eval(chosen, settings, episodes=episodes, out_dir=out / f"retries-{n}", progress=False)
             stats = s.get("llm_stats") or {}
-            rows.append({"retries_allowed": n, "tasks": len(chosen), "episodes": episodes * len(chosen),
-                         "stored": s["n"], "lost": s["missing"], "with_reason": s["n"] - s["successes"]
-                         - _without_reason(out / f"retries-{n}"),
-                         "successes": s["successes"], "llm_failures": s["llm_failures"],
-                         "requests": stats.get("faults", {}).get("requests"),
-                         "faults_injected": sum(stats.get("faults", {}).get("injected", {}).values()),
-                         "retries": stats.get("retries")})
+            rows.append(
+                {
+                    "retries_allowed": n,
+                    "tasks": len(chosen),
+                    "episodes": episodes * len(chosen),
+                    "stored": s["n"],
+                    "lost": s["missing"],
+                    "with_reason": s["n"] - s["successes"] - _without_reason(out / f"retries-{n}"),
+                    "successes": s["successes"],
+                    "llm_failures": s["llm_failures"],
+                    "requests": stats.get("faults", {}).get("requests"),
+                    "faults_injected": sum(stats.get("faults", {}).get("injected", {}).values()),
+                    "retries": stats.get("retries"),
+                }
+            )
     finally:
         srv.shutdown()
     return rows
@@ -141,8 +164,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.fault_drill", description=__doc__.split("\n\n")[0])
     p.add_argument("--episodes", type=int, default=50, help="episodes per task and run (default: 50)")
     p.add_argument("--out", default=None, help="where the three evals go (default: a temporary folder)")
-    p.add_argument("--tasks", default=None, metavar="LIST",
-                   help="deps71 task ids or groups, e.g. MT1,MT2 (default: CraftStoneSword, which can always succeed)")
+    p.add_argument(
+        "--tasks",
+        default=None,
+        metavar="LIST",
+        help="deps71 task ids or groups, e.g. MT1,MT2 (default: CraftStoneSword, which can always succeed)",
+    )
     p.add_argument("--sleep", action="store_true", help="really sleep the backoff (slower; same counts)")
     a = p.parse_args(argv)
     if not 1 <= a.episodes <= 10_000:

@@ -17,6 +17,7 @@ Rows are appended to --out as each (k, selector) cell finishes; the table goes t
 The spread is the 95% interval of the success rate over episodes (Wilson), and the paired
 difference horizon - fixed / horizon - random is bootstrapped over the same episodes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,10 +31,10 @@ from typing import Any
 import numpy as np
 
 SIZE = 48
-SCATTER = ("log", "sand", "cow", "pig", "sheep", "chicken")   # training/controller/scenes.py's kinds
+SCATTER = ("log", "sand", "cow", "pig", "sheep", "chicken")  # training/controller/scenes.py's kinds
 SELECTOR_NAMES = ("fixed", "random", "horizon", "oracle")
 BUDGETS = (50, 60, 80, 100, 120, 150)
-MAX_RETRIES = 2     # a goal the expert fails is tried again this many times before the episode fails
+MAX_RETRIES = 2  # a goal the expert fails is tried again this many times before the episode fails
 
 
 def scenario(k: int, seed: int, max_distance: int = 12) -> tuple[list[Any], dict]:
@@ -53,12 +54,24 @@ def make_selector(name: str, seed: int, predictor: Any = None) -> Any:
     from nodes.horizon import HorizonSelector
     from nodes.selectors import FixedSelector, OracleSelector, RandomSelector
 
-    return {"fixed": FixedSelector, "random": lambda: RandomSelector(seed), "oracle": OracleSelector,
-            "horizon": lambda: HorizonSelector(predictor)}[name]()
+    return {
+        "fixed": FixedSelector,
+        "random": lambda: RandomSelector(seed),
+        "oracle": OracleSelector,
+        "horizon": lambda: HorizonSelector(predictor),
+    }[name]()
 
 
-def run_cell(kb: Any, k: int, selector: str, episodes: int, budget: int, seed: int = 0,
-             predictor: Any = None, max_distance: int = 12) -> list[int | None]:
+def run_cell(
+    kb: Any,
+    k: int,
+    selector: str,
+    episodes: int,
+    budget: int,
+    seed: int = 0,
+    predictor: Any = None,
+    max_distance: int = 12,
+) -> list[int | None]:
     """Steps until all k goals were done, per episode (None: not within `budget`)."""
     from nodes.selectors import preconditions_hold
     from skills.experts import Expert
@@ -124,15 +137,22 @@ def _steps(res: list[int | None], cap: int) -> np.ndarray:
     return np.array([cap if x is None else min(x, cap) for x in res], float)
 
 
-def paired_diff(a: list[int | None], b: list[int | None], budget: int | None, rng: np.random.Generator,
-                n_boot: int = 2000, cap: int = 0) -> tuple[float, float, float]:
+def paired_diff(
+    a: list[int | None],
+    b: list[int | None],
+    budget: int | None,
+    rng: np.random.Generator,
+    n_boot: int = 2000,
+    cap: int = 0,
+) -> tuple[float, float, float]:
     """Mean and 95% bootstrap interval of success(a) - success(b) at `budget` (or, with
     budget None, of steps to finish, unfinished counted as `cap`), paired by episode."""
     if budget is None:
         d = _steps(a, cap) - _steps(b, cap)
     else:
-        d = (np.array([x is not None and x <= budget for x in a], float)
-             - np.array([x is not None and x <= budget for x in b], float))
+        d = np.array([x is not None and x <= budget for x in a], float) - np.array(
+            [x is not None and x <= budget for x in b], float
+        )
     idx = rng.integers(0, len(d), (n_boot, len(d)))
     boots = d[idx].mean(1)
     return float(d.mean()), float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
@@ -148,8 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="append one JSON row per cell to this file")
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--table", default=None, metavar="FILE",
-                    help="print the table of the rows already in FILE (an --out of earlier runs) and stop")
+    ap.add_argument(
+        "--table",
+        default=None,
+        metavar="FILE",
+        help="print the table of the rows already in FILE (an --out of earlier runs) and stop",
+    )
     a = ap.parse_args(argv)
     try:
         ks = [int(x) for x in a.goals.split(",")]
@@ -193,11 +217,16 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.monotonic()
             res = run_cell(kb, k, name, a.episodes, budgets[-1], a.seed, predictor, a.max_distance)
             results[(k, name)] = res
-            row = {"goals": k, "selector": name, "episodes": a.episodes, "seed": a.seed,
-                   "max_distance": a.max_distance, "steps_to_finish": res,
-                   "success": {str(b): round(float(np.mean([x is not None and x <= b for x in res])), 3)
-                               for b in budgets},
-                   "wall_s": round(time.monotonic() - t0, 1)}
+            row = {
+                "goals": k,
+                "selector": name,
+                "episodes": a.episodes,
+                "seed": a.seed,
+                "max_distance": a.max_distance,
+                "steps_to_finish": res,
+                "success": {str(b): round(float(np.mean([x is not None and x <= b for x in res])), 3) for b in budgets},
+                "wall_s": round(time.monotonic() - t0, 1),
+            }
             print(f"k={k} {name}: " + " ".join(f"{b}:{v}" for b, v in row["success"].items()), file=sys.stderr)
             if out:
                 with out.open("a") as f:
@@ -208,8 +237,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def table(results: dict[tuple[int, str], list[int | None]], budgets: list[int], n: int) -> str:
     cap = budgets[-1]
-    lines = ["| goals | selector | " + " | ".join(f"≤{b} steps" for b in budgets) + " | mean steps |",
-             "|---|---|" + "---|" * (len(budgets) + 1)]
+    lines = [
+        "| goals | selector | " + " | ".join(f"≤{b} steps" for b in budgets) + " | mean steps |",
+        "|---|---|" + "---|" * (len(budgets) + 1),
+    ]
     for (k, name), res in results.items():
         cells = []
         for b in budgets:
@@ -225,8 +256,10 @@ def table(results: dict[tuple[int, str], list[int | None]], budgets: list[int], 
                 b = budgets[len(budgets) // 2]
                 m, lo, hi = paired_diff(results[(k, "horizon")], results[(k, other)], b, rng)
                 ms, los, his = paired_diff(results[(k, "horizon")], results[(k, other)], None, rng, cap=cap)
-                diffs.append(f"- k={k}: horizon - {other}: success at ≤{b} steps {m:+.2f} (95% {lo:+.2f} to {hi:+.2f}); "
-                             f"steps to finish {ms:+.1f} (95% {los:+.1f} to {his:+.1f})")
+                diffs.append(
+                    f"- k={k}: horizon - {other}: success at ≤{b} steps {m:+.2f} (95% {lo:+.2f} to {hi:+.2f}); "
+                    f"steps to finish {ms:+.1f} (95% {los:+.1f} to {his:+.1f})"
+                )
     return "\n".join(lines + ([""] + diffs if diffs else []))
 
 

@@ -5,6 +5,7 @@ server's log).
 
     python -m experiments.first_answer [--no-warm] [--threads N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,9 @@ def main() -> None:
     try:
         with open_chat_model("local", server=srv, seed=0) as h:
             planner = DialoguePlanner(h)
-            msgs = planner.messages(PlanRequest(task=task, inventory={}, plans=[], descriptions=[],
-                                                explanations=[], kb=kb))
+            msgs = planner.messages(
+                PlanRequest(task=task, inventory={}, plans=[], descriptions=[], explanations=[], kb=kb)
+            )
             runnable = h.grammar_mode(code_form_grammar(kb, target=dict(task.target)))
             t0 = time.perf_counter()
             text, used = ask(runnable, msgs)
@@ -66,10 +68,21 @@ def main() -> None:
         perf = _perf(srv.log_tail(80))
     finally:
         srv.stop()
-    print(json.dumps({"imports_s": round(imports_s, 2), "server_start_s": round(start_s, 2),
-                      "warm_s": round(warm_s, 2), "plan_call_s": round(call_s, 2), **perf,
-                      "tokens_in": used["tokens_in"], "tokens_out": used["tokens_out"],
-                      "threads": srv.n_threads, "load": os.getloadavg()[0]}))
+    print(
+        json.dumps(
+            {
+                "imports_s": round(imports_s, 2),
+                "server_start_s": round(start_s, 2),
+                "warm_s": round(warm_s, 2),
+                "plan_call_s": round(call_s, 2),
+                **perf,
+                "tokens_in": used["tokens_in"],
+                "tokens_out": used["tokens_out"],
+                "threads": srv.n_threads,
+                "load": os.getloadavg()[0],
+            }
+        )
+    )
     print(text)
 
 

@@ -6,6 +6,7 @@ tokens per second.
 
     python -m experiments.first_plans --llm local --output grammar --tasks 12
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,9 @@ def main(argv: list[str] | None = None) -> int:
         mines_log = names_target = tokens_out = 0
         gen_s = 0.0
         for task in tasks:
-            req = PlanRequest(task=task, inventory={}, plans=[], descriptions=[], explanations=[], kb=kb,
-                              recipe_hints=True)
+            req = PlanRequest(
+                task=task, inventory={}, plans=[], descriptions=[], explanations=[], kb=kb, recipe_hints=True
+            )
             t1 = time.monotonic()
             result = planner.plan(req)
             gen_s += time.monotonic() - t1
@@ -47,9 +49,15 @@ def main(argv: list[str] | None = None) -> int:
             mines_log += first.replace(" ", "").startswith("mine({'log'")
             names_target += any(f"'{item}'" in result.text for item in task.target)
             print(f"{task.id}: {result.text.splitlines()[0][:100] if result.text else '(empty)'}", file=sys.stderr)
-    summary = {"llm": llm.name, "output": a.output, "tasks": len(tasks), "first_goal_mines_log": mines_log,
-               "names_target": names_target, "server_ready_s": round(ready_s, 2),
-               "tokens_per_s": round(tokens_out / gen_s, 1) if gen_s else None}
+    summary = {
+        "llm": llm.name,
+        "output": a.output,
+        "tasks": len(tasks),
+        "first_goal_mines_log": mines_log,
+        "names_target": names_target,
+        "server_ready_s": round(ready_s, 2),
+        "tokens_per_s": round(tokens_out / gen_s, 1) if gen_s else None,
+    }
     print(json.dumps(summary))
     return 0
 

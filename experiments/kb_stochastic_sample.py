@@ -4,6 +4,7 @@ fail by DEPS Table 18's rates and chance drops are drawn (docs/knowledge-base.md
 
     .venv/bin/python experiments/kb_stochastic_sample.py [per-version sample, default 25]
 """
+
 from __future__ import annotations
 
 import random

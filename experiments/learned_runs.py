@@ -8,6 +8,7 @@ out a whole task.
 
 One JSON line per seed is appended to --out as it finishes; the count goes to stdout.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,19 +41,41 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            rc = deps(["run", a.task, "--world", "gridworld", "--planner", a.planner, "--controller", a.controller,
-                       "--seed", str(seed), "--json", "--quiet"])
+            rc = deps(
+                [
+                    "run",
+                    a.task,
+                    "--world",
+                    "gridworld",
+                    "--planner",
+                    a.planner,
+                    "--controller",
+                    a.controller,
+                    "--seed",
+                    str(seed),
+                    "--json",
+                    "--quiet",
+                ]
+            )
         lines = [line for line in buf.getvalue().splitlines() if line.startswith("{")]
         res = json.loads(lines[-1]) if lines else {"success": False, "failure_reason": f"exit {rc}, no result"}
         ok += bool(res.get("success"))
-        row = {"seed": seed, "rc": rc, "success": bool(res.get("success")), "env_steps": res.get("env_steps"),
-               "failure_reason": res.get("failure_reason"), "wall_s": round(time.monotonic() - t0, 1)}
+        row = {
+            "seed": seed,
+            "rc": rc,
+            "success": bool(res.get("success")),
+            "env_steps": res.get("env_steps"),
+            "failure_reason": res.get("failure_reason"),
+            "wall_s": round(time.monotonic() - t0, 1),
+        }
         print(json.dumps(row), file=sys.stderr)
         if out:
             with out.open("a") as f:
                 f.write(json.dumps(row) + "\n")
-    print(f"{a.task!r} with --controller {a.controller} --planner {a.planner}: {ok} of {a.seeds} seeds "
-          f"({a.first}-{a.first + a.seeds - 1}) succeeded")
+    print(
+        f"{a.task!r} with --controller {a.controller} --planner {a.planner}: {ok} of {a.seeds} seeds "
+        f"({a.first}-{a.first + a.seeds - 1}) succeeded"
+    )
     return 0
 
 

@@ -6,14 +6,27 @@ cost), and the LLM calls it would have saved.
 
     python -m experiments.loop_guard_ab --planner rider --llm local --max-rounds 4
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 
-ITEMS = ("ladder", "boat", "wooden_door", "fence", "sign", "bowl", "chest", "wooden_shovel", "stone_axe",
-         "furnace", "trapdoor", "wooden_slab")
+ITEMS = (
+    "ladder",
+    "boat",
+    "wooden_door",
+    "fence",
+    "sign",
+    "bowl",
+    "chest",
+    "wooden_shovel",
+    "stone_axe",
+    "furnace",
+    "trapdoor",
+    "wooden_slab",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     kb = load_kb("1.11.2")
     rows = []
     base = RunSettings(planner=a.planner, llm=a.llm, max_rounds=a.max_rounds)
-    for cls in (RiderPlanner, DialoguePlanner):    # the guard off: the plan node reads `loop_guard`
-        cls.loop_guard = False                     # type: ignore[attr-defined]
+    for cls in (RiderPlanner, DialoguePlanner):  # the guard off: the plan node reads `loop_guard`
+        cls.loop_guard = False  # type: ignore[attr-defined]
     with open_chat_model(a.llm, **llm_options(base)) as llm:
         for item in a.items.split(","):
             for seed in range(a.seeds):
@@ -51,21 +64,40 @@ def main(argv: list[str] | None = None) -> int:
                 settings = RunSettings(planner=a.planner, llm=a.llm, max_rounds=a.max_rounds, seed=seed)
                 r = run_episode(task, settings, llm=llm, kb=kb, on_update=seen)
                 plans = r["plans"]
-                fires = next((j for j in range(len(plans))
-                              if loop_cause(plans[:j], [o for o in outcomes if o.get("plan", 0) < j], plans[j])),
-                             None)
-                rows.append({"item": item, "seed": seed, "success": r["success"], "llm_calls": r["llm_calls"],
-                             "plans": len(plans), "guard_fires_at_plan": fires,
-                             "plans_saved": len(plans) - fires - 1 if fires is not None else 0,
-                             "failure_reason": (r.get("failure_reason") or "")[:120]})
+                fires = next(
+                    (
+                        j
+                        for j in range(len(plans))
+                        if loop_cause(plans[:j], [o for o in outcomes if o.get("plan", 0) < j], plans[j])
+                    ),
+                    None,
+                )
+                rows.append(
+                    {
+                        "item": item,
+                        "seed": seed,
+                        "success": r["success"],
+                        "llm_calls": r["llm_calls"],
+                        "plans": len(plans),
+                        "guard_fires_at_plan": fires,
+                        "plans_saved": len(plans) - fires - 1 if fires is not None else 0,
+                        "failure_reason": (r.get("failure_reason") or "")[:120],
+                    }
+                )
                 print(json.dumps(rows[-1]), file=sys.stderr)
     fired = [x for x in rows if x["guard_fires_at_plan"] is not None]
-    summary = {"planner": a.planner, "llm": llm.name, "max_rounds": a.max_rounds, "episodes": len(rows),
-               "successes_unguarded": sum(x["success"] for x in rows),
-               "successes_guarded": sum(x["success"] and x["guard_fires_at_plan"] is None for x in rows),
-               "guard_fired": len(fired), "successes_lost": sum(x["success"] for x in fired),
-               "plans_saved": sum(x["plans_saved"] for x in fired),
-               "llm_calls_unguarded": sum(x["llm_calls"] for x in rows)}
+    summary = {
+        "planner": a.planner,
+        "llm": llm.name,
+        "max_rounds": a.max_rounds,
+        "episodes": len(rows),
+        "successes_unguarded": sum(x["success"] for x in rows),
+        "successes_guarded": sum(x["success"] and x["guard_fires_at_plan"] is None for x in rows),
+        "guard_fired": len(fired),
+        "successes_lost": sum(x["success"] for x in fired),
+        "plans_saved": sum(x["plans_saved"] for x in fired),
+        "llm_calls_unguarded": sum(x["llm_calls"] for x in rows),
+    }
     print(json.dumps(summary))
     return 0
 

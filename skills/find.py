@@ -21,6 +21,7 @@ within reach too), `biome` (the column the agent stands in), `time` (day or nigh
   such a hole wherever it is, until the mob has gone.
 The step budget of the controller ends a find that cannot finish.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,11 +33,11 @@ from worlds.context_tasks import evaluate_conditions, matches, normalise_state, 
 from worlds.gridworld import paths
 from worlds.gridworld.weather import dry
 
-REACH = 2                   # worlds/gridworld/world.py context_state: mobs and blocks within 2 cells
-MOB_REPLAN = 12             # steps between path searches while the thing to reach is a mob
-WIDEN = (0, 3, 6, 10, 16, 24, 40)   # extra distance allowed to a mob when no cell meets every condition
-WAIT_FOR_MOB = 40           # steps waited at a widened spot before looking again
-THREAT = 4                  # at night, a hostile mob this close (cells, x and z) sends the agent into a hole
+REACH = 2  # worlds/gridworld/world.py context_state: mobs and blocks within 2 cells
+MOB_REPLAN = 12  # steps between path searches while the thing to reach is a mob
+WIDEN = (0, 3, 6, 10, 16, 24, 40)  # extra distance allowed to a mob when no cell meets every condition
+WAIT_FOR_MOB = 40  # steps waited at a widened spot before looking again
+THREAT = 4  # at night, a hostile mob this close (cells, x and z) sends the agent into a hole
 
 
 def dilate(mask: np.ndarray, r: int) -> np.ndarray:
@@ -65,7 +66,7 @@ class FindExpert(Expert):
         self.since_plan = 0
         self.widened = 0
         self.wait_left = 0
-        self.hole: tuple[int, int, int] | None = None   # (x, z, feet level) where a night's hole was begun
+        self.hole: tuple[int, int, int] | None = None  # (x, z, feet level) where a night's hole was begun
 
     # counts are not what a find is about
     def _count(self) -> int:
@@ -78,7 +79,7 @@ class FindExpert(Expert):
         self.waiting = False
         a = super().act()
         if self.waiting:
-            self.idle = 0   # waiting for night is not being stuck
+            self.idle = 0  # waiting for night is not being stuck
         return a
 
     # ------------------------------------------------------------------ reading the world
@@ -101,8 +102,11 @@ class FindExpert(Expert):
                     if 0 <= x < env.X and 0 <= z < env.Z and 0 <= y < env.H:
                         out[x, z, y] = True
             return out
-        ids = [c for c in range(2, len(v.cells))
-               if matches(word, {v.cells[c]} | ({v.block_of[c]} if v.block_of[c] else set()), "blocks")]
+        ids = [
+            c
+            for c in range(2, len(v.cells))
+            if matches(word, {v.cells[c]} | ({v.block_of[c]} if v.block_of[c] else set()), "blocks")
+        ]
         return np.isin(env.cells[i], np.array(ids, dtype=np.uint8)) if ids else np.zeros(env.cells[i].shape, bool)
 
     def _standable(self) -> np.ndarray:
@@ -128,9 +132,11 @@ class FindExpert(Expert):
             col = self.env.biome_map[self.i] == self.v.biome_id.get(str(biome), -1)
             ok &= col[:, :, None]
         weather = self.conds.get("weather")
-        if weather and self.env.weather_name(self.i) != weather:   # rain shows only over a wet biome
-            raining = self.env.weather[self.i] is not None and self.env.weather[self.i].raining(int(self.env.clock[self.i]))
-            if raining:   # rain wanted: a wet biome; clear wanted: a dry one (no rain falls there)
+        if weather and self.env.weather_name(self.i) != weather:  # rain shows only over a wet biome
+            raining = self.env.weather[self.i] is not None and self.env.weather[self.i].raining(
+                int(self.env.clock[self.i])
+            )
+            if raining:  # rain wanted: a wet biome; clear wanted: a dry one (no rain falls there)
                 wet = np.array([not dry(b) for b in self.v.biomes])[self.env.biome_map[self.i]]
                 ok &= (wet if weather == "rain" else ~wet)[:, :, None]
         return ok, widened
@@ -141,7 +147,7 @@ class FindExpert(Expert):
         if ok:
             self._finish(True)
             return None
-        if self._hostile_within(THREAT):   # at night, a zombie or spider close by: dig in first
+        if self._hostile_within(THREAT):  # at night, a zombie or spider close by: dig in first
             if self._sheltered():
                 self.waiting = True
                 return NOOP
@@ -151,7 +157,7 @@ class FindExpert(Expert):
         if not where_unmet:
             self.plan, self.target = [], None
             return self._wait()
-        if self.wait_left > 0:   # at a widened spot: give the mob time to come closer
+        if self.wait_left > 0:  # at a widened spot: give the mob time to come closer
             self.wait_left -= 1
             return self._wait()
         mob_goal = any(self._is_mob(str(self.conds.get(c, ""))) for c in ("find", "near"))
@@ -188,8 +194,8 @@ class FindExpert(Expert):
         x, y, z = (int(c) for c in env.pos[i])
         if x < 1 or z < 1 or x >= env.X - 1 or z >= env.Z - 1 or y + 2 > env.H:
             return False
-        walls = env.cells[i, x - 1:x + 2, z - 1:z + 2, y:y + 2].copy()
-        walls[1, 1] = 1   # the agent's own column
+        walls = env.cells[i, x - 1 : x + 2, z - 1 : z + 2, y : y + 2].copy()
+        walls[1, 1] = 1  # the agent's own column
         return bool(env.rules.solid[walls].all())
 
     def _can_dig_in(self) -> bool:
@@ -200,8 +206,13 @@ class FindExpert(Expert):
         r, cells = env.rules, env.cells[i]
         top = self.hole[2] if self.hole is not None and self.hole[:2] == (x, z) else y
         below = cells[x, z, y - 1] if y >= 3 else 0
-        return y >= 5 and y > top - 4 and bool(r.breakable[below] and not r.placed_only[below]
-                                                and not r.liquid[below] and r.solid[cells[x, z, y - 2]])
+        return (
+            y >= 5
+            and y > top - 4
+            and bool(
+                r.breakable[below] and not r.placed_only[below] and not r.liquid[below] and r.solid[cells[x, z, y - 2]]
+            )
+        )
 
     def _dig_in(self):
         x, y, z = (int(c) for c in self.env.pos[self.i])
@@ -217,8 +228,11 @@ class FindExpert(Expert):
         for cond in ("find", "near"):
             word = self.conds.get(cond)
             if word:
-                box = self._present(str(word))[max(0, x - REACH):x + REACH + 1, max(0, z - REACH):z + REACH + 1,
-                                                 max(0, y - REACH):y + REACH + 1]
+                box = self._present(str(word))[
+                    max(0, x - REACH) : x + REACH + 1,
+                    max(0, z - REACH) : z + REACH + 1,
+                    max(0, y - REACH) : y + REACH + 1,
+                ]
                 if not box.any():
                     return False
         biome = self.conds.get("biome")
@@ -235,23 +249,29 @@ class FindExpert(Expert):
             est = np.abs(xs - pos[0]) + np.abs(zs - pos[2]) + np.abs(ys - pos[1]) * 2
             order = np.argsort(est, kind="stable")[:8]
             targets = [(int(xs[k]), int(ys[k]), int(zs[k])) for k in order]
-            found = paths.search(paths.Terrain(env, i), pos, targets, slack=0,
-                                 stand=lambda s, ok=ok: 0 <= s[0] < env.X and 0 <= s[2] < env.Z
-                                 and 0 <= s[1] < env.H and bool(ok[s[0], s[2], s[1]]))
+            found = paths.search(
+                paths.Terrain(env, i),
+                pos,
+                targets,
+                slack=0,
+                stand=lambda s, ok=ok: (
+                    0 <= s[0] < env.X and 0 <= s[2] < env.Z and 0 <= s[1] < env.H and bool(ok[s[0], s[2], s[1]])
+                ),
+            )
             if found is None:
                 continue
             segs, _, t = found
             self.plan, self.target, self.since_plan = list(segs), t, 0
             self.seg_steps, self.last_pos = 0, None
-            if not self.plan:   # standing on the best cell there is: wait for the world to change
+            if not self.plan:  # standing on the best cell there is: wait for the world to change
                 self.target = None
                 self.wait_left = WAIT_FOR_MOB if widened else 0
                 return self._wait()
             return self._follow()
         words = [str(self.conds[c]) for c in ("find", "near") if self.conds.get(c)]
         absent = [w for w in words if not self._is_mob(w) and not self._present(w).any()]
-        if absent:   # a block the map does not hold (mobs may still wander in)
+        if absent:  # a block the map does not hold (mobs may still wander in)
             self._finish(False, f"there is no {absent[0]} in this world to find", {self.item: 1})
             return None
-        self.wait_left = WAIT_FOR_MOB   # no such mob now (animals wander in: mobs.py restocks): wait
+        self.wait_left = WAIT_FOR_MOB  # no such mob now (animals wander in: mobs.py restocks): wait
         return self._wait()

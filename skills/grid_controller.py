@@ -5,10 +5,12 @@ out, or the expert finds a precondition missing; the outcome is the text world's
 
 `on_step(world)` is called after every primitive step (`deps run --render` draws there).
 """
+
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -26,8 +28,9 @@ def _draw(world: Any, every: int) -> None:
 class GridScriptedController:
     name = "scripted"
 
-    def __init__(self, kb: Any, on_step: Callable[[Any], None] | None = None, render: bool = False,
-                 render_every: int = 10):
+    def __init__(
+        self, kb: Any, on_step: Callable[[Any], None] | None = None, render: bool = False, render_every: int = 10
+    ):
         self.kb = kb
         self.on_step = on_step
         if render and on_step is None:
@@ -42,8 +45,9 @@ class GridScriptedController:
             expert = FindExpert(env, i, one) if goal.action == "find" else Expert(env, i, one)
             while True:
                 if world.steps >= world.max_steps:
-                    return self._outcome(False, f"ran out of environment steps ({world.max_steps})",
-                                         world, steps0, inv0)
+                    return self._outcome(
+                        False, f"ran out of environment steps ({world.max_steps})", world, steps0, inv0
+                    )
                 a = expert.act()
                 if a is None:
                     break

@@ -4,20 +4,32 @@ mine X (X drops from some block), craft X (X has a crafting recipe), smelt X (fu
 recipe), kill M (M is a mob with drops), equip X (armour, tools, shields). The parser maps
 free-form goals onto it by nearest sentence embedding.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-_EQUIPPABLE = ("helmet", "chestplate", "leggings", "boots", "shield", "sword", "pickaxe",
-               "axe", "shovel", "hoe", "elytra")
+_EQUIPPABLE = (
+    "helmet",
+    "chestplate",
+    "leggings",
+    "boots",
+    "shield",
+    "sword",
+    "pickaxe",
+    "axe",
+    "shovel",
+    "hoe",
+    "elytra",
+)
 
 
 @dataclass(frozen=True)
 class Skill:
     action: str
     item: str
-    display: str = ""   # the game's display name, when it says more than the id ("Wood" for log)
+    display: str = ""  # the game's display name, when it says more than the id ("Wood" for log)
 
     @property
     def text(self) -> str:

@@ -1,5 +1,6 @@
 """Deterministic stand-ins for an LLM back-end: LangChain's own fake chat model behind
 the same handle the real back-ends give (agent.llm)."""
+
 from __future__ import annotations
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel

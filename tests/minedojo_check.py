@@ -12,6 +12,7 @@ MineDojo action and observation against MineDojo's own objects:
 - `env.observation_space.contains(obs)` for every observation the adapter acted on.
 Prints one JSON object: the counts, and the first few violations of each kind.
 """
+
 from __future__ import annotations
 
 import copy
@@ -55,8 +56,9 @@ def main() -> None:
             counts["space_ok"] += 1
         else:
             note("space", str(a.tolist()))
-        theirs = masker.observation({"inventory": copy.deepcopy(obs["inventory"]),
-                                     "nearby_tools": dict(obs["nearby_tools"])})["masks"]
+        theirs = masker.observation(
+            {"inventory": copy.deepcopy(obs["inventory"]), "nearby_tools": dict(obs["nearby_tools"])}
+        )["masks"]
         if all(np.array_equal(np.asarray(theirs[k]), np.asarray(obs["masks"][k])) for k in theirs):
             counts["masks_equal"] += 1
         else:
@@ -81,21 +83,34 @@ def main() -> None:
         empty = int(np.nonzero(obs["inventory"]["name"] == "air")[0][0])
         equip_empty = np.asarray(action, np.int64).copy()
         equip_empty[5], equip_empty[7] = 5, empty
-        theirs = masker.observation({"inventory": copy.deepcopy(obs["inventory"]),
-                                     "nearby_tools": dict(obs["nearby_tools"])})["masks"]
+        theirs = masker.observation(
+            {"inventory": copy.deepcopy(obs["inventory"]), "nearby_tools": dict(obs["nearby_tools"])}
+        )["masks"]
         short = dict(obs, voxels=dict(obs["voxels"], block_name=obs["voxels"]["block_name"][:2]))
-        counts["controls"] = {"out_of_range_refused": not env.action_space.contains(wide),
-                              "equip_empty_slot_refused": ids.mask_refusal(equip_empty, theirs) is not None,
-                              "wrong_shape_refused": not env.observation_space.contains(short)}
+        counts["controls"] = {
+            "out_of_range_refused": not env.action_space.contains(wide),
+            "equip_empty_slot_refused": ids.mask_refusal(equip_empty, theirs) is not None,
+            "wrong_shape_refused": not env.observation_space.contains(short),
+        }
 
     def both(obs: dict, action: np.ndarray) -> None:
         controls(obs, action)
         check(obs, action)
 
     stats = sweep(both, limit=limit, body_budget=600)
-    print(json.dumps({"minedojo": getattr(minedojo, "__version__", "0.1"), "counts": counts, "bad": bad,
-                      "goals": stats["goals"], "goals_ok": stats["ok"], "by_skill": stats["by_skill"],
-                      "failed": stats["failed"]}))
+    print(
+        json.dumps(
+            {
+                "minedojo": getattr(minedojo, "__version__", "0.1"),
+                "counts": counts,
+                "bad": bad,
+                "goals": stats["goals"],
+                "goals_ok": stats["ok"],
+                "by_skill": stats["by_skill"],
+                "failed": stats["failed"],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

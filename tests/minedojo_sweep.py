@@ -10,9 +10,11 @@ Each goal runs from the inventory the plan has at that point (the text world pla
 up to it), so every crafting, smelting and equipping step is played; a mine or kill goal
 is played once per (skill, item) and inventory tier, within a step budget, on a generated map.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -47,8 +49,9 @@ def plan_steps(kb: Any, suite: str) -> list[tuple[str, Goal, dict[str, int]]]:
     return out
 
 
-def sweep(check: Checker, suite: str = "deps71", body_budget: int = 300, limit: int | None = None,
-          seed: int = 0) -> dict:
+def sweep(
+    check: Checker, suite: str = "deps71", body_budget: int = 300, limit: int | None = None, seed: int = 0
+) -> dict:
     """Play the plans' goals (see the module docstring); counts of what ran and what failed."""
     kb = load_kb("1.11.2")
     stats: dict[str, Any] = {"goals": 0, "ok": 0, "actions": 0, "by_skill": {}, "failed": []}

@@ -4,6 +4,7 @@ own crafting and furnace stand-in (tests/mineflayer_server/standin.js).
 
 `skip_reason()` says why these tests cannot run here (no Node, npm packages not installed).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -14,8 +15,8 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from worlds.mineflayer.sidecar import SIDECAR_DIR, modules_installed
 
@@ -57,8 +58,9 @@ def flying_squid(standin: bool = False, kb=None, timeout_s: float = 60) -> Itera
     cmd = ["node", str(SERVER_DIR / "squid.js"), "--port", "0", "--version", VERSION, "--folder", folder]
     if standin:
         cmd.append("--standin")
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, env=env)
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+    )
     lines: queue.Queue = queue.Queue()
 
     def read() -> None:
@@ -79,7 +81,7 @@ def flying_squid(standin: bool = False, kb=None, timeout_s: float = 60) -> Itera
         yield port
     finally:
         if proc.stdin is not None:
-            proc.stdin.close()   # squid.js exits when its stdin closes
+            proc.stdin.close()  # squid.js exits when its stdin closes
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -88,15 +90,19 @@ def flying_squid(standin: bool = False, kb=None, timeout_s: float = 60) -> Itera
         shutil.rmtree(folder, ignore_errors=True)
 
 
-if __name__ == "__main__":   # a server for runs by hand: python -m tests.mineflayer_support [--standin]
+if __name__ == "__main__":  # a server for runs by hand: python -m tests.mineflayer_support [--standin]
     import sys
     import time
 
     from worlds.knowledge import load_kb
 
     with flying_squid(standin="--standin" in sys.argv, kb=load_kb(VERSION)) as served:
-        print(f"flying-squid {VERSION} on 127.0.0.1:{served}" + (" with the stand-in" if "--standin" in sys.argv
-                                                                 else "") + "; Ctrl-C stops it", flush=True)
+        print(
+            f"flying-squid {VERSION} on 127.0.0.1:{served}"
+            + (" with the stand-in" if "--standin" in sys.argv else "")
+            + "; Ctrl-C stops it",
+            flush=True,
+        )
         try:
             while True:
                 time.sleep(3600)

@@ -1,5 +1,6 @@
 """The Python API (agent/api.py) as docs/python-api.md shows it, and parts added through the one
 registry (nodes/registry.py) appearing everywhere a part is listed."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ def test_the_docs_python_example_runs_as_written(capsys):
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
     assert len(blocks) >= 5
     scope: dict = {}
-    for block in blocks:   # in order, in one namespace, as a reader would paste them
+    for block in blocks:  # in order, in one namespace, as a reader would paste them
         exec(compile(block, str(DOC), "exec"), scope)
     out = capsys.readouterr().out
     assert "True" in out and "about to run:" in out
@@ -52,8 +53,13 @@ class _TinyWorld:
         if action.get("action") == "mine" and action.get("item") == "dirt":
             self.inventory["dirt"] = self.inventory.get("dirt", 0) + 1
             return {}, 0.0, False, False, {"ok": True, "gained": {"dirt": 1}, "cost": 1}
-        return {}, 0.0, False, False, {"ok": False, "error": f"the tiny world cannot {action.get('action')}",
-                                       "gained": {}, "cost": 1}
+        return (
+            {},
+            0.0,
+            False,
+            False,
+            {"ok": False, "error": f"the tiny world cannot {action.get('action')}", "gained": {}, "cost": 1},
+        )
 
     def has(self, name, count=1):
         return self.inventory.get(name, 0) >= count
@@ -82,14 +88,28 @@ def test_parts_added_through_the_registry_appear_everywhere(added_parts, tmp_pat
     from agent.api import context_schema
     from agent.cli import build_parser
 
-    monkeypatch.setenv("COLUMNS", "1000")   # argparse wraps help at hyphens; one line per flag here
+    monkeypatch.setenv("COLUMNS", "1000")  # argparse wraps help at hyphens; one line per flag here
     help_text = build_parser()._subparsers._group_actions[0].choices["run"].format_help()
     assert "tiny" in help_text and "dirt-digger" in help_text and "first-ready" in help_text
     props = context_schema().model_json_schema()["properties"]
     assert "tiny" in props["world"]["enum"] and "dirt-digger" in props["planner"]["enum"]
     assert "first-ready" in json.dumps(props["selector"])
-    code = main(["eval", "--suite", str(_suite(tmp_path)), "--world", "tiny", "--planner", "dirt-digger",
-                 "--selector", "first-ready", "--out", str(tmp_path / "out"), "--json"])
+    code = main(
+        [
+            "eval",
+            "--suite",
+            str(_suite(tmp_path)),
+            "--world",
+            "tiny",
+            "--planner",
+            "dirt-digger",
+            "--selector",
+            "first-ready",
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+        ]
+    )
     out = capsys.readouterr()
     assert code == 0, out.err
     summary = json.loads(out.out.strip().splitlines()[-1])
@@ -98,8 +118,11 @@ def test_parts_added_through_the_registry_appear_everywhere(added_parts, tmp_pat
 
 def _suite(tmp_path: Path) -> Path:
     p = tmp_path / "dirt.json"
-    p.write_text(json.dumps([{"id": "GetDirt", "group": "G", "instruction": "obtain a dirt",
-                              "target": {"dirt": 1}, "max_steps": 10}]))
+    p.write_text(
+        json.dumps(
+            [{"id": "GetDirt", "group": "G", "instruction": "obtain a dirt", "target": {"dirt": 1}, "max_steps": 10}]
+        )
+    )
     return p
 
 

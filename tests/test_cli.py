@@ -1,4 +1,5 @@
 """The command-line contract: JSON on the last stdout line, one-line errors, exit codes."""
+
 from __future__ import annotations
 
 import json
@@ -9,8 +10,19 @@ import pytest
 
 from agent.cli import main
 
-CONTRACT_RUN_KEYS = {"task", "success", "env_steps", "rounds", "llm_calls", "tokens_in", "tokens_out",
-                     "wall_s", "plans", "final_inventory", "failure_reason"}
+CONTRACT_RUN_KEYS = {
+    "task",
+    "success",
+    "env_steps",
+    "rounds",
+    "llm_calls",
+    "tokens_in",
+    "tokens_out",
+    "wall_s",
+    "plans",
+    "final_inventory",
+    "failure_reason",
+}
 
 
 def _last_json(out: str):
@@ -28,8 +40,8 @@ def test_run_oracle_diamond_json(capsys):
 
 def test_exit_code_says_whether_the_episode_succeeded(capsys):
     failing = ["run", "CraftWoodenPickaxe", "--planner", "oracle", "--skills", "craft", "--quiet"]
-    assert main(failing) == 0                      # a failed episode is a result
-    assert main([*failing, "--exit-code"]) == 1    # unless the caller asks for the outcome as the exit code
+    assert main(failing) == 0  # a failed episode is a result
+    assert main([*failing, "--exit-code"]) == 1  # unless the caller asks for the outcome as the exit code
     assert main(["run", "CraftPlanks", "--planner", "oracle", "--quiet", "--exit-code"]) == 0
     capsys.readouterr()
 
@@ -41,8 +53,18 @@ def test_run_task_id_in_other_versions(capsys, version):
 
 
 def test_inventory_and_skills_flags(capsys):
-    args = ["run", "obtain a stone pickaxe", "--planner", "oracle", "--json", "--quiet",
-            "--inventory", '{"cobblestone": 3, "stick": 2, "crafting_table": 1}', "--skills", "craft"]
+    args = [
+        "run",
+        "obtain a stone pickaxe",
+        "--planner",
+        "oracle",
+        "--json",
+        "--quiet",
+        "--inventory",
+        '{"cobblestone": 3, "stick": 2, "crafting_table": 1}',
+        "--skills",
+        "craft",
+    ]
     assert main(args) == 0
     result = _last_json(capsys.readouterr().out)
     assert result["success"] and result["final_inventory"]["stone_pickaxe"] == 1
@@ -51,24 +73,27 @@ def test_inventory_and_skills_flags(capsys):
 def test_tasks_json_lists_the_contract_keys(capsys):
     assert main(["tasks", "--json"]) == 0
     listing = _last_json(capsys.readouterr().out)
-    assert listing["suite"] == "deps71"        # one JSON object, like every --json command
+    assert listing["suite"] == "deps71"  # one JSON object, like every --json command
     rows = listing["tasks"]
     assert len(rows) == 76
     assert {"id", "group", "instruction", "target", "max_steps"} <= set(rows[0])
     assert {r["group"] for r in rows} == {f"MT{i}" for i in range(1, 9)}
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["run", "obtain a frobnicator", "--planner", "oracle"], "unknown task"),
-    (["run", "CraftBed", "--planner", "nonsense"], "accepted:"),
-    (["run", "CraftBed", "--world", "mars"], "invalid choice"),
-    (["run", "CraftBed", "--inventory", "{not json"], "--inventory is not valid JSON"),
-    (["run", "CraftBed", "--inventory", '{"log": -1}'], "bad inventory entry"),
-    (["run", "CraftBed", "--skills", "fly"], "unknown skill type"),
-    (["run", "CraftBed", "--llm", "http://127.0.0.1:9/v1"], "deps run: error:"),
-    (["run", "CraftBed", "--llm", "bogus:"], "deps run: error:"),
-    (["tasks", "--suite", "nope"], "deps tasks: error:"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["run", "obtain a frobnicator", "--planner", "oracle"], "unknown task"),
+        (["run", "CraftBed", "--planner", "nonsense"], "accepted:"),
+        (["run", "CraftBed", "--world", "mars"], "invalid choice"),
+        (["run", "CraftBed", "--inventory", "{not json"], "--inventory is not valid JSON"),
+        (["run", "CraftBed", "--inventory", '{"log": -1}'], "bad inventory entry"),
+        (["run", "CraftBed", "--skills", "fly"], "unknown skill type"),
+        (["run", "CraftBed", "--llm", "http://127.0.0.1:9/v1"], "deps run: error:"),
+        (["run", "CraftBed", "--llm", "bogus:"], "deps run: error:"),
+        (["tasks", "--suite", "nope"], "deps tasks: error:"),
+    ],
+)
 def test_bad_input_gets_one_line_and_nonzero_exit(args, expected):
     proc = subprocess.run([sys.executable, "-m", "agent.cli", *args], capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0

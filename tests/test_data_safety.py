@@ -5,6 +5,7 @@ and report tables survive names with `|`, backticks and newlines.
 
 Real episodes (the oracle planner in the text world: deterministic and cheap) where a user
 would run them; a fake episode function only where a test needs to control timing or faults."""
+
 from __future__ import annotations
 
 import errno
@@ -42,9 +43,21 @@ ORACLE = dict(planner="oracle", world="textworld")
 
 
 def fake_result(task: Task, settings: RunSettings, **extra) -> dict:
-    return {"task": task.id, "success": True, "env_steps": 2, "rounds": 0, "llm_calls": 0, "tokens_in": 0,
-            "tokens_out": 0, "wall_s": 0.0, "plans": ["p"], "final_inventory": {}, "failure_reason": None,
-            "thread": f"{task.id}-{settings.seed}", **extra}
+    return {
+        "task": task.id,
+        "success": True,
+        "env_steps": 2,
+        "rounds": 0,
+        "llm_calls": 0,
+        "tokens_in": 0,
+        "tokens_out": 0,
+        "wall_s": 0.0,
+        "plans": ["p"],
+        "final_inventory": {},
+        "failure_reason": None,
+        "thread": f"{task.id}-{settings.seed}",
+        **extra,
+    }
 
 
 async def fast(task, settings, *, llm=None):
@@ -69,8 +82,14 @@ def write_suite(path: Path, tasks: list[dict]) -> Path:
 
 
 def suite_task(tid: str, group: str = "G", **kw) -> dict:
-    return {"id": tid, "group": group, "instruction": "obtain a plank", "target": {"planks": 1},
-            "max_steps": 3000, **kw}
+    return {
+        "id": tid,
+        "group": group,
+        "instruction": "obtain a plank",
+        "target": {"planks": 1},
+        "max_steps": 3000,
+        **kw,
+    }
 
 
 # ------------------------------------------------------------------ 8: no state carried between runs
@@ -78,7 +97,7 @@ def test_two_runs_in_one_trace_dir_start_fresh_and_a_reused_thread_is_refused(tm
     settings = RunSettings(**ORACLE, trace_dir=str(tmp_path))
     first, second = (run_episode(PLANKS, settings) for _ in range(2))
     assert first["thread"] != second["thread"] and threads(tmp_path) == [first["thread"], second["thread"]]
-    for r in (first, second):   # the second run inherited no plan, round or step of the first
+    for r in (first, second):  # the second run inherited no plan, round or step of the first
         assert r["success"] and r["rounds"] == 0 and len(r["plans"]) == 1
         assert (r["env_steps"], r["plans"]) == (first["env_steps"], first["plans"])
 
@@ -104,6 +123,7 @@ class CrashOnce:
             if node == "execute" and task.id == self.victim and not self.crashed:
                 self.crashed = True
                 raise RuntimeError("crashed mid-episode")
+
         return run_episode(task, settings, llm=llm, on_update=on_update)
 
 
@@ -119,13 +139,11 @@ def test_a_retried_episode_under_resume_gets_a_fresh_thread(tmp_path, monkeypatc
 
     # were the retry handed the crashed attempt's thread, it would continue that state: refused, not stored
     monkeypatch.setattr(agent_runner, "new_thread", lambda task: crashed_thread)
-    s2 = run_eval(tasks, settings, episodes=1, out_dir=out, progress=False, resume=True, episode_fn=crash,
-                  report=False)
+    s2 = run_eval(tasks, settings, episodes=1, out_dir=out, progress=False, resume=True, episode_fn=crash, report=False)
     assert s2["n"] == 1 and "ContaminatedState" in s2["errors"][0]["error"]
     monkeypatch.undo()
 
-    s3 = run_eval(tasks, settings, episodes=1, out_dir=out, progress=False, resume=True, episode_fn=crash,
-                  report=False)
+    s3 = run_eval(tasks, settings, episodes=1, out_dir=out, progress=False, resume=True, episode_fn=crash, report=False)
     assert s3["n"] == 2 and not s3["errors"]
     retried = next(r for r in jsonl(out) if r["task_id"] == "CraftSticks")
     clean = run_episode(tasks[1], RunSettings(**ORACLE, seed=retried["seed"]))
@@ -138,30 +156,38 @@ def test_a_result_on_a_thread_already_stored_is_not_stored(tmp_path):
         return fake_result(task, settings, thread="one-thread")
 
     tasks = [Task("A", "G", "x", {"planks": 1}, 10), Task("B", "G", "x", {"planks": 1}, 10)]
-    s = run_eval(tasks, RunSettings(), episodes=1, out_dir=tmp_path, progress=False, episode_fn=same_thread,
-                 report=False)
+    s = run_eval(
+        tasks, RunSettings(), episodes=1, out_dir=tmp_path, progress=False, episode_fn=same_thread, report=False
+    )
     assert s["n"] == 1 and "ContaminatedResult" in s["errors"][0]["error"]
     assert len(jsonl(tmp_path)) == 1
 
 
 # ------------------------------------------------------------------ 9: file names and links
 def test_task_ids_cannot_write_outside_out(tmp_path):
-    suite = write_suite(tmp_path / "evil.json", [suite_task("../../escaped"), suite_task("/abs/x"),
-                                                 suite_task("..")])
+    suite = write_suite(tmp_path / "evil.json", [suite_task("../../escaped"), suite_task("/abs/x"), suite_task("..")])
     work = tmp_path / "a" / "b"
     out, trace = work / "out", work / "out" / "traces"
     code, err = eval_cli(suite, out, settings=RunSettings(**ORACLE, trace_dir=str(trace)))
     assert code == 0, err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "evil.json"]     # nothing written beside
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "evil.json"]  # nothing written beside
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["b"]
     assert sorted(p.name for p in work.iterdir()) == ["out"]
-    assert {p.name for p in out.iterdir()} <= {"traces", ".lock", "run.json", "summary.json", "report.md",
-                                               "episodes.jsonl", "results.sqlite", "success_by_group.png",
-                                               "traces.html"}
+    assert {p.name for p in out.iterdir()} <= {
+        "traces",
+        ".lock",
+        "run.json",
+        "summary.json",
+        "report.md",
+        "episodes.jsonl",
+        "results.sqlite",
+        "success_by_group.png",
+        "traces.html",
+    }
     assert not Path("/abs/x-e0").exists()
     names = sorted(p.name for p in trace.iterdir())
     assert len(names) == 3 and all("/" not in n and not n.startswith(".") for n in names)
-    assert {r["task_id"] for r in jsonl(out)} == {"../../escaped", "/abs/x", ".."}   # the ids stay as data
+    assert {r["task_id"] for r in jsonl(out)} == {"../../escaped", "/abs/x", ".."}  # the ids stay as data
     assert safe_name("CraftPlanks") == "CraftPlanks" and safe_name("a/b") != safe_name("a_b")
 
 
@@ -177,12 +203,11 @@ def test_links_in_out_are_never_written_through(tmp_path):
     assert not any(p.is_symlink() for p in out.iterdir())
 
     (out / "report.md").unlink()
-    (out / "report.md").symlink_to(victim)   # a link where a result file goes: refused, one line
-    code, err = eval_cli("x", out, loader=lambda s: tasks, episode_fn=fast, resume=True,
-                         settings=RunSettings())
+    (out / "report.md").symlink_to(victim)  # a link where a result file goes: refused, one line
+    code, err = eval_cli("x", out, loader=lambda s: tasks, episode_fn=fast, resume=True, settings=RunSettings())
     assert code == 2 and "symbolic link" in err and len(err.strip().splitlines()) == 1
     assert victim.read_text() == "precious\n"
-    with pytest.raises(OSError) as exc:   # and the line appender refuses a link outright
+    with pytest.raises(OSError) as exc:  # and the line appender refuses a link outright
         append_line(out / "report.md", "{}")
     assert exc.value.errno == errno.ELOOP and victim.read_text() == "precious\n"
 
@@ -209,35 +234,41 @@ def test_a_second_eval_on_the_same_out_is_refused_and_a_killed_one_frees_it(tmp_
     tasks = [Task(f"T{i}", "G", "x", {"planks": 1}, 10) for i in range(4)]
     held = tmp_path / "held"
     held.mkdir()
-    with OutDirLock(held):   # a held lock refuses, in this process too
+    with OutDirLock(held):  # a held lock refuses, in this process too
         code, err = eval_cli("x", held, loader=lambda s: tasks, episode_fn=fast, settings=RunSettings())
     assert code == 2 and "another deps eval" in err and len(err.strip().splitlines()) == 1
-    with OutDirLock(held):   # a sweep's folder too (each of its runs also locks its own sub-folder)
-        code, err = eval_cli("x", held, loader=lambda s: tasks, episode_fn=fast, settings=RunSettings(),
-                             sweep="max-rounds=0,1")
+    with OutDirLock(held):  # a sweep's folder too (each of its runs also locks its own sub-folder)
+        code, err = eval_cli(
+            "x", held, loader=lambda s: tasks, episode_fn=fast, settings=RunSettings(), sweep="max-rounds=0,1"
+        )
     assert code == 2 and "another deps eval" in err and not any(held.glob("max-rounds=*"))
 
     script = tmp_path / "slow.py"
     script.write_text(SLOW_EVAL)
-    proc = subprocess.Popen([sys.executable, str(script), str(out)], cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(out)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 60
         while not (out / RUN_JSON).exists() and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
-        code, err = eval_cli("x", out, loader=lambda s: tasks, episode_fn=fast, resume=True,
-                             settings=RunSettings())
+        code, err = eval_cli("x", out, loader=lambda s: tasks, episode_fn=fast, resume=True, settings=RunSettings())
         assert code == 2 and f"(pid {proc.pid}) is writing to {out}" in err, err
         assert proc.poll() is None, proc.stderr.read().decode()
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
-    s = run_eval(tasks, RunSettings(), episodes=50, out_dir=out, progress=False, resume=True, episode_fn=fast,
-                 report=False)
-    assert s["n"] == 200 and not s["errors"]   # the OS freed the lock; nothing lost or repeated
+    s = run_eval(
+        tasks, RunSettings(), episodes=50, out_dir=out, progress=False, resume=True, episode_fn=fast, report=False
+    )
+    assert s["n"] == 200 and not s["errors"]  # the OS freed the lock; nothing lost or repeated
     assert sorted((r["task_id"], r["episode"]) for r in jsonl(out)) == sorted(
-        (t.id, e) for t in tasks for e in range(50))
+        (t.id, e) for t in tasks for e in range(50)
+    )
 
 
 # ------------------------------------------------------------------ 11: task definitions on resume
@@ -246,17 +277,17 @@ def test_resume_after_a_task_changed_is_refused_naming_it(tmp_path, monkeypatch)
     suite = write_suite(tmp_path / "mine.json", [suite_task("Keep"), suite_task("Edit")])
     out = tmp_path / "out"
     kw = dict(settings=RunSettings(), episode_fn=fast)
-    assert eval_cli("mine.json", out, **kw)[0] == 0                           # by relative path
-    assert eval_cli(tmp_path / "mine.json", out, resume=True, **kw)[0] == 0   # the same suite by absolute path
+    assert eval_cli("mine.json", out, **kw)[0] == 0  # by relative path
+    assert eval_cli(tmp_path / "mine.json", out, resume=True, **kw)[0] == 0  # the same suite by absolute path
     write_suite(tmp_path / "other.json", [suite_task("Keep"), suite_task("Edit")])
-    code, err = eval_cli("other.json", out, resume=True, **kw)   # another file, even with equal tasks: refused
+    code, err = eval_cli("other.json", out, resume=True, **kw)  # another file, even with equal tasks: refused
     assert code == 2 and "suite: stored" in err
 
     write_suite(suite, [suite_task("Keep"), suite_task("Edit", max_steps=10)])
     code, err = eval_cli(suite, out, resume=True, episodes=2, **kw)
     assert code == 2 and "'Edit'" in err and "'Keep'" not in err and len(err.strip().splitlines()) == 1
-    assert len(jsonl(out)) == 2   # nothing stored was touched
-    code, err = eval_cli(suite, out, resume=True, episodes=2, tasks="Keep", **kw)   # the unchanged task resumes
+    assert len(jsonl(out)) == 2  # nothing stored was touched
+    code, err = eval_cli(suite, out, resume=True, episodes=2, tasks="Keep", **kw)  # the unchanged task resumes
     assert code == 0, err
     with ResultStore(out / "results.sqlite") as st:
         assert set(st.task_hashes(st.run_keys()[0])) == {"Keep", "Edit"}
@@ -276,8 +307,7 @@ def test_an_out_dir_from_before_hashes_and_resolved_paths_still_resumes(tmp_path
     with sqlite3.connect(out / "results.sqlite") as c:
         c.execute("UPDATE episodes SET run_key = ?", (old_key,))
         c.execute("ALTER TABLE episodes DROP COLUMN task_hash")
-    code, err = eval_cli(tmp_path / "old.json", out, settings=RunSettings(), episode_fn=fast, resume=True,
-                         episodes=2)
+    code, err = eval_cli(tmp_path / "old.json", out, settings=RunSettings(), episode_fn=fast, resume=True, episodes=2)
     assert code == 0, err
     with ResultStore(out / "results.sqlite") as st:
         assert st.run_keys() == [old_key] and st.count() == 4
@@ -300,13 +330,13 @@ def test_a_short_write_leaves_no_half_line_and_resume_repairs_one(tmp_path, monk
     tasks = [Task(f"T{i}", "G", "x", {"planks": 1}, 10) for i in range(3)]
     short, next_size = [], []
 
-    def flaky_write(fd, data):   # the second appended line comes back short, once
+    def flaky_write(fd, data):  # the second appended line comes back short, once
         data = bytes(data)
         if data.startswith(b'{"task": "T1"') and not short:
             short.append(os.fstat(fd).st_size)
             return real_write(fd, data[:7])
         if data.startswith(b'{"task": "T2"'):
-            next_size.append(os.fstat(fd).st_size)   # the half line was cut back before anything else
+            next_size.append(os.fstat(fd).st_size)  # the half line was cut back before anything else
         return real_write(fd, data)
 
     err = io.StringIO()
@@ -314,7 +344,12 @@ def test_a_short_write_leaves_no_half_line_and_resume_repairs_one(tmp_path, monk
     monkeypatch.setattr(sys, "stderr", err)
     s = run_eval(tasks, RunSettings(), episodes=1, out_dir=out, progress=False, episode_fn=fast, report=False)
     monkeypatch.undo()
-    assert short and next_size == short and "episodes.jsonl not appended" in err.getvalue() and "short write" in err.getvalue()
+    assert (
+        short
+        and next_size == short
+        and "episodes.jsonl not appended" in err.getvalue()
+        and "short write" in err.getvalue()
+    )
     assert s["n"] == 3 and [r["task_id"] for r in jsonl(out)] == ["T0", "T1", "T2"]
 
     # a truncated last line (an older writer, a crash) is dropped with a warning on resume
@@ -322,8 +357,7 @@ def test_a_short_write_leaves_no_half_line_and_resume_repairs_one(tmp_path, monk
         f.write(b'{"task_id": "T0", "epis')
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
-    run_eval(tasks, RunSettings(), episodes=1, out_dir=out, progress=False, episode_fn=fast, resume=True,
-             report=False)
+    run_eval(tasks, RunSettings(), episodes=1, out_dir=out, progress=False, episode_fn=fast, resume=True, report=False)
     assert "dropped a truncated last line" in err.getvalue() and len(jsonl(out)) == 3
     (out / "x.jsonl").write_bytes(b'{"a": 1}\n{"b":')
     assert repair_jsonl(out / "x.jsonl") and (out / "x.jsonl").read_bytes() == b'{"a": 1}\n'
@@ -337,15 +371,17 @@ def test_report_tables_escape_pipes_backticks_and_newlines(tmp_path):
     assert len(lines) == 4 and all(line.replace("\\|", "").count("|") == 3 for line in lines)
     assert "G\\|H" in table and "a\\`b<br>c" in table
 
-    tasks = [Task("id|with`tick\nnewline", "G|H", "x", {"planks": 1}, 10),
-             Task("plain", "G\nI", "x", {"planks": 1}, 10)]
+    tasks = [
+        Task("id|with`tick\nnewline", "G|H", "x", {"planks": 1}, 10),
+        Task("plain", "G\nI", "x", {"planks": 1}, 10),
+    ]
     run_eval(tasks, RunSettings(), episodes=1, out_dir=tmp_path, progress=False, episode_fn=fast)
     report = (tmp_path / "report.md").read_text()
     rows = [line for line in report.splitlines() if line.startswith("|")]
-    widths = {line.replace("\\|", "").count("|") for line in rows if "Task" in line or "plain" in line
-              or "id\\|with" in line}
-    assert len(widths) == 1, report   # the per-task table's rows all have the header's cell count
+    widths = {
+        line.replace("\\|", "").count("|") for line in rows if "Task" in line or "plain" in line or "id\\|with" in line
+    }
+    assert len(widths) == 1, report  # the per-task table's rows all have the header's cell count
     assert "id\\|with\\`tick<br>newline" in report and "G\\|H" in report
-    with pytest.raises(EvalError):   # and a bad out dir is still one line
-        run_eval(tasks, RunSettings(), episodes=1, out_dir=tmp_path / "report.md", progress=False,
-                 episode_fn=fast)
+    with pytest.raises(EvalError):  # and a bad out dir is still one line
+        run_eval(tasks, RunSettings(), episodes=1, out_dir=tmp_path / "report.md", progress=False, episode_fn=fast)

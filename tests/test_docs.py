@@ -1,6 +1,7 @@
 """The documents in the repository hold together: the README stays short, every page the site or the README
 points at is in the repository, the code cites no document that is not, and every shipped weight file has a
 model card beside it. (The site itself is built with warnings as errors by `make docs`.)"""
+
 from __future__ import annotations
 
 import re
@@ -35,7 +36,7 @@ def test_readme_is_short_and_links_only_to_files_that_exist():
 
 
 def test_every_page_of_the_site_navigation_exists():
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)   # no !!python tags resolved
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # no !!python tags resolved
     pages = _nav_pages(config["nav"])
     assert "index.md" in pages and "cli.md" in pages and "architecture.md" in pages
     assert [p for p in pages if not (ROOT / "docs" / p).is_file()] == []

@@ -1,5 +1,6 @@
 """Chance and tool-dependent drops (issue 22, item 5): modelled with the expected number of
 tries in the knowledge base, the solver and the text world, never filtered out."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,7 +13,7 @@ from worlds.textworld import TextWorld
 
 def _world(kb, inventory, stochastic=False, seed=0):
     w = TextWorld(kb, stochastic=stochastic)
-    w.reset(seed=seed, options={"inventory": inventory, "max_steps": 10 ** 7})
+    w.reset(seed=seed, options={"inventory": inventory, "max_steps": 10**7})
     return w
 
 
@@ -34,9 +35,9 @@ def test_flint_and_steel_is_planned_with_the_expected_gravel(version):
     goals = solve(kb, {"flint_and_steel": 1})
     (flint,) = [g for g in goals if "flint" in g.obj]
     assert flint.action == "mine" and flint.obj == {"flint": 1} and "1 in 10" in flint.text
-    ok, err, w = replay(kb, goals, target={"flint_and_steel": 1}, max_steps=10 ** 6)
+    ok, err, w = replay(kb, goals, target={"flint_and_steel": 1}, max_steps=10**6)
     assert ok, err
-    assert w.inventory.get("gravel") == 10          # ten breaks for one flint
+    assert w.inventory.get("gravel") == 10  # ten breaks for one flint
     assert steps_estimate(kb, goals) == w.steps
 
 
@@ -51,15 +52,15 @@ def test_a_stochastic_world_draws_each_chance_drop_with_its_seed():
         w2 = _world(kb, {}, stochastic=True, seed=seed)
         for _ in range(200):
             w2.step({"action": "mine", "item": "gravel"})
-        assert w2.inventory == w.inventory                      # seeded: the same draws again
-    assert all(5 <= c <= 40 for c in counts)                    # about 1 in 10 of the breaks that succeed
+        assert w2.inventory == w.inventory  # seeded: the same draws again
+    assert all(5 <= c <= 40 for c in counts)  # about 1 in 10 of the breaks that succeed
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_zombies_rarely_drop_carrots_and_potatoes(version):
     kb = load_kb(version)
     assert dict(kb.mob_chance_sources("carrot"))["zombie"] == pytest.approx(1 / 120, rel=1e-3)
-    assert "carrot" not in kb.mob_drops("zombie")                # not a drop of every kill
+    assert "carrot" not in kb.mob_drops("zombie")  # not a drop of every kill
     w = _world(kb, {})
     kills = 0
     while "potato" not in w.inventory:
@@ -73,7 +74,7 @@ def test_a_carrot_from_zombies_when_no_crop_may_be_mined():
     kb = load_kb("1.19.2")
     goals = solve(kb, {"carrot": 1}, allowed_skills={"kill", "craft"})
     assert [(g.action, g.obj) for g in goals] == [("kill", {"carrot": 1})]
-    ok, err, w = replay(kb, goals, target={"carrot": 1}, max_steps=10 ** 7)
+    ok, err, w = replay(kb, goals, target={"carrot": 1}, max_steps=10**7)
     assert ok, err
     assert w.inventory.get("rotten_flesh") == 120
 
@@ -86,8 +87,14 @@ def test_crops_give_their_produce(version):
 
 
 # ---------------------------------------------------------------- shears
-@pytest.mark.parametrize("version, leaves, block", [("1.11.2", "leaves", "leaves"), ("1.16.5", "oak_leaves", "oak_leaves"),
-                                                    ("1.19.2", "birch_leaves", "birch_leaves")])
+@pytest.mark.parametrize(
+    "version, leaves, block",
+    [
+        ("1.11.2", "leaves", "leaves"),
+        ("1.16.5", "oak_leaves", "oak_leaves"),
+        ("1.19.2", "birch_leaves", "birch_leaves"),
+    ],
+)
 def test_leaves_are_taken_whole_with_shears_only(version, leaves, block):
     kb = load_kb(version)
     (src,) = [s for s in kb.mine_sources(leaves) if s.block == block]
@@ -97,7 +104,7 @@ def test_leaves_are_taken_whole_with_shears_only(version, leaves, block):
     assert not info["ok"] and "shears" in info["error"]
     w = _world(kb, {"shears": 1})
     _, _, _, _, info = w.step({"action": "mine", "item": leaves})
-    assert info["ok"] and info["gained"] == {leaves: 1}          # the leaves, no sapling or apple
+    assert info["ok"] and info["gained"] == {leaves: 1}  # the leaves, no sapling or apple
     goals = solve(kb, {leaves: 2})
     assert ("craft", "shears") in [(g.action, next(iter(g.obj))) for g in goals]
     ok, err, w = replay(kb, goals, target={leaves: 2})

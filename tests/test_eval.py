@@ -1,6 +1,7 @@
 """Tests of the evaluation harness (`deps eval`): store, runner, metrics, resume, kill-safety,
 reports, CLI errors. Fast and deterministic: the episode function is a fake. (One file for the
 harness's contract, hence over 400 lines; data safety is in test_data_safety.py.)"""
+
 from __future__ import annotations
 
 import asyncio
@@ -30,10 +31,20 @@ from nodes.settings import RunSettings
 from worlds.types import Task
 
 ROOT = Path(__file__).resolve().parents[1]
-CONTRACT_KEYS = {"suite", "planner", "world", "episodes", "groups", "success_rate", "tokens_in", "tokens_out",
-                 "wall_s"}
-RUN_KEYS = {"task", "success", "env_steps", "rounds", "llm_calls", "tokens_in", "tokens_out", "wall_s", "plans",
-            "final_inventory", "failure_reason"}
+CONTRACT_KEYS = {"suite", "planner", "world", "episodes", "groups", "success_rate", "tokens_in", "tokens_out", "wall_s"}
+RUN_KEYS = {
+    "task",
+    "success",
+    "env_steps",
+    "rounds",
+    "llm_calls",
+    "tokens_in",
+    "tokens_out",
+    "wall_s",
+    "plans",
+    "final_inventory",
+    "failure_reason",
+}
 
 
 # ----------------------------------------------------------------------------- fakes
@@ -60,9 +71,19 @@ def _episode_of(task: Task, settings: RunSettings) -> int:
 def result_for(task: Task, settings: RunSettings, **extra) -> dict:
     ep = _episode_of(task, settings)
     ok = outcome(task.id, ep)
-    d = {"task": task.id, "success": ok, "env_steps": 10 + ep, "rounds": 1, "llm_calls": 3,
-         "tokens_in": 100, "tokens_out": 10 if ok else 30, "wall_s": 0.5, "plans": ["p"],
-         "final_inventory": {}, "failure_reason": None if ok else "budget"}
+    d = {
+        "task": task.id,
+        "success": ok,
+        "env_steps": 10 + ep,
+        "rounds": 1,
+        "llm_calls": 3,
+        "tokens_in": 100,
+        "tokens_out": 10 if ok else 30,
+        "wall_s": 0.5,
+        "plans": ["p"],
+        "final_inventory": {},
+        "failure_reason": None if ok else "budget",
+    }
     d.update(extra)
     return d
 
@@ -111,14 +132,16 @@ def run(tasks, out, settings=None, **kw):
 # ----------------------------------------------------------------------------- seeds
 def test_seeds_are_stable_across_processes():
     here = [episode_seed(7, "CraftWoodenPickaxe", e) for e in range(3)]
-    code = ("from evaluation.identity import episode_seed;"
-            "print([episode_seed(7, 'CraftWoodenPickaxe', e) for e in range(3)])")
+    code = (
+        "from evaluation.identity import episode_seed;"
+        "print([episode_seed(7, 'CraftWoodenPickaxe', e) for e in range(3)])"
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED="123")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
     assert json.loads(out.stdout) == here
     assert here[1] == here[0] + 1
     assert episode_seed(0, "x", 0) != episode_seed(1, "x", 0)
-    assert stable_hash("abc") == stable_hash("abc") and 0 <= stable_hash("abc") < 2 ** 31
+    assert stable_hash("abc") == stable_hash("abc") and 0 <= stable_hash("abc") < 2**31
 
 
 # ----------------------------------------------------------------------------- summary math
@@ -219,7 +242,7 @@ def test_store_is_safe_under_concurrent_writers(tmp_path):
             with ResultStore(path) as st:
                 for t in range(20):
                     st.put("k", f"T{t}", 0, {"success": True, "w": i})
-        except BaseException as exc:    # a writer that dies must fail the test, not warn
+        except BaseException as exc:  # a writer that dies must fail the test, not warn
             errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
@@ -257,8 +280,9 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path, kill_aft
     script = tmp_path / "slow_eval.py"
     script.write_text(KILL_SCRIPT)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, str(script), str(out)], env=env, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(out)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     db = out / "results.sqlite"
     seen = 0
     deadline = time.monotonic() + 60
@@ -285,12 +309,22 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path, kill_aft
 
     async def fast(task, settings, *, llm=None):
         resumed.calls.append((task.id, settings.seed))
-        return {"task": task.id, "success": True, "env_steps": 1, "rounds": 0, "llm_calls": 0, "tokens_in": 1,
-                "tokens_out": 1, "wall_s": 0.0, "plans": [], "final_inventory": {}, "failure_reason": None,
-                "phase": "resume"}
+        return {
+            "task": task.id,
+            "success": True,
+            "env_steps": 1,
+            "rounds": 0,
+            "llm_calls": 0,
+            "tokens_in": 1,
+            "tokens_out": 1,
+            "wall_s": 0.0,
+            "plans": [],
+            "final_inventory": {},
+            "failure_reason": None,
+            "phase": "resume",
+        }
 
-    s = run_eval(tasks, RunSettings(), episodes=8, out_dir=out, workers=2, progress=False, resume=True,
-                 episode_fn=fast)
+    s = run_eval(tasks, RunSettings(), episodes=8, out_dir=out, workers=2, progress=False, resume=True, episode_fn=fast)
     with ResultStore(db) as st:
         rows = st.rows()
     keys = [(r["task_id"], r["episode"]) for r in rows]
@@ -299,8 +333,9 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path, kill_aft
     first = [r for r in rows if r["phase"] == "first"]
     assert len(first) >= seen  # what was stored before the kill was kept, not re-run
     assert len(resumed.calls) == 48 - len(first)
-    assert not ({(r["task_id"], r["episode"]) for r in first}
-                & {(t, s_ - episode_seed(0, t, 0)) for t, s_ in resumed.calls})
+    assert not (
+        {(r["task_id"], r["episode"]) for r in first} & {(t, s_ - episode_seed(0, t, 0)) for t, s_ in resumed.calls}
+    )
     lines = jsonl_lines(out)
     assert sorted((r["task_id"], r["episode"]) for r in lines) == sorted(expected)
     assert s["n"] == 48 and s["success_rate"] == 1.0
@@ -358,13 +393,24 @@ def test_compare_and_compare_command(tmp_path):
 def test_sweep_max_rounds(tmp_path):
     out = tmp_path / "sw"
     calls = Fake()
-    res = run_sweep("max-rounds", ["0", "1", "inf"], make_tasks("deps71"), RunSettings(), episodes=1, out_dir=out,
-                    episode_fn=calls, progress=False)
+    res = run_sweep(
+        "max-rounds",
+        ["0", "1", "inf"],
+        make_tasks("deps71"),
+        RunSettings(),
+        episodes=1,
+        out_dir=out,
+        episode_fn=calls,
+        progress=False,
+    )
     assert res["sweep"] == "max_rounds" and res["values"] == ["0", "1", "inf"]
     for v in ("0", "1", "inf"):
         assert (out / f"max-rounds={v}" / "summary.json").exists()
         assert json.loads((out / f"max-rounds={v}" / "run.json").read_text())["settings"]["max_rounds"] in (
-            0, 1, 1_000_000)
+            0,
+            1,
+            1_000_000,
+        )
     md = (out / "report.md").read_text()
     assert "| max-rounds | MT1 | MT2 | AVG |" in md and "DEPS Table 4" in md
     assert (out / "sweep.png").exists() and len(jsonl_lines(out)) == 15 and len(calls.calls) == 15
@@ -376,8 +422,17 @@ def test_sweep_max_rounds(tmp_path):
 # ----------------------------------------------------------------------------- CLI function
 def _cli(tmp_path, **kw):
     so, se = io.StringIO(), io.StringIO()
-    args = dict(suite="fake", out=str(tmp_path / "o"), settings=RunSettings(), episodes=1, loader=fake_loader,
-                episode_fn=Fake(), progress=False, stdout=so, stderr=se)
+    args = dict(
+        suite="fake",
+        out=str(tmp_path / "o"),
+        settings=RunSettings(),
+        episodes=1,
+        loader=fake_loader,
+        episode_fn=Fake(),
+        progress=False,
+        stdout=so,
+        stderr=se,
+    )
     args.update(kw)
     rc = eval_command(**args)
     return rc, so.getvalue(), se.getvalue()
@@ -393,17 +448,20 @@ def test_eval_command_json_is_last_stdout_line(tmp_path):
         assert (tmp_path / "o" / d).exists()
 
 
-@pytest.mark.parametrize("kw, words", [
-    (dict(suite="nosuch"), ["unknown suite", "accepted"]),
-    (dict(tasks="MT9,Zed"), ["'MT9'", "'Zed'", "MT1, MT2"]),
-    (dict(tasks=" , "), ["--tasks"]),
-    (dict(episodes=0), ["--episodes"]),
-    (dict(workers=0), ["--workers"]),
-    (dict(backend="spark"), ["--backend", "local, ray"]),
-    (dict(settings=RunSettings(planner="gpt9")), ["planner", "accepted"]),
-    (dict(sweep="max-rounds=1,x"), ["max-rounds", "whole numbers"]),
-    (dict(out=""), ["--out"]),
-])
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        (dict(suite="nosuch"), ["unknown suite", "accepted"]),
+        (dict(tasks="MT9,Zed"), ["'MT9'", "'Zed'", "MT1, MT2"]),
+        (dict(tasks=" , "), ["--tasks"]),
+        (dict(episodes=0), ["--episodes"]),
+        (dict(workers=0), ["--workers"]),
+        (dict(backend="spark"), ["--backend", "local, ray"]),
+        (dict(settings=RunSettings(planner="gpt9")), ["planner", "accepted"]),
+        (dict(sweep="max-rounds=1,x"), ["max-rounds", "whole numbers"]),
+        (dict(out=""), ["--out"]),
+    ],
+)
 def test_eval_command_bad_input_is_one_line(tmp_path, kw, words):
     rc, out, err = _cli(tmp_path, **kw)
     assert rc != 0
@@ -443,11 +501,15 @@ def test_holdout_leaves_out_every_task_that_shares_a_held_out_item():
     # plan4mc's iron group makes iron ingots, buckets, shears, iron tools...: deps71's tasks for them go
     assert {"CraftIronPickaxe", "CraftBucket", "CraftShears"} <= gone and "CraftWoodenPickaxe" not in gone
     iron_items = {i for t in load_suite("plan4mc") if t.group == "iron" for i in t.target}
-    assert all(not set(t.target) & iron_items for t in kept) and all(set(t.target) & iron_items for t in deps71
-                                                                      if t.id in gone)
+    assert all(not set(t.target) & iron_items for t in kept) and all(
+        set(t.target) & iron_items for t in deps71 if t.id in gone
+    )
     assert held_in(deps71, None) == deps71 == held_in(deps71, "none")
-    for bad, why in (("plan4mc:no_such_group", "names no task"), ("nosuite:iron", "unknown suite"),
-                     ("plan4mc:log,stone,mob,iron", "leaves none")):
+    for bad, why in (
+        ("plan4mc:no_such_group", "names no task"),
+        ("nosuite:iron", "unknown suite"),
+        ("plan4mc:log,stone,mob,iron", "leaves none"),
+    ):
         with pytest.raises(EvalError, match=why):
             held_in(load_suite("plan4mc"), bad)
 
@@ -465,9 +527,23 @@ def test_ray_backend_missing_says_pip_install(tmp_path, monkeypatch):
 def _ray_fake():
     async def fake(task, settings, *, llm=None):  # defined in a function: pickled by value for Ray workers
         import os as _os
-        return {"task": task.id, "success": True, "env_steps": 1, "rounds": 0, "llm_calls": 0, "tokens_in": 1,
-                "tokens_out": 2, "wall_s": 0.0, "plans": [], "final_inventory": {}, "failure_reason": None,
-                "pid": _os.getpid(), "seed": settings.seed}
+
+        return {
+            "task": task.id,
+            "success": True,
+            "env_steps": 1,
+            "rounds": 0,
+            "llm_calls": 0,
+            "tokens_in": 1,
+            "tokens_out": 2,
+            "wall_s": 0.0,
+            "plans": [],
+            "final_inventory": {},
+            "failure_reason": None,
+            "pid": _os.getpid(),
+            "seed": settings.seed,
+        }
+
     return fake
 
 
@@ -475,8 +551,9 @@ def test_ray_backend_local_instance(tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "r"
     tasks = make_tasks()[:3]
-    s = run_eval(tasks, RunSettings(), episodes=2, out_dir=out, workers=2, backend="ray", episode_fn=_ray_fake(),
-                 progress=False)
+    s = run_eval(
+        tasks, RunSettings(), episodes=2, out_dir=out, workers=2, backend="ray", episode_fn=_ray_fake(), progress=False
+    )
     assert s["n"] == 6 and s["success_rate"] == 1.0 and s["tokens_out"] == 12
     rows = jsonl_lines(out)
     assert {r["pid"] for r in rows} != {os.getpid()}  # ran in Ray worker processes

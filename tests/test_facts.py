@@ -1,5 +1,6 @@
 """Recipe facts in the planners' prompts (issue 23, part 1): exact names, the three amounts of
 --knowledge, one clear line for a bad value."""
+
 from __future__ import annotations
 
 import subprocess
@@ -42,14 +43,14 @@ def test_a_craft_fact_names_what_the_world_asks_for(kb):
         for name, n in opt.inputs.items():
             assert missing.get(name) == n and f"{n} {name}" in line, (item, line, missing)
         checked += 1
-    assert checked > 150      # 197 at 1.11.2
+    assert checked > 150  # 197 at 1.11.2
 
 
 def test_the_wood_of_a_boat_is_the_versions_own():
     modern, legacy = load_kb("1.16.5"), load_kb("1.11.2")
     assert fact(modern, "spruce_boat") == "craft 1 spruce_boat from 5 spruce_planks on a crafting_table"
     assert fact(legacy, "spruce_boat") == "craft 1 spruce_boat from 5 planks on a crafting_table"
-    world = TextWorld(legacy)                  # 1.11.2: planks are one item, the world takes any
+    world = TextWorld(legacy)  # 1.11.2: planks are one item, the world takes any
     world.bag.items.update({"planks": 5, "crafting_table": 1})
     assert world._dispatch({"action": "craft", "item": "spruce_boat"}).ok
 
@@ -59,8 +60,8 @@ def test_a_mined_fact_names_the_block_and_the_least_tool_or_better(kb):
     assert fact(kb, "diamond") == "mine 1 diamond_ore with an iron_pickaxe or better (drops 1 diamond)"
     assert fact(kb, "leather") == "kill 1 cow (drops 1 leather)"
     assert fact(kb, "iron_ingot").startswith("smelt 1 iron_ore into 1 iron_ingot in a furnace")
-    assert fact(kb, "log") == "mine 1 log by hand (drops 1 log)"        # generic: the world picks the wood
-    assert fact(kb, "sapling").startswith("mine leaves by hand until it drops 1 sapling")   # the block's own group
+    assert fact(kb, "log") == "mine 1 log by hand (drops 1 log)"  # generic: the world picks the wood
+    assert fact(kb, "sapling").startswith("mine leaves by hand until it drops 1 sapling")  # the block's own group
     assert fact(kb, "blaze_rod") == "blaze_rod cannot be obtained here (the Nether is not modelled)"
     assert fact(kb, "no_such_thing") is None
 
@@ -101,8 +102,12 @@ def test_an_unknown_knowledge_value_is_one_clear_line():
     with pytest.raises(SettingsError, match=r"^unknown knowledge 'all'; accepted: none, target, tree$"):
         RunSettings(knowledge="all").validate()
     for command in ("run", "eval"):
-        proc = subprocess.run([sys.executable, "-m", "agent.cli", command, "CraftWoodenPickaxe", "--knowledge", "all"],
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "agent.cli", command, "CraftWoodenPickaxe", "--knowledge", "all"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         lines = proc.stderr.strip().splitlines()
         assert proc.returncode == 2 and len(lines) == 1, proc.stderr
         assert "--knowledge" in lines[0] and "'all'" in lines[0] and "none" in lines[0] and "tree" in lines[0]
@@ -114,9 +119,16 @@ def _request(knowledge: str, **kw):
     from worlds.types import Task
 
     task = Task("CraftStonePickaxe", "custom", "obtain a stone pickaxe", {"stone_pickaxe": 1}, 3000)
-    return PlanRequest(task=task, inventory={}, plans=kw.get("plans", []), descriptions=kw.get("descriptions", []),
-                       explanations=kw.get("explanations", []), outcomes=kw.get("outcomes", []),
-                       kb=load_kb("1.11.2"), knowledge=knowledge)
+    return PlanRequest(
+        task=task,
+        inventory={},
+        plans=kw.get("plans", []),
+        descriptions=kw.get("descriptions", []),
+        explanations=kw.get("explanations", []),
+        outcomes=kw.get("outcomes", []),
+        kb=load_kb("1.11.2"),
+        knowledge=knowledge,
+    )
 
 
 def test_each_planner_follows_the_knowledge_setting():
@@ -131,11 +143,20 @@ def test_each_planner_follows_the_knowledge_setting():
     assert "mine 1 log by hand" in deps.messages(_request("tree"))[-1].content
     # a re-plan turn whose description has no recipe book (--no-recipe-hints) gets the missing item's fact
     failed = {"plan": 0, "step": 0, "ok": False, "error": "needs 3 cobblestone", "missing": {"cobblestone": 3}}
-    replan = _request("target", plans=["mine({'log':1}, null)"], descriptions=["I failed on step 1."],
-                      explanations=["no stone"], outcomes=[failed])
+    replan = _request(
+        "target",
+        plans=["mine({'log':1}, null)"],
+        descriptions=["I failed on step 1."],
+        explanations=["no stone"],
+        outcomes=[failed],
+    )
     assert fact(kb, "cobblestone") in deps.messages(replan)[-1].content
-    assert fact(kb, "cobblestone") not in deps.messages(_request("none", **{k: getattr(replan, k) for k in (
-        "plans", "descriptions", "explanations", "outcomes")}))[-1].content
+    assert (
+        fact(kb, "cobblestone")
+        not in deps.messages(
+            _request("none", **{k: getattr(replan, k) for k in ("plans", "descriptions", "explanations", "outcomes")})
+        )[-1].content
+    )
     rider = [step_messages(kb, {"stone_pickaxe": 1}, {}, [], knowledge=k)[-1].content for k in ("none", "target")]
     assert "Recipe book" not in rider[0] and book in rider[1]
     # the baselines stay the papers' prompts unless their facts option is on
@@ -149,7 +170,7 @@ def test_mp5_knowledge_line_follows_the_setting():
     from nodes.planners.mp5.parser import SubObjective
     from nodes.planners.mp5.planner import MP5Planner
 
-    planner = object.__new__(MP5Planner)      # only its knowledge line: no memory folder needed
+    planner = object.__new__(MP5Planner)  # only its knowledge line: no memory folder needed
     planner.knowledge = None
     sub = SubObjective("craft", "stone_pickaxe", 1, fact="How to get stone_pickaxe: x", notes=["a note."])
     assert planner._knowledge(_request("none"), sub, ["stick"]) == "none"

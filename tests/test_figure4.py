@@ -1,5 +1,6 @@
 """DEPS Figure 4's harness (experiments/figure4.py): the same scenarios for every selector,
 every goal carried out by the scripted expert, and Wilson intervals inside [0, 1]."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,7 +20,7 @@ def test_wilson_interval_holds_the_rate_and_stays_in_0_1(p, n):
     lo, hi = wilson(p, n)
     assert 0.0 <= lo <= p <= hi <= 1.0
     if p == 0.0:
-        assert lo == 0.0 and f"{lo:.2f}" == "0.00"   # printed as 0.00, never -0.00
+        assert lo == 0.0 and f"{lo:.2f}" == "0.00"  # printed as 0.00, never -0.00
 
 
 def test_scenarios_are_seeded_and_goals_are_of_different_kinds():
@@ -31,8 +32,7 @@ def test_scenarios_are_seeded_and_goals_are_of_different_kinds():
 
 def test_fixed_and_oracle_finish_the_same_scenarios_and_the_oracle_takes_fewer_steps(kb):
     episodes, budget = 6, 400
-    done = {name: run_cell(kb, 3, name, episodes, budget, seed=1, max_distance=20)
-            for name in ("fixed", "oracle")}
+    done = {name: run_cell(kb, 3, name, episodes, budget, seed=1, max_distance=20) for name in ("fixed", "oracle")}
     for name, steps in done.items():
         assert all(s is not None and 0 < s <= budget for s in steps), (name, steps)
     # nearest-first by true path steps over the same seeded maps: fewer steps in all than plan

@@ -1,6 +1,7 @@
 """Game facts and the controller (issue 9, items 15-18): blocks that drop something else,
 cooking recipes from a data set, apples, eggs, renamed and aliased names, the peony's tool,
 and a planner that knows no plan exists."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,20 +29,23 @@ def _world(version: str, inventory: dict[str, int], max_steps: int = 12000) -> T
 
 # ---------------------------------------------------------------- 15: blocks that drop something else
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("block, tool, drop, per_block", [
-    ("stone", "wooden_pickaxe", "cobblestone", 1),
-    ("coal_ore", "wooden_pickaxe", "coal", 1),
-    ("diamond_ore", "iron_pickaxe", "diamond", 1),
-    ("clay", None, "clay_ball", 4),
-    ("grass_block", None, "dirt", 1),
-])
+@pytest.mark.parametrize(
+    "block, tool, drop, per_block",
+    [
+        ("stone", "wooden_pickaxe", "cobblestone", 1),
+        ("coal_ore", "wooden_pickaxe", "coal", 1),
+        ("diamond_ore", "iron_pickaxe", "diamond", 1),
+        ("clay", None, "clay_ball", 4),
+        ("grass_block", None, "dirt", 1),
+    ],
+)
 def test_mining_a_block_counts_blocks_broken_not_the_block_item(version, block, tool, drop, per_block):
     world = _world(version, {tool: 1} if tool else {})
     kb = world.kb
     out = ScriptedController(kb).run(Goal("mine", {block: 3}, {}, tool), world)
     assert out["ok"], out
-    assert kb.count(out["gained"], drop) == 3 * per_block   # three blocks broken, their drops kept
-    assert world.steps < world.max_steps                      # no loop until the budget is gone
+    assert kb.count(out["gained"], drop) == 3 * per_block  # three blocks broken, their drops kept
+    assert world.steps < world.max_steps  # no loop until the budget is gone
 
 
 def test_snow_block_mines_to_snowballs_where_the_block_exists():
@@ -63,8 +67,24 @@ def test_mining_without_the_tool_still_fails_with_the_worlds_cause():
 
 
 # ---------------------------------------------------------------- 16: cooking recipes from a data set
-COLOURS = ("white", "orange", "magenta", "light_blue", "yellow", "lime", "pink", "gray", "light_gray", "cyan",
-           "purple", "blue", "brown", "green", "red", "black")
+COLOURS = (
+    "white",
+    "orange",
+    "magenta",
+    "light_blue",
+    "yellow",
+    "lime",
+    "pink",
+    "gray",
+    "light_gray",
+    "cyan",
+    "purple",
+    "blue",
+    "brown",
+    "green",
+    "red",
+    "black",
+)
 
 
 def _cooking(version: str) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -75,16 +95,27 @@ def _cooking(version: str) -> dict[tuple[str, str], tuple[str, ...]]:
 @pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
 def test_the_data_set_has_the_cooking_families_the_hand_table_missed(version):
     got = _cooking(version)
-    for pair in [("iron_ore", "iron_ingot"), ("sand", "glass"), ("cobblestone", "stone"), ("log", "charcoal"),
-                 ("clay", "terracotta"), ("netherrack", "nether_brick"), ("nether_bricks", "cracked_nether_bricks"),
-                 ("sea_pickle", "lime_dye"), ("kelp", "dried_kelp"), ("stone", "smooth_stone"),
-                 ("cactus", "green_dye"), ("nether_quartz_ore", "quartz"), ("iron_pickaxe", "iron_nugget")]:
+    for pair in [
+        ("iron_ore", "iron_ingot"),
+        ("sand", "glass"),
+        ("cobblestone", "stone"),
+        ("log", "charcoal"),
+        ("clay", "terracotta"),
+        ("netherrack", "nether_brick"),
+        ("nether_bricks", "cracked_nether_bricks"),
+        ("sea_pickle", "lime_dye"),
+        ("kelp", "dried_kelp"),
+        ("stone", "smooth_stone"),
+        ("cactus", "green_dye"),
+        ("nether_quartz_ore", "quartz"),
+        ("iron_pickaxe", "iron_nugget"),
+    ]:
         assert pair in got, pair
     for c in COLOURS:
         assert (f"{c}_terracotta", f"{c}_glazed_terracotta") in got
     assert set(got[("beef", "cooked_beef")]) == {"smelting", "smoking", "campfire"}
     assert set(got[("iron_ore", "iron_ingot")]) == {"smelting", "blasting"}
-    assert all("smelting" in kinds for kinds in got.values())   # a furnace cooks all of them
+    assert all("smelting" in kinds for kinds in got.values())  # a furnace cooks all of them
     assert not [p for p in got if p[0] == p[1]]
 
 
@@ -93,7 +124,7 @@ def test_each_version_reads_the_table_of_its_time():
     older = _cooking("1.16.5")
     assert ("raw_iron", "iron_ingot") not in older and ("basalt", "smooth_basalt") not in older
     assert ("raw_iron", "iron_ingot") in _cooking("1.19.2")
-    assert load_cooking("1.11.2", {}, {}) == []        # 1.11.2 has no data-pack recipes
+    assert load_cooking("1.11.2", {}, {}) == []  # 1.11.2 has no data-pack recipes
     assert [s.output for s in load_kb("1.11.2").smelting("hardened_clay")] == ["hardened_clay"]
 
 
@@ -119,11 +150,11 @@ def test_glazed_terracotta_is_smelted_in_the_text_world():
 def test_apples_fall_from_leaves_broken_by_hand_in_every_version(version):
     kb = load_kb(version)
     assert any(s.tools is None and s.chance == 0.005 for s in kb.mine_sources("apple"))  # 1 in 200 (issue 22)
-    world = _world(version, {}, max_steps=10 ** 6)
+    world = _world(version, {}, max_steps=10**6)
     out = ScriptedController(kb).run(Goal("mine", {"apple": 2}, {}, None), world)
     assert out["ok"] and world.inventory.get("apple") == 2
     leaves = kb.mine_sources("apple")[0].block
-    assert world.steps == 400 * world.costs.mine(leaves).cost   # 200 breaks an apple, as expected
+    assert world.steps == 400 * world.costs.mine(leaves).cost  # 200 breaks an apple, as expected
 
 
 @pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
@@ -148,19 +179,25 @@ def test_chickens_lay_eggs_picked_up_with_nothing_held(version):
     assert (way.source, way.on, way.uses) == ("chicken", "mob", None)
     world = _world(version, {"bucket": 1})
     out = ScriptedController(kb).run(Goal("mine", {"egg": 2}, {}, None), world)
-    assert out["ok"] and world.inventory == {"bucket": 1, "egg": 2}   # nothing consumed
-    assert kb.mob_drops("chicken").get("egg") is None                  # killing one gives none
+    assert out["ok"] and world.inventory == {"bucket": 1, "egg": 2}  # nothing consumed
+    assert kb.mob_drops("chicken").get("egg") is None  # killing one gives none
 
 
-@pytest.mark.parametrize("version, name, meant", [
-    ("1.19.2", "grass_path", "dirt_path"), ("1.16.5", "dirt_path", "grass_path"),
-    ("1.11.2", "dirt_path", "grass_path"), ("1.16.5", "red_flower", "poppy"),
-    ("1.19.2", "yellow_flower", "dandelion"), ("1.11.2", "poppy", "red_flower"),
-    ("1.11.2", "snow_block", "snow"),
-])
+@pytest.mark.parametrize(
+    "version, name, meant",
+    [
+        ("1.19.2", "grass_path", "dirt_path"),
+        ("1.16.5", "dirt_path", "grass_path"),
+        ("1.11.2", "dirt_path", "grass_path"),
+        ("1.16.5", "red_flower", "poppy"),
+        ("1.19.2", "yellow_flower", "dandelion"),
+        ("1.11.2", "poppy", "red_flower"),
+        ("1.11.2", "snow_block", "snow"),
+    ],
+)
 def test_renamed_items_translate_between_versions(version, name, meant):
     assert load_kb(version).canonical(name) == meant
-    world = _world(version, {name: 2})                 # an inventory naming it is accepted
+    world = _world(version, {name: 2})  # an inventory naming it is accepted
     assert world.inventory == {meant: 2}
 
 
@@ -179,10 +216,11 @@ BEDROCK = Task("ObtainBedrock", "MT1", "Obtain bedrock.", {"bedrock": 1}, 3000)
 
 def test_the_oracle_ends_at_once_with_the_real_cause_when_no_plan_exists():
     updates: list[str] = []
-    result = run_episode(BEDROCK, RunSettings(planner="oracle"), kb=load_kb("1.16.5"),
-                         on_update=lambda node, u: updates.append(node))
+    result = run_episode(
+        BEDROCK, RunSettings(planner="oracle"), kb=load_kb("1.16.5"), on_update=lambda node, u: updates.append(node)
+    )
     assert not result["success"]
-    assert result["rounds"] == 0 and len(result["plans"]) == 1          # planned once, not 12 times
+    assert result["rounds"] == 0 and len(result["plans"]) == 1  # planned once, not 12 times
     assert result["failure_reason"].startswith("no plan is possible: nothing gives bedrock")
     assert "describe" not in updates and "explain" not in updates
 
@@ -197,14 +235,17 @@ def test_a_skill_restriction_that_blocks_every_route_is_the_stated_cause():
 
 def say_no():
     """A custom planner (package.module:factory form) that answers in plain text."""
+
     def plan(request):
         return "no plan is possible: this world has no trees"
+
     return plan
 
 
 def test_any_planner_may_say_no_plan_is_possible_in_its_text():
-    result = run_episode(BEDROCK, RunSettings(planner="tests.test_game_facts:say_no"), llm=FakeLLM([]),
-                         kb=load_kb("1.11.2"))
+    result = run_episode(
+        BEDROCK, RunSettings(planner="tests.test_game_facts:say_no"), llm=FakeLLM([]), kb=load_kb("1.11.2")
+    )
     assert result["failure_reason"] == "no plan is possible: this world has no trees"
     assert result["rounds"] == 0
 

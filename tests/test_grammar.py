@@ -1,4 +1,5 @@
 """The plan grammar: given the task's item, a plan ends at the first line that obtains it."""
+
 from __future__ import annotations
 
 import re
@@ -39,7 +40,7 @@ def _names(rule: str) -> set[str]:
             if tokens[pos] == "(":
                 pos += 1
                 part = alternation()
-                pos += 1   # the closing ")"
+                pos += 1  # the closing ")"
             else:
                 part = {tokens[pos][1:-1]}
                 pos += 1
@@ -57,8 +58,8 @@ def test_a_plan_for_one_item_ends_with_the_line_that_makes_it(kb):
     assert r["root"] == "wayline{0,15} doneline"
     assert _names(r["doneitem"]) == {"wooden_pickaxe"}
     assert "wooden_pickaxe" not in _names(r["wayitem"]) and "wooden_axe" in _names(r["wayitem"])
-    assert "wooden_pickaxe" in _names(r["item"])          # still a material or a tool in earlier lines
-    assert "doneequip" not in r["doneline"]               # equipping it does not obtain it
+    assert "wooden_pickaxe" in _names(r["item"])  # still a material or a tool in earlier lines
+    assert "doneequip" not in r["doneline"]  # equipping it does not obtain it
 
 
 def test_an_item_a_mob_drops_ends_with_the_kill_too(kb):

@@ -1,4 +1,5 @@
 """The DEPS loop end to end on the text world, with scripted LLM replies."""
+
 from __future__ import annotations
 
 import json
@@ -35,7 +36,7 @@ def test_describe_explain_replan_recovers_from_a_flawed_plan():
     assert result["success"], result
     assert result["rounds"] == 1
     assert result["plans"] == [FLAWED, FIXED]
-    assert result["llm_calls"] == 3            # plan, explain, re-plan
+    assert result["llm_calls"] == 3  # plan, explain, re-plan
     assert result["final_inventory"].get("stone_sword") == 1
     assert result["failure_reason"] is None
 
@@ -43,13 +44,18 @@ def test_describe_explain_replan_recovers_from_a_flawed_plan():
 def test_the_description_carries_the_games_precise_cause():
     updates = []
     llm = FakeLLM([FLAWED, EXPLANATION, FIXED])
-    run_episode(STONE_SWORD, RunSettings(planner="deps", selector="fixed"), llm=llm, kb=KB,
-                on_update=lambda node, u: updates.append((node, u)))
+    run_episode(
+        STONE_SWORD,
+        RunSettings(planner="deps", selector="fixed"),
+        llm=llm,
+        kb=KB,
+        on_update=lambda node, u: updates.append((node, u)),
+    )
     description = next(u["descriptions"][0] for n, u in updates if n == "describe")
     assert "I succeeded on steps 1, 2, 3" in description
     assert "failed on step 4" in description and "mine({'cobblestone':2}, null)" in description
-    assert "pickaxe" in description          # the world's stated missing tool
-    assert "12 planks" not in description    # 2 of the 12 planks went into sticks
+    assert "pickaxe" in description  # the world's stated missing tool
+    assert "12 planks" not in description  # 2 of the 12 planks went into sticks
     assert "10 planks" in description and "4 stick" in description
     explanation = next(u["explanations"][0] for n, u in updates if n == "explain")
     assert explanation == EXPLANATION
@@ -81,9 +87,13 @@ def test_the_step_budget_ends_the_episode():
 def test_unmappable_goals_are_reported_to_the_planner_not_dropped():
     plan = "dance around the campfire\n" + FIXED
     updates = []
-    result = run_episode(STONE_SWORD, RunSettings(planner="deps", max_rounds=1,
-                         inventory={"planks": 10, "stick": 4}), llm=FakeLLM([plan, EXPLANATION, FIXED]),
-                         kb=KB, on_update=lambda n, u: updates.append((n, u)))
+    result = run_episode(
+        STONE_SWORD,
+        RunSettings(planner="deps", max_rounds=1, inventory={"planks": 10, "stick": 4}),
+        llm=FakeLLM([plan, EXPLANATION, FIXED]),
+        kb=KB,
+        on_update=lambda n, u: updates.append((n, u)),
+    )
     notes = next(u["parse_notes"] for n, u in updates if n == "parse")
     assert any("dance around the campfire" in note for note in notes)
     assert result["success"]
@@ -98,17 +108,16 @@ def test_oracle_planner_needs_no_llm():
 def test_trace_and_real_langgraph_checkpoints(tmp_path):
     llm = FakeLLM([FLAWED, EXPLANATION, FIXED])
     result = run_episode(STONE_SWORD, RunSettings(planner="deps", trace_dir=str(tmp_path)), llm=llm, kb=KB)
-    lines = [json.loads(l) for l in (tmp_path / "trace.jsonl").read_text().splitlines()]
+    lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     assert lines[0]["event"] == "start" and lines[-1]["event"] == "end"
-    nodes = [l["node"] for l in lines if l["event"] == "update"]
+    nodes = [line["node"] for line in lines if line["event"] == "update"]
     assert nodes[:4] == ["plan", "parse", "select", "execute"]
     assert "describe" in nodes and "explain" in nodes
     # the checkpoint store is LangGraph's own: read the final state back through it
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     saver = SqliteSaver(sqlite3.connect(tmp_path / "checkpoints.sqlite", check_same_thread=False))
-    state = build_graph(checkpointer=saver).get_state(
-        {"configurable": {"thread_id": result["thread"]}})
+    state = build_graph(checkpointer=saver).get_state({"configurable": {"thread_id": result["thread"]}})
     assert state.values["status"] == "success"
     assert len(state.values["plans"]) == 2
 
@@ -119,7 +128,8 @@ def test_custom_planner_loads_from_module_factory(tmp_path, monkeypatch):
         "def factory():\n"
         "    def plan(request):\n"
         "        return [Goal('mine', {'log': 1}), Goal('craft', {'planks': 4}, {'log': 1})]\n"
-        "    return plan\n")
+        "    return plan\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     task = Task("CraftPlanks", "MT1", "Obtain a plank.", {"planks": 1}, 3000)
     result = run_episode(task, RunSettings(planner="my_planner:factory"), kb=KB)
@@ -141,9 +151,15 @@ def mermaid_edges(text: str) -> set[tuple[str, str, bool]]:
 
 # the paper's loop: plan, parse, select, execute; on failure describe, explain, re-plan
 LOOP_EDGES = {
-    ("__start__", "plan", False), ("plan", "parse", False), ("parse", "select", False),
-    ("select", "execute", False), ("execute", "select", True), ("execute", "describe", True),
-    ("execute", "__end__", True), ("describe", "explain", False), ("explain", "plan", False),
+    ("__start__", "plan", False),
+    ("plan", "parse", False),
+    ("parse", "select", False),
+    ("select", "execute", False),
+    ("execute", "select", True),
+    ("execute", "describe", True),
+    ("execute", "__end__", True),
+    ("describe", "explain", False),
+    ("explain", "plan", False),
 }
 
 

@@ -1,5 +1,6 @@
 """The grid world: its rules (tools, depths, day and night, seeds), the batched form, the
 scripted experts on every skill, and the command line's answers to bad input."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -44,13 +45,13 @@ def test_vocab_is_deterministic_and_observation_matches_spec(kb):
     v1, v2 = make_vocab(kb), make_vocab(load_kb("1.11.2"))
     assert v1.version == v2.version and v1.version.startswith("grid-1/1.11.2/")
     assert v1.cells[:2] == ("air", "void") and v1.cell_id["stone"] == 3 and v1.mobs[0] == "none"
-    assert make_vocab(load_kb("1.19.2")).cells == v1.cells          # cell ids do not depend on the version
+    assert make_vocab(load_kb("1.19.2")).cells == v1.cells  # cell ids do not depend on the version
     w = flat(kb)
     obs = w.observation()
     assert set(obs) == set(OBS_KEYS)
     for k, shape in v1.obs_shapes().items():
         assert obs[k].shape == shape, k
-    assert obs["blocks"][1, 4, 4] == v1.cell_id["grass_block"]      # level dy=-1 under the agent
+    assert obs["blocks"][1, 4, 4] == v1.cell_id["grass_block"]  # level dy=-1 under the agent
     assert goal_code(Goal("kill", {"cow": 1}), v1) == (3, v1.n_items + v1.mob_id["cow"])
 
 
@@ -102,7 +103,9 @@ def test_mining_needs_the_right_tool(kb):
     assert info["ok"] and w.inventory.get("cobblestone") == 1 and n_pick < n_hand
     w = flat(kb, blocks=[(8, 65, 7, "iron_ore")], inventory={"wooden_pickaxe": 1})
     _, info = hit_until_broken(w)
-    assert info["error"] == "needs a stone_pickaxe or better to mine iron_ore" and info["missing"] == {"tool": "stone_pickaxe"}
+    assert info["error"] == "needs a stone_pickaxe or better to mine iron_ore" and info["missing"] == {
+        "tool": "stone_pickaxe"
+    }
 
 
 def test_break_time_follows_hardness_and_tool_speed(kb):
@@ -128,8 +131,13 @@ def test_craft_needs_a_table_placed_within_reach_and_smelt_a_furnace(kb):
 
 def test_inventory_rules_are_the_text_worlds(kb):
     """The same craft from the same inventory: the same result or the same refusal."""
-    cases = [("planks", {"log": 1}), ("stick", {"planks": 1}), ("crafting_table", {"planks": 4}),
-             ("wooden_slab", {"planks": 3}), ("bed", {"planks": 3, "wool": 2})]
+    cases = [
+        ("planks", {"log": 1}),
+        ("stick", {"planks": 1}),
+        ("crafting_table", {"planks": 4}),
+        ("wooden_slab", {"planks": 3}),
+        ("bed", {"planks": 3, "wool": 2}),
+    ]
     for item, inv in cases:
         t = TextWorld(kb)
         t.reset(seed=0, options={"inventory": inv})
@@ -152,7 +160,7 @@ def test_hostile_mobs_come_at_night_and_zombies_burn_by_day(kb):
     w.spawn("zombie", 3, 65, 3)
     w.step({"action": "noop"})
     assert not (w.env.mob_kind[0] == w.env.vocab.mob_id["zombie"]).any()
-    for _ in range(300):   # and no hostile spawns by day
+    for _ in range(300):  # and no hostile spawns by day
         w.step({"action": "noop"})
     assert not np.isin(w.env.mob_kind[0], list(hostile)).any()
 
@@ -170,7 +178,7 @@ def test_bad_seed_biome_and_layout_are_one_line_errors(kb):
     for bad in (-1, 2**53, "7"):
         with pytest.raises(GridWorldError, match="seed .* out of range"):
             w.reset(seed=bad)
-    w.reset(seed=3 * 1_000_003 + 2**31 - 1)      # an episode seed `deps eval --seed 3` can derive
+    w.reset(seed=3 * 1_000_003 + 2**31 - 1)  # an episode seed `deps eval --seed 3` can derive
     with pytest.raises(GridWorldError, match="unknown biome 'moon'.*accepted: plains"):
         w.reset(seed=0, options={"biome": "moon"})
     with pytest.raises(GridWorldError, match="unknown cell 'cheese'"):
@@ -185,7 +193,7 @@ def test_cli_bad_biome_and_seed_exit_2(kb, capsys):
     assert err.startswith("deps run: error: unknown biome 'moon'")
     assert main(["run", "CraftPlanks", "--world", "gridworld", "--planner", "oracle", "--seed", "-5"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "seed" in err[0] and "-5" in err[0]      # the CLI's check, the grid world's range
+    assert len(err) == 1 and "seed" in err[0] and "-5" in err[0]  # the CLI's check, the grid world's range
 
 
 # ---------------------------------------------------------------- batch
@@ -211,8 +219,11 @@ def run_goal(w, goal):
 
 
 def test_expert_mines_logs_and_digs_down_to_ore(kb):
-    w = flat(kb, blocks=[(3, 65 + k, 3, "oak_log") for k in range(4)] + [(12, 40, 12, "iron_ore")],
-             inventory={"stone_pickaxe": 1})
+    w = flat(
+        kb,
+        blocks=[(3, 65 + k, 3, "oak_log") for k in range(4)] + [(12, 40, 12, "iron_ore")],
+        inventory={"stone_pickaxe": 1},
+    )
     out = run_goal(w, Goal("mine", {"log": 3}))
     assert out["ok"] and out["gained"]["log"] == 3 and out["steps"] > 10
     out = run_goal(w, Goal("mine", {"iron_ore": 1}))
@@ -235,7 +246,7 @@ def test_expert_kills_a_wandering_mob(kb):
 def test_expert_waits_for_animals_to_wander_back_and_then_kills_one(kb):
     w = flat(kb, mobs=[(2, 65, 13, "sheep")])
     sheep = w.env.vocab.mob_id["sheep"]
-    w.env.mob_kind[0][w.env.mob_kind[0] == sheep] = 0     # none left on the map
+    w.env.mob_kind[0][w.env.mob_kind[0] == sheep] = 0  # none left on the map
     waiting = Expert(w.env, 0, Goal("kill", {"sheep": 1}))
     assert waiting.act() == (P["noop"], -1) and waiting.result is None
     out = run_goal(w, Goal("kill", {"sheep": 1}))
@@ -245,8 +256,13 @@ def test_expert_waits_for_animals_to_wander_back_and_then_kills_one(kb):
 
 def test_expert_places_a_table_and_a_furnace_then_crafts_smelts_and_equips(kb):
     w = flat(kb, inventory={"planks": 7, "stick": 2, "iron_ingot": 3, "iron_ore": 1, "coal": 1, "cobblestone": 8})
-    for goal in (Goal("craft", {"crafting_table": 1}), Goal("craft", {"iron_pickaxe": 1}),
-                 Goal("craft", {"furnace": 1}), Goal("smelt", {"iron_ingot": 1}), Goal("equip", {"iron_pickaxe": 1})):
+    for goal in (
+        Goal("craft", {"crafting_table": 1}),
+        Goal("craft", {"iron_pickaxe": 1}),
+        Goal("craft", {"furnace": 1}),
+        Goal("smelt", {"iron_ingot": 1}),
+        Goal("equip", {"iron_pickaxe": 1}),
+    ):
         out = run_goal(w, goal)
         assert out["ok"], (goal.code(), out["error"])
     cells = w.env.cells[0]
@@ -310,7 +326,7 @@ def test_animals_wander_in_when_a_kind_runs_low(kb):
 
 
 def test_a_scarce_kind_wanders_in_even_when_the_mob_table_is_full(kb):
-    w = flat(kb, mobs=[(1 + k % 14, 65, 1 + k // 14, "pig") for k in range(40)])   # every slot a pig
+    w = flat(kb, mobs=[(1 + k % 14, 65, 1 + k // 14, "pig") for k in range(40)])  # every slot a pig
     cow, pig = w.env.vocab.mob_id["cow"], w.env.vocab.mob_id["pig"]
     for _ in range(60):
         w.step({"action": "noop"})

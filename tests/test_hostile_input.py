@@ -1,6 +1,7 @@
 """Hostile input and faults (issue 22): planted links, corrupt or foreign checkpoint databases,
 crafted traces, outputs that cannot be written. Each ends in one line and a non-zero exit, or a
 correct answer; nothing is written through a link. Episodes use the oracle planner (no LLM)."""
+
 from __future__ import annotations
 
 import json
@@ -62,7 +63,7 @@ def test_a_bad_trace_folder_is_one_line_and_nothing_is_written_through_it(tmp_pa
     assert "checkpoints.sqlite" in line or "trace.jsonl" in line
     assert victim.read_text() == "keep"
     if kind == "foreign":
-        with sqlite3.connect(db) as c:   # another program's database is never written into
+        with sqlite3.connect(db) as c:  # another program's database is never written into
             assert [r[0] for r in c.execute("select name from sqlite_master")] == ["accounts"]
 
 
@@ -93,34 +94,64 @@ def test_the_trace_page_never_writes_through_a_link_at_its_temporary_file(traced
 def test_a_page_that_cannot_be_written_is_one_line(traced, tmp_path, capsys, where):
     src, _ = traced
     (tmp_path / "file").write_text("x")
-    out = {"folder": str(tmp_path), "under-a-file": str(tmp_path / "file" / "page.html"),
-           "proc": "/proc/deps-page.html"}[where]
+    out = {
+        "folder": str(tmp_path),
+        "under-a-file": str(tmp_path / "file" / "page.html"),
+        "proc": "/proc/deps-page.html",
+    }[where]
     assert main(["trace", "html", str(src), "-o", out]) == 2
     assert "page" in _one_line(capsys.readouterr().err)
 
 
-HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>'
+HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 
 
 def _crafted(d: Path) -> None:
     """A trace another program wrote: markup in every field, wrong types, lines that are not objects."""
-    start = {"t": 0, "thread": "x", "event": "start",
-             "task": {"id": HOSTILE, "instruction": HOSTILE, "inventory": {HOSTILE: "3"}},
-             "settings": {"planner": HOSTILE, "world": HOSTILE, "llm": HOSTILE, "seed": HOSTILE,
-                          "inventory": [HOSTILE]}}
-    lines = [json.dumps(x) for x in (
-        [1, 2], "a string", None, 7, start,
-        {"t": "soon", "thread": "x", "event": "update", "node": "plan", "update": {"plans": [HOSTILE]}},
-        {"t": 1, "thread": "x", "event": "update", "node": HOSTILE, "update": {"a": HOSTILE}},
-        {"t": 1, "thread": "x", "event": "update", "node": "execute",
-         "update": {"outcomes": HOSTILE, "env_steps": HOSTILE, "inventory": {HOSTILE: HOSTILE}}},
-        {"t": 2, "thread": "x", "event": "update", "node": "plan", "update": {"plans": [HOSTILE + "\n2"]}},
-        {"t": 2, "thread": "x", "event": "update", "node": "describe", "update": {"descriptions": HOSTILE}},
-        {"t": 3, "thread": "x", "event": "llm", "prompt": [{"role": HOSTILE, "content": HOSTILE}, "x"],
-         "reply": HOSTILE, "tokens_in": HOSTILE, "tokens_out": [1], "seconds": "12.5"},
-        {"t": 4, "thread": "x", "event": "end", "result": {"success": False, "failure_reason": HOSTILE,
-                                                           "env_steps": HOSTILE, "rounds": HOSTILE}},
-    )] + ["{not json", "[" * 100_000]
+    start = {
+        "t": 0,
+        "thread": "x",
+        "event": "start",
+        "task": {"id": HOSTILE, "instruction": HOSTILE, "inventory": {HOSTILE: "3"}},
+        "settings": {"planner": HOSTILE, "world": HOSTILE, "llm": HOSTILE, "seed": HOSTILE, "inventory": [HOSTILE]},
+    }
+    lines = [
+        json.dumps(x)
+        for x in (
+            [1, 2],
+            "a string",
+            None,
+            7,
+            start,
+            {"t": "soon", "thread": "x", "event": "update", "node": "plan", "update": {"plans": [HOSTILE]}},
+            {"t": 1, "thread": "x", "event": "update", "node": HOSTILE, "update": {"a": HOSTILE}},
+            {
+                "t": 1,
+                "thread": "x",
+                "event": "update",
+                "node": "execute",
+                "update": {"outcomes": HOSTILE, "env_steps": HOSTILE, "inventory": {HOSTILE: HOSTILE}},
+            },
+            {"t": 2, "thread": "x", "event": "update", "node": "plan", "update": {"plans": [HOSTILE + "\n2"]}},
+            {"t": 2, "thread": "x", "event": "update", "node": "describe", "update": {"descriptions": HOSTILE}},
+            {
+                "t": 3,
+                "thread": "x",
+                "event": "llm",
+                "prompt": [{"role": HOSTILE, "content": HOSTILE}, "x"],
+                "reply": HOSTILE,
+                "tokens_in": HOSTILE,
+                "tokens_out": [1],
+                "seconds": "12.5",
+            },
+            {
+                "t": 4,
+                "thread": "x",
+                "event": "end",
+                "result": {"success": False, "failure_reason": HOSTILE, "env_steps": HOSTILE, "rounds": HOSTILE},
+            },
+        )
+    ] + ["{not json", "[" * 100_000]
     (d / "trace.jsonl").write_text("\n".join(lines) + "\n")
 
 
@@ -128,7 +159,7 @@ def test_a_crafted_trace_is_shown_and_its_page_runs_no_script(tmp_path, capsys):
     _crafted(tmp_path)
     assert main(["trace", "show", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "alert(1)" in out          # shown as text
+    assert "alert(1)" in out  # shown as text
     page = tmp_path / "page.html"
     assert main(["trace", "html", str(tmp_path), "-o", str(page)]) == 0
     text = page.read_text()
@@ -139,7 +170,7 @@ def test_one_huge_trace_line_is_skipped_in_bounded_pieces(traced, tmp_path, monk
     import agent.trace
 
     src, _ = traced
-    monkeypatch.setattr(agent.trace, "MAX_LINE_BYTES", 1000)   # the bound, made small
+    monkeypatch.setattr(agent.trace, "MAX_LINE_BYTES", 1000)  # the bound, made small
     lines = (src / "trace.jsonl").read_text().splitlines()
     (tmp_path / "trace.jsonl").write_text("\n".join([lines[0], '{"x": "' + "y" * 5000 + '"}', *lines[1:]]) + "\n")
     assert list(agent.trace.read_trace(tmp_path))[0]["event"] == "start"
@@ -171,8 +202,9 @@ def test_a_sweep_subfolder_that_is_a_link_is_refused(tmp_path, capsys):
     elsewhere.mkdir()
     out.mkdir()
     (out / "max-rounds=0").symlink_to(elsewhere, target_is_directory=True)
-    assert main(["eval", "--suite", "deps71", "--tasks", TASK, "--out", str(out), *EVAL,
-                 "--sweep", "max-rounds=0,1"]) == 2
+    assert (
+        main(["eval", "--suite", "deps71", "--tasks", TASK, "--out", str(out), *EVAL, "--sweep", "max-rounds=0,1"]) == 2
+    )
     assert "symbolic link" in _one_line(capsys.readouterr().err)
     assert list(elsewhere.iterdir()) == []
 
@@ -182,8 +214,20 @@ def test_a_per_episode_trace_folder_that_is_a_link_is_refused(tmp_path, capsys):
     elsewhere.mkdir()
     traces.mkdir()
     (traces / f"{TASK}-e0").symlink_to(elsewhere, target_is_directory=True)
-    rc = main(["eval", "--suite", "deps71", "--tasks", TASK, "--out", str(tmp_path / "out"), *EVAL,
-               "--trace-dir", str(traces)])
+    rc = main(
+        [
+            "eval",
+            "--suite",
+            "deps71",
+            "--tasks",
+            TASK,
+            "--out",
+            str(tmp_path / "out"),
+            *EVAL,
+            "--trace-dir",
+            str(traces),
+        ]
+    )
     assert rc == 2 and "symbolic link" in _one_line(capsys.readouterr().err)
     assert list(elsewhere.iterdir()) == []
 
@@ -193,8 +237,9 @@ def test_stdout_on_a_full_device_is_one_line():
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full here")
     with open("/dev/full", "w") as full:
-        p = subprocess.run([sys.executable, "-m", "agent.cli", "tasks"], stdout=full, stderr=subprocess.PIPE,
-                           text=True, timeout=120)
+        p = subprocess.run(
+            [sys.executable, "-m", "agent.cli", "tasks"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
+        )
     assert p.returncode == 1 and "No space left" in _one_line(p.stderr)
 
 
@@ -202,16 +247,19 @@ def test_stdout_on_a_full_device_is_one_line():
 _TASK = {"id": "X", "group": "g", "instruction": "make planks", "target": {"planks": 1}, "max_steps": 100}
 
 
-@pytest.mark.parametrize("name, text, says", [
-    ("deep.json", "[" * 5000 + "]" * 5000, "nested"),
-    ("deep.yaml", "[" * 5000 + "]" * 5000, "nested"),
-    ("block.yaml", "- " * 3000 + "x", "nested"),
-    ("inner.json", json.dumps([{**_TASK, "notes": json.loads("[" * 100 + "]" * 100)}]), "nested"),
-    ("conditions.json", json.dumps([{**_TASK, "find": "a village", "conditions": "night"}]), "conditions"),
-    ("target.json", json.dumps([{**_TASK, "target": {"planks": 10**12}}]), "100000"),
-    ("inventory.json", json.dumps([{**_TASK, "inventory": {"planks": 10**30}}]), "1000000"),
-    ("steps.json", json.dumps([{**_TASK, "max_steps": 10**15}]), "max_steps"),
-])
+@pytest.mark.parametrize(
+    "name, text, says",
+    [
+        ("deep.json", "[" * 5000 + "]" * 5000, "nested"),
+        ("deep.yaml", "[" * 5000 + "]" * 5000, "nested"),
+        ("block.yaml", "- " * 3000 + "x", "nested"),
+        ("inner.json", json.dumps([{**_TASK, "notes": json.loads("[" * 100 + "]" * 100)}]), "nested"),
+        ("conditions.json", json.dumps([{**_TASK, "find": "a village", "conditions": "night"}]), "conditions"),
+        ("target.json", json.dumps([{**_TASK, "target": {"planks": 10**12}}]), "100000"),
+        ("inventory.json", json.dumps([{**_TASK, "inventory": {"planks": 10**30}}]), "1000000"),
+        ("steps.json", json.dumps([{**_TASK, "max_steps": 10**15}]), "max_steps"),
+    ],
+)
 def test_a_hostile_suite_is_one_line(tmp_path, capsys, name, text, says):
     (tmp_path / name).write_text(text)
     assert main(["tasks", "--suite", str(tmp_path / name)]) == 2
@@ -237,21 +285,24 @@ def test_report_md_drops_nul_and_bidi_controls_from_task_ids(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ training flags
-@pytest.mark.parametrize("args, says", [
-    (["selector", "--out", "{o}", "--steps", "1000000000000"], "--steps"),
-    (["controller", "--out", "{o}", "--threads", "1000000"], "--threads"),
-    (["controller", "--out", "{o}", "--batch-size", "1000000000"], "--batch-size"),
-    (["llm", "--data", "{o}", "--out", "{o}", "--lr", "inf"], "--lr"),
-    (["llm", "--data", "{o}", "--out", "{o}", "--alpha", "nan"], "--alpha"),
-    (["llm", "--data", "{o}", "--out", "{o}", "--batch-size", "1000000000"], "--batch-size"),
-    (["llm-data", "--out", "{o}", "--augment", "1000000000"], "--augment"),
-    (["llm-data", "--out", "{o}", "--replans", "1000000000"], "--replans"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["selector", "--out", "{o}", "--steps", "1000000000000"], "--steps"),
+        (["controller", "--out", "{o}", "--threads", "1000000"], "--threads"),
+        (["controller", "--out", "{o}", "--batch-size", "1000000000"], "--batch-size"),
+        (["llm", "--data", "{o}", "--out", "{o}", "--lr", "inf"], "--lr"),
+        (["llm", "--data", "{o}", "--out", "{o}", "--alpha", "nan"], "--alpha"),
+        (["llm", "--data", "{o}", "--out", "{o}", "--batch-size", "1000000000"], "--batch-size"),
+        (["llm-data", "--out", "{o}", "--augment", "1000000000"], "--augment"),
+        (["llm-data", "--out", "{o}", "--replans", "1000000000"], "--replans"),
+    ],
+)
 def test_training_counts_and_rates_are_bounded(tmp_path, capsys, args, says):
     out = tmp_path / "out"
     assert main(["train", *[a.replace("{o}", str(out)) for a in args]]) == 2
     assert says in _one_line(capsys.readouterr().err)
-    assert not out.exists()                     # refused before anything was written
+    assert not out.exists()  # refused before anything was written
 
 
 def test_lora_rates_must_be_finite_numbers_in_range():
@@ -324,19 +375,25 @@ def test_a_long_dialogue_is_cut_to_the_task_the_first_plan_the_last_rounds_and_a
 
     n = 30
     plans = [f"mine({{'log':{r + 1}}}, null)\n" + "craft({'planks':4}, {'log':1}, null)\n" * 20 for r in range(n)]
-    req = PlanRequest(task=STONE_SWORD, inventory={}, plans=plans, kb=KB, knowledge="none",
-                      descriptions=[f"I fail on step {r + 1}: round {r} went wrong. " * 5 for r in range(n)],
-                      explanations=[f"Because of round {r}. " * 5 for r in range(n)])
+    req = PlanRequest(
+        task=STONE_SWORD,
+        inventory={},
+        plans=plans,
+        kb=KB,
+        knowledge="none",
+        descriptions=[f"I fail on step {r + 1}: round {r} went wrong. " * 5 for r in range(n)],
+        explanations=[f"Because of round {r}. " * 5 for r in range(n)],
+    )
     planner = DialoguePlanner(llm=None, output="text", history_chars=6000)
     kept, left_out = planner.window(req)
     assert kept[0] == 0 and kept[-1] == n - 1 and left_out and sorted(kept + left_out) == list(range(n))
-    assert kept == [0, *range(kept[1], n)]                               # the first, then the newest in a row
+    assert kept == [0, *range(kept[1], n)]  # the first, then the newest in a row
     msgs = planner.messages(req)
     text = "\n".join(m.content for m in msgs)
-    assert "obtain" in text.lower() and plans[0] in text and plans[-1] in text      # task, first plan, last round
-    assert f"Rounds 2 to {left_out[-1] + 1} are left out to fit the context" in text   # and a summary
-    dialogue = sum(len(m.content) for m in msgs[len(msgs) - 2 * len(kept):])
-    assert dialogue < 6000 + 3000                                       # bounded: rounds plus their prompt words
+    assert "obtain" in text.lower() and plans[0] in text and plans[-1] in text  # task, first plan, last round
+    assert f"Rounds 2 to {left_out[-1] + 1} are left out to fit the context" in text  # and a summary
+    dialogue = sum(len(m.content) for m in msgs[len(msgs) - 2 * len(kept) :])
+    assert dialogue < 6000 + 3000  # bounded: rounds plus their prompt words
     full = DialoguePlanner(llm=None, output="text", history_chars=10**9).messages(req)
     assert sum(len(m.content) for m in msgs) < sum(len(m.content) for m in full) / 3
 
@@ -350,7 +407,7 @@ def test_doctor_quick_fails_on_a_controller_checkpoint_that_is_not_one(monkeypat
         _checkpoint("controller")()
     checks = {c["name"]: c for c in run_checks(load_models=False)}
     bad = checks["learned controller checkpoint"]
-    assert not bad["ok"] and bad["required"]            # so deps doctor --quick exits 1
+    assert not bad["ok"] and bad["required"]  # so deps doctor --quick exits 1
 
 
 @pytest.mark.parametrize("bad", ["2-D index", "records not objects"])
@@ -368,9 +425,20 @@ def test_a_corrupt_mp5_memory_fails_the_open_check_in_one_line(tmp_path, bad):
     faiss.write_index(index, str(folder / "index-2.faiss"))
     records = ['{"a": 1}', '{"b": 2}'] if bad == "2-D index" else ["[1, 2]", '"text"']
     (folder / "records-2.jsonl").write_text("\n".join(records) + "\n")
-    (folder / "manifest.json").write_text(json.dumps(
-        {"format": "deps-agent/mp5-memory", "version": 1, "kind": "performer", "embedding": EMBEDDING,
-         "dim": dim, "count": 2, "index": "index-2.faiss", "records": "records-2.jsonl"}))
+    (folder / "manifest.json").write_text(
+        json.dumps(
+            {
+                "format": "deps-agent/mp5-memory",
+                "version": 1,
+                "kind": "performer",
+                "embedding": EMBEDDING,
+                "dim": dim,
+                "count": 2,
+                "index": "index-2.faiss",
+                "records": "records-2.jsonl",
+            }
+        )
+    )
     with pytest.raises(MemoryFolderError, match="is corrupt") as e:
         VectorStore(folder, "performer")
     assert "\n" not in str(e.value)
@@ -397,22 +465,41 @@ def test_ctrl_c_stops_an_eval_waiting_on_the_llm_within_seconds_and_keeps_what_f
     srv, url = serve(SlowAfterFirst)
     out = tmp_path / "out"
     try:
-        p = subprocess.Popen([sys.executable, "-m", "agent.cli", "eval", "--suite", "deps71",
-                              "--tasks", "CraftStoneSword,CraftWoodenPickaxe", "--llm", f"{url}/v1#replay",
-                              "--inventory", json.dumps({"planks": 10, "stick": 4}), "--max-rounds", "0",
-                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        p = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "agent.cli",
+                "eval",
+                "--suite",
+                "deps71",
+                "--tasks",
+                "CraftStoneSword,CraftWoodenPickaxe",
+                "--llm",
+                f"{url}/v1#replay",
+                "--inventory",
+                json.dumps({"planks": 10, "stick": 4}),
+                "--max-rounds",
+                "0",
+                "--out",
+                str(out),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         deadline = time.monotonic() + 120
         while SlowAfterFirst.posts < 2 and time.monotonic() < deadline and p.poll() is None:
             time.sleep(0.2)
         assert SlowAfterFirst.posts >= 2, p.communicate(timeout=30)
         p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=30)     # seconds, where it used to wait out the LLM (minutes)
+        _, err = p.communicate(timeout=30)  # seconds, where it used to wait out the LLM (minutes)
     finally:
         srv.shutdown()
     assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
     stored = [json.loads(x) for x in (out / "episodes.jsonl").read_text().splitlines() if x.strip()]
-    assert len(stored) == 1 and stored[0]["success"]       # the episode answered at once; the other never ended
+    assert len(stored) == 1 and stored[0]["success"]  # the episode answered at once; the other never ended
 
 
 # ------------------------------------------------------------------ no traceback, whatever the input
@@ -426,21 +513,28 @@ def test_the_cli_loaders_answer_arbitrary_files_without_a_traceback(tmp_path_fac
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    json_ish = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-                            lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
-                            max_leaves=12)
+    json_ish = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
+        max_leaves=12,
+    )
     content = st.binary(max_size=300) | json_ish.map(lambda v: json.dumps(v).encode())
 
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(suite=content, trace=st.lists(content, max_size=5), summary=content,
-           suffix=st.sampled_from([".json", ".yaml"]))
+    @given(
+        suite=content, trace=st.lists(content, max_size=5), summary=content, suffix=st.sampled_from([".json", ".yaml"])
+    )
     def check(suite, trace, summary, suffix):
         d = tmp_path_factory.mktemp("fuzz")
         (d / f"suite{suffix}").write_bytes(suite)
         (d / "trace.jsonl").write_bytes(b"\n".join(trace))
         (d / "summary.json").write_bytes(summary)
-        for argv in (["tasks", "--suite", str(d / f"suite{suffix}")], ["trace", "show", str(d)],
-                     ["trace", "html", str(d), "-o", str(d / "page.html")], ["compare", str(d)]):
+        for argv in (
+            ["tasks", "--suite", str(d / f"suite{suffix}")],
+            ["trace", "show", str(d)],
+            ["trace", "html", str(d), "-o", str(d / "page.html")],
+            ["compare", str(d)],
+        ):
             err = io.StringIO()
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                 rc = main(argv)

@@ -1,5 +1,6 @@
 """Items got by using a held item on a mob or a block (worlds/data/interactions.yaml): a
 bucket on a cow gives a milk bucket, done with the `mine` skill, the bucket consumed."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,15 +27,16 @@ def test_knowledge_base_knows_the_interactions(version):
     kb = load_kb(version)
     milk = kb.interactions("milk_bucket")
     assert [(i.source, i.on, i.uses, i.skill) for i in milk] == [
-        ("cow", "mob", "bucket", "mine"), ("mooshroom", "mob", "bucket", "mine")]
+        ("cow", "mob", "bucket", "mine"),
+        ("mooshroom", "mob", "bucket", "mine"),
+    ]
     assert [(i.source, i.uses) for i in kb.interactions("water_bucket")] == [("water", "bucket")]
     assert [(i.source, i.uses) for i in kb.interactions("lava_bucket")] == [("lava", "bucket")]
     assert [(i.source, i.uses) for i in kb.interactions("mushroom_stew")] == [("mooshroom", "bowl")]
     assert kb.interactions("diamond") == [] and kb.mine_sources("milk_bucket") == []
     o = best_option(kb, "milk_bucket")
     assert o.kind == "mine" and is_use(o) and o.inputs == {"bucket": 1} and o.tool is None
-    assert how_to_make(kb, "milk_bucket") == \
-        "mine 1 milk_bucket with a bucket (use it on a cow; the bucket is used up)"
+    assert how_to_make(kb, "milk_bucket") == "mine 1 milk_bucket with a bucket (use it on a cow; the bucket is used up)"
     assert how_to_make(kb, "water_bucket").endswith("(use it on water; the bucket is used up)")
     # the bucket's materials are the raw materials; the cow is not one
     assert set(closure(kb, "milk_bucket")) >= {"iron_ore" if version != "1.19.2" else "raw_iron"}
@@ -53,9 +55,9 @@ def test_version_limited_interactions():
 def test_use_costs_come_from_skill_costs():
     kb = load_kb("1.11.2")
     o = best_option(kb, "milk_bucket")
-    assert o.unit_cost == 68 and o.success_rate == 0.60   # row 12: reach a cow (20 + 0.2*600*0.4)
+    assert o.unit_cost == 68 and o.success_rate == 0.60  # row 12: reach a cow (20 + 0.2*600*0.4)
     lava = best_option(kb, "lava_bucket")
-    assert lava.unit_cost == 380                          # row 7: found underground, like the ores
+    assert lava.unit_cost == 380  # row 7: found underground, like the ores
 
 
 def test_milk_from_a_cow_with_a_bucket():
@@ -118,8 +120,10 @@ def test_solver_plans_milk_from_nothing_and_it_runs(version):
 def test_solver_uses_what_is_held_and_makes_one_bucket_per_fill():
     kb = load_kb("1.11.2")
     goals = solve(kb, {"milk_bucket": 1}, {"crafting_table": 1, "iron_ingot": 3})
-    assert [g.code() for g in goals] == ["craft({'bucket':1}, {'iron_ingot':3}, 'crafting_table')",
-                                         "mine({'milk_bucket':1}, 'bucket')"]
+    assert [g.code() for g in goals] == [
+        "craft({'bucket':1}, {'iron_ingot':3}, 'crafting_table')",
+        "mine({'milk_bucket':1}, 'bucket')",
+    ]
     assert solve(kb, {"milk_bucket": 1}, {"bucket": 1})[0].code() == "mine({'milk_bucket':1}, 'bucket')"
     target = {"milk_bucket": 2, "water_bucket": 1}
     goals = solve(kb, target)
@@ -130,6 +134,7 @@ def test_solver_uses_what_is_held_and_makes_one_bucket_per_fill():
 
 def test_skill_not_allowed():
     from worlds.solver import Unreachable
+
     kb = load_kb("1.11.2")
     with pytest.raises(Unreachable, match="'mine', not allowed"):
         solve(kb, {"milk_bucket": 1}, {"bucket": 1}, allowed_skills={"craft", "kill"})
@@ -144,8 +149,7 @@ def test_plan4mc_oracle_success_is_40_of_40():
     for t in tasks:
         kb = load_kb("1.11.2")
         goals = solve(kb, t.target, t.inventory)
-        ok, err, w = replay(kb, goals, inventory=t.inventory, target=t.target,
-                            max_steps=t.max_steps, biome=t.biome)
+        ok, err, w = replay(kb, goals, inventory=t.inventory, target=t.target, max_steps=t.max_steps, biome=t.biome)
         if not (ok and w.target_reached() and w.steps <= t.max_steps):
             failures.append(f"{t.id}: {err or f'{w.steps} steps > {t.max_steps}'}")
     assert not failures, failures

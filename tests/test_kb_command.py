@@ -1,5 +1,6 @@
 """`deps kb` (issue 22, item 7): the raw materials it prints are what its own plan gathers,
 and an item nothing gives prints no "None steps"."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,7 @@ def test_raw_materials_are_what_the_plan_mines_and_hunts(capsys, version, item):
     mined = {}
     for line in info["oracle_plan"]:
         if line.startswith(("mine(", "kill(")):
-            obj = json.loads(line[line.index("(") + 1:line.index("}") + 1].replace("'", '"'))
+            obj = json.loads(line[line.index("(") + 1 : line.index("}") + 1].replace("'", '"'))
             for k, n in obj.items():
                 mined[k] = mined.get(k, 0) + n
     kb = load_kb(version)

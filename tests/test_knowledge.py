@@ -1,4 +1,5 @@
 """The knowledge base: game facts from minecraft-data plus the hand tables in worlds/data."""
+
 from __future__ import annotations
 
 import pytest
@@ -45,8 +46,7 @@ def test_wooden_pickaxe_is_3_planks_2_sticks_on_a_table(kb):
     (r,) = kb.recipes("wooden_pickaxe")
     assert r.ingredients == {"planks": 3, "stick": 2}
     assert r.count == 1 and r.needs_table
-    assert how_to_make(kb, "Wooden Pickaxe") == \
-        "craft 1 wooden_pickaxe from 3 planks + 2 stick on a crafting_table"
+    assert how_to_make(kb, "Wooden Pickaxe") == "craft 1 wooden_pickaxe from 3 planks + 2 stick on a crafting_table"
 
 
 def test_log_makes_4_planks_and_planks_make_4_sticks(kb):
@@ -75,17 +75,21 @@ def test_iron_ore_needs_stone_pickaxe_or_better(kb):
 
 def test_tool_tiers():
     assert tool_tier("wooden_pickaxe") == tool_tier("golden_pickaxe") == 0
-    assert tool_tier("wooden_pickaxe") < tool_tier("stone_pickaxe") < tool_tier("iron_pickaxe") \
+    assert (
+        tool_tier("wooden_pickaxe")
+        < tool_tier("stone_pickaxe")
+        < tool_tier("iron_pickaxe")
         < tool_tier("diamond_pickaxe")
+    )
     assert tool_tier(None) == -1
 
 
 def test_1_11_mining_rules(kb11):
-    assert kb11.block_drops("iron_ore") == {"iron_ore": 1}      # smelted to ingots, not dropped
+    assert kb11.block_drops("iron_ore") == {"iron_ore": 1}  # smelted to ingots, not dropped
     assert kb11.block_drops("stone") == {"cobblestone": 1}
-    assert kb11.mine_sources("stone") == []                     # stone only by smelting
+    assert kb11.mine_sources("stone") == []  # stone only by smelting
     assert [s.input for s in kb11.smelting("stone")] == ["cobblestone"]
-    assert kb11.harvest_tools("log") is None                    # by hand
+    assert kb11.harvest_tools("log") is None  # by hand
 
 
 def test_1_16_uses_the_non_silk_touch_drops():
@@ -131,31 +135,34 @@ def test_modern_recipes_accept_any_wood(kb19):
 def test_1_11_wood_recipes_are_patched(kb11):
     for item in ("oak_stairs", "fence", "fence_gate", "wooden_door", "boat", "spruce_boat"):
         assert kb11.recipes(item), item
-    assert kb11.recipes("boat")[0].ingredients == {"planks": 5}   # not + a wooden shovel
+    assert kb11.recipes("boat")[0].ingredients == {"planks": 5}  # not + a wooden shovel
     assert kb11.is_item("iron_nugget")
     assert kb11.recipes("iron_nugget")[0].ingredients == {"iron_ingot": 1}
     # the quartz block comes from quartz, not from "two slabs" of any kind
     assert [r.ingredients for r in kb11.recipes("quartz_block")] == [{"quartz": 4}]
 
 
-@pytest.mark.parametrize("name,v11,v19", [
-    ("Wooden Pickaxe", "wooden_pickaxe", "wooden_pickaxe"),
-    ("wooden pickaxe", "wooden_pickaxe", "wooden_pickaxe"),
-    ("minecraft:stick", "stick", "stick"),
-    ("sticks", "stick", "stick"),
-    ("wooden_pressure", "wooden_pressure_plate", "wooden_pressure_plate"),
-    ("door", "wooden_door", "wooden_door"),
-    ("stone_brick", "stonebrick", "stone_bricks"),
-    ("stonebrick", "stonebrick", "stone_bricks"),
-    ("level", "lever", "lever"),
-    ("heavy_weighted_plate", "heavy_weighted_pressure_plate", "heavy_weighted_pressure_plate"),
-    ("stonebrick_stairs", "stone_brick_stairs", "stone_brick_stairs"),
-    ("planks", "planks", "planks"),
-    ("log", "log", "log"),
-    ("oak_log", "log", "oak_log"),
-    ("Stone Bricks", "stonebrick", "stone_bricks"),
-    ("no_such_thing", None, None),
-])
+@pytest.mark.parametrize(
+    "name,v11,v19",
+    [
+        ("Wooden Pickaxe", "wooden_pickaxe", "wooden_pickaxe"),
+        ("wooden pickaxe", "wooden_pickaxe", "wooden_pickaxe"),
+        ("minecraft:stick", "stick", "stick"),
+        ("sticks", "stick", "stick"),
+        ("wooden_pressure", "wooden_pressure_plate", "wooden_pressure_plate"),
+        ("door", "wooden_door", "wooden_door"),
+        ("stone_brick", "stonebrick", "stone_bricks"),
+        ("stonebrick", "stonebrick", "stone_bricks"),
+        ("level", "lever", "lever"),
+        ("heavy_weighted_plate", "heavy_weighted_pressure_plate", "heavy_weighted_pressure_plate"),
+        ("stonebrick_stairs", "stone_brick_stairs", "stone_brick_stairs"),
+        ("planks", "planks", "planks"),
+        ("log", "log", "log"),
+        ("oak_log", "log", "oak_log"),
+        ("Stone Bricks", "stonebrick", "stone_bricks"),
+        ("no_such_thing", None, None),
+    ],
+)
 def test_canonical(kb11, kb19, name, v11, v19):
     assert kb11.canonical(name) == v11
     assert kb19.canonical(name) == v19
@@ -172,8 +179,8 @@ def test_mobs(kb):
 
 
 def test_1_11_entity_loot_falls_back_to_the_nearest_version(kb11, kb19):
-    assert kb11.loot_version == "1.14.4"   # minecraft-data has no 1.11 entity loot
-    assert kb19.loot_version == "1.19"     # pc/1.19 serves 1.19.2
+    assert kb11.loot_version == "1.14.4"  # minecraft-data has no 1.11 entity loot
+    assert kb19.loot_version == "1.19"  # pc/1.19 serves 1.19.2
     assert kb11.mob_drops("squid") == {"ink_sac": 1}  # dye:0, named apart (recipe_patches.yaml)
     assert kb11.count(kb11.mob_drops("squid"), "dye") == 1
 

@@ -6,6 +6,7 @@ too), so a lazy import cannot hide a climb. There is no exception: the commands 
 layers above the agent add to `deps` (`train`, `eval`, `compare`, `bench`) reach the CLI
 through the `deps.commands` entry points, which the agent loads by name, never by import.
 """
+
 from __future__ import annotations
 
 import ast
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ("worlds", "skills", "nodes", "agent", "training", "evaluation", "experiments")   # bottom to top
+ORDER = ("worlds", "skills", "nodes", "agent", "training", "evaluation", "experiments")  # bottom to top
 
 
 def _modules() -> dict[str, Path]:
@@ -64,7 +65,7 @@ def _layer(module: str) -> int:
 
 def test_the_layers_are_the_ones_the_design_names():
     assert {m.split(".")[0] for m in MODULES} == set(ORDER)
-    assert len(MODULES) > 30   # the scan found the code, not an empty tree
+    assert len(MODULES) > 30  # the scan found the code, not an empty tree
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -94,7 +95,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
             if nxt not in graph:
                 continue
             if colour[nxt] == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if colour[nxt] == 0:
                 colour[nxt] = 1
                 stack.append((nxt, iter(sorted(graph[nxt]))))

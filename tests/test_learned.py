@@ -3,6 +3,7 @@ a short training run through `deps train` lowers the loss and writes a loadable
 checkpoint with its card; checkpoints of another shape, vocabulary or no checkpoint at
 all are refused with one line; the shipped predictor ranks a near goal before a far one;
 the shipped policy mines a log next to it."""
+
 from __future__ import annotations
 
 import json
@@ -45,9 +46,32 @@ def tree(x, z, height=3):
 
 
 def test_short_training_run_lowers_the_loss_and_writes_a_loadable_checkpoint(tmp_path, capsys, kb, vocab):
-    rc = main(["train", "controller", "--out", str(tmp_path), "--episodes", "4", "--steps", "40",
-               "--batch-size", "32", "--envs", "2", "--dagger", "0", "--eval-episodes", "0", "--device", "cpu",
-               "--seed", "3", "--quiet", "--json"])
+    rc = main(
+        [
+            "train",
+            "controller",
+            "--out",
+            str(tmp_path),
+            "--episodes",
+            "4",
+            "--steps",
+            "40",
+            "--batch-size",
+            "32",
+            "--envs",
+            "2",
+            "--dagger",
+            "0",
+            "--eval-episodes",
+            "0",
+            "--device",
+            "cpu",
+            "--seed",
+            "3",
+            "--quiet",
+            "--json",
+        ]
+    )
     assert rc == 0
     card = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert card["measured"]["loss_last"] < card["measured"]["loss_first"]
@@ -84,14 +108,26 @@ def test_checkpoints_of_another_shape_or_vocabulary_are_refused(tmp_path, vocab)
     assert net.shape.hidden == 32
 
 
-@pytest.mark.parametrize("flag,env", [("--controller", "DEPS_CONTROLLER_CHECKPOINT"),
-                                      ("--selector", "DEPS_SELECTOR_CHECKPOINT")])
+@pytest.mark.parametrize(
+    "flag,env", [("--controller", "DEPS_CONTROLLER_CHECKPOINT"), ("--selector", "DEPS_SELECTOR_CHECKPOINT")]
+)
 def test_a_bad_checkpoint_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, vocab, flag, env):
     bad = _save(tmp_path / "bad.pt", vocab, n_actions=3)
     for path, why in ((tmp_path / "missing.pt", "not found"), (bad, "another shape")):
         monkeypatch.setenv(env, str(path))
-        rc = main(["run", "obtain a stone pickaxe", "--world", "gridworld", "--planner", "oracle",
-                   flag, "learned" if flag == "--controller" else "horizon", "--quiet"])
+        rc = main(
+            [
+                "run",
+                "obtain a stone pickaxe",
+                "--world",
+                "gridworld",
+                "--planner",
+                "oracle",
+                flag,
+                "learned" if flag == "--controller" else "horizon",
+                "--quiet",
+            ]
+        )
         err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
         assert rc == 2 and len(err) == 1 and err[0].startswith("deps run: error: ") and why in err[0], err
 
@@ -102,8 +138,10 @@ def test_train_refuses_bad_sizes(tmp_path, capsys):
 
 
 def shipped(kind: str):
-    return pytest.mark.skipif(not (SHIPPED / f"{kind}.pt").is_file(),
-                              reason=f"no shipped checkpoint (deps train {kind} --out skills/checkpoints)")
+    return pytest.mark.skipif(
+        not (SHIPPED / f"{kind}.pt").is_file(),
+        reason=f"no shipped checkpoint (deps train {kind} --out skills/checkpoints)",
+    )
 
 
 @shipped("selector")
@@ -167,7 +205,7 @@ def test_the_policy_never_turns_to_the_facing_it_already_has(kb, vocab):
     obs = observe(w)
     assert int(np.asarray(obs["facing"]).reshape(-1)[0]) == FACINGS.index("up")
     logits = torch.full((1, len(PRIMITIVE_ID)), -10.0)
-    logits[0, up] = 10.0                    # the net all but insists on face_up
+    logits[0, up] = 10.0  # the net all but insists on face_up
     logits[0, PRIMITIVE_ID["attack"]] = 5.0
     policy.logits = lambda obs, codes: (logits, None)
     codes = policy.codes([Goal("mine", {"log": 1})])
@@ -200,7 +238,7 @@ def test_a_goal_the_policy_has_not_mastered_goes_to_the_scripted_expert(tmp_path
     assert ctl.run(goal, flat(kb, blocks=tree(15, 12)))["ok"]
     assert expert.calls == [goal.code()] and "under 0.90" in ctl.notes[-1]
     out = LearnedController(kb, policy, expert, goal_budget=2, mastery=0.0).run(goal, flat(kb, blocks=tree(15, 12)))
-    assert expert.calls == [goal.code()]                     # the policy ran it (and ran out of its 2 steps)
+    assert expert.calls == [goal.code()]  # the policy ran it (and ran out of its 2 steps)
     assert not out["ok"] and "within 2 steps" in out["error"]
 
     monkeypatch.setenv("DEPS_LEARNED_MASTERY", "0.5")

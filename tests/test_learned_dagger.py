@@ -1,5 +1,6 @@
 """DAgger (training/controller/dagger.py): one round lets the policy drive and labels the states
 it visits with the scripted expert's action, adding those rows to the training data."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,9 +31,9 @@ def test_one_dagger_round_adds_expert_labelled_rows_from_the_policys_states(kb, 
     assert stats["pursuits"] >= 2 and stats["rows"] == len(more["action"]) > 0
     # the learner never moved, so its pursuits failed; their rows are kept, labelled by the expert
     assert stats["ok"] == 0 and len(more["action"]) >= 2 * 40 - 2
-    assert (more["action"] != noop).float().mean() > 0.9          # the expert's labels, not the learner's noop
-    assert bool((more["horizon"] == -1).all())                     # no horizon label from a learner's pursuit
-    agg = concat(bc, more)                                         # aggregated with the expert's own rows
+    assert (more["action"] != noop).float().mean() > 0.9  # the expert's labels, not the learner's noop
+    assert bool((more["horizon"] == -1).all())  # no horizon label from a learner's pursuit
+    agg = concat(bc, more)  # aggregated with the expert's own rows
     assert len(agg["action"]) == len(bc["action"]) + len(more["action"])
     assert set(agg) == set(bc) and bool((bc["horizon"] >= 1).all())
 

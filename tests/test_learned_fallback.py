@@ -1,5 +1,6 @@
 """The learned controller without the expert fallback (the CLI's default): the policy drives
 what it was trained for, an untrained goal is one line, and every outcome names its driver."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -40,19 +41,20 @@ def _world(kb):
 
 
 def test_without_fallback_an_untrained_goal_is_one_line_and_nobody_drives_it(kb):
-    policy = GoalPolicy(GoalNet(net_shape(make_vocab(kb))), kb, {"goals": ["mine:log"],
-                                                                 "skill_success": {"mine:log": 0.5}})
+    policy = GoalPolicy(
+        GoalNet(net_shape(make_vocab(kb))), kb, {"goals": ["mine:log"], "skill_success": {"mine:log": 0.5}}
+    )
     expert = Expert()
     off = LearnedController(kb, policy, expert, goal_budget=2, use_fallback=False)
     out = off.run(Goal("mine", {"diamond": 1}), _world(kb))
     assert not out["ok"] and out["driver"] == "none" and expert.calls == []
     assert "\n" not in out["error"] and "not trained for mine:diamond" in out["error"] and "--fallback" in out["error"]
-    out = off.run(Goal("mine", {"log": 1}), _world(kb))        # trained, though under the mastery bar: the policy
+    out = off.run(Goal("mine", {"log": 1}), _world(kb))  # trained, though under the mastery bar: the policy
     assert out["driver"] == "policy" and expert.calls == []
     assert off.run(Goal("craft", {"planks": 4}), _world(kb))["driver"] == "functional"
     on = LearnedController(kb, policy, expert, goal_budget=2, use_fallback=True, mastery=0.9)
     assert on.run(Goal("mine", {"diamond": 1}), _world(kb))["driver"] == "expert"
-    assert on.run(Goal("mine", {"log": 1}), _world(kb))["driver"] == "expert"    # under the bar: the expert
+    assert on.run(Goal("mine", {"log": 1}), _world(kb))["driver"] == "expert"  # under the bar: the expert
 
 
 @pytest.mark.skipif(not (SHIPPED / "controller.pt").is_file(), reason="no shipped controller.pt")
@@ -64,5 +66,5 @@ def test_a_task_whose_route_needs_an_untrained_goal_is_refused_up_front(kb):
     assert "\n" not in str(e.value) and "mine:diamond" in str(e.value) and "--fallback" in str(e.value)
     with_fallback = SimpleNamespace(**{**vars(settings), "option": lambda part: LearnedOptions(fallback=True)})
     assert make_learned_controller(kb, with_fallback, Expert(), task=diamond).use_fallback
-    ctl = make_learned_controller(kb, settings, Expert())   # no task: refused goal by goal
+    ctl = make_learned_controller(kb, settings, Expert())  # no task: refused goal by goal
     assert not ctl.use_fallback and untrained(ctl.policy, [Goal("mine", {"diamond": 1})]) == ["mine:diamond"]

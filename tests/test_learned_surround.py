@@ -1,6 +1,7 @@
 """The learned parts' wider observation (skills/learned/surround.py): the pooled surroundings
 map puts a source where it is, relative to the agent, and the faced cell is the one attack
 hits; a network with both inputs trains (a few steps lower the loss)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,16 +31,16 @@ def test_the_surroundings_map_puts_a_far_tree_and_cow_where_they_are(kb):
     v = w.env.vocab
     assert a.shape == (len(v.cells) + len(v.mobs), surround.SIDE, surround.SIDE) and a.dtype == np.uint8
     log = a[v.cell_id["oak_log"]]
-    assert log.sum() == 3 and log[(-6 + 22) // 3, (15 + 22) // 3] == 3       # [z, x] like the local grid
+    assert log.sum() == 3 and log[(-6 + 22) // 3, (15 + 22) // 3] == 3  # [z, x] like the local grid
     cow = a[len(v.cells) + v.mobs.index("cow")]
     assert cow.sum() == 1 and cow[(20 + 22) // 3, (-18 + 22) // 3] == 1
-    assert obs["blocks"].shape[-1] == 9 and (obs["blocks"] == v.cell_id["oak_log"]).sum() == 0   # not in the 9x9 view
+    assert obs["blocks"].shape[-1] == 9 and (obs["blocks"] == v.cell_id["oak_log"]).sum() == 0  # not in the 9x9 view
 
 
 def test_faced_is_the_cell_that_attack_hits(kb):
     w = flat(kb, blocks=[(24, 65, 23, "oak_log")])
     v = w.env.vocab
-    w.step({"action": "move_north"})          # into the log: only turns to face it
+    w.step({"action": "move_north"})  # into the log: only turns to face it
     cell, mob = surround.faced(w.observation())[0]
     assert v.cells[cell] == "oak_log" and mob == 0
     w.step({"action": "face_south"})

@@ -1,4 +1,5 @@
 """LLM back-ends: --llm spec parsing, clear errors, token accounting, and one real local round trip."""
+
 from __future__ import annotations
 
 import json
@@ -49,7 +50,7 @@ def test_parse_llm_spec_gguf_path(tmp_path):
 def test_spec_names():
     assert parse_llm_spec("local").name == "local:rider"
     assert parse_llm_spec("openai:gpt-4o-mini").name == "openai:gpt-4o-mini"
-    name = parse_llm_spec("http://h:1/v1#m").name      # scheme, host, port and a hash: no path, no model
+    name = parse_llm_spec("http://h:1/v1#m").name  # scheme, host, port and a hash: no path, no model
     assert name.startswith("http://h:1~") and name != parse_llm_spec("http://h:1/v1#n").name
 
 
@@ -115,14 +116,14 @@ def test_no_check_builds_client(monkeypatch):
     with open_chat_model("openai:gpt-4o-mini", check=False, seed=3, max_tokens=32) as h:
         assert h.name == "openai:gpt-4o-mini"
         assert h.supports_json_schema and h.response_format_style == "openai"
-        assert h.model.inner.model_name == "gpt-4o-mini"     # the client under the retrying wrapper
+        assert h.model.inner.model_name == "gpt-4o-mini"  # the client under the retrying wrapper
         payload = h.json_mode({"type": "object"}).bound.inner._get_request_payload(
             [("user", "x")], **h.json_mode({"type": "object"}).kwargs
         )
         assert payload["seed"] == 3 and payload["max_completion_tokens"] == 32
         assert payload["extra_body"]["response_format"]["type"] == "json_schema"
         assert "max_tokens" not in payload["extra_body"]  # OpenAI proper gets only max_completion_tokens
-        assert "repeat_penalty" not in payload["extra_body"]     # not an OpenAI parameter
+        assert "repeat_penalty" not in payload["extra_body"]  # not an OpenAI parameter
 
 
 def test_llama_cpp_servers_decode_without_a_repeat_penalty():
@@ -132,11 +133,11 @@ def test_llama_cpp_servers_decode_without_a_repeat_penalty():
     try:
         with open_chat_model(f"{url}/v1#replay") as h:
             assert h.response_format_style == "llama.cpp"
-            bound = h.grammar_mode("root ::= \"x\"")
+            bound = h.grammar_mode('root ::= "x"')
             payload = bound.bound.inner._get_request_payload([("user", "x")], **bound.kwargs)
             # the server's default 1.1 would penalise the repeats every plan has (`craft(`, small counts)
             assert payload["extra_body"]["repeat_penalty"] == 1.0
-            assert payload["extra_body"]["grammar"] == "root ::= \"x\""
+            assert payload["extra_body"]["grammar"] == 'root ::= "x"'
     finally:
         srv.shutdown()
 
@@ -145,7 +146,10 @@ def test_response_formats():
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
     assert response_format_for("llama.cpp", schema) == {"type": "json_object", "schema": schema}
     assert response_format_for("openai", schema, "plan")["json_schema"] == {
-        "name": "plan", "schema": schema, "strict": False}
+        "name": "plan",
+        "schema": schema,
+        "strict": False,
+    }
     assert response_format_for("json_object", schema) == {"type": "json_object"}
     assert response_format_for("llama.cpp", None) == {"type": "json_object"}
 
@@ -199,8 +203,10 @@ def test_local_end_to_end_json_schema():
         },
         "required": ["action", "object", "count"],
     }
-    prompt = [("system", "Answer with JSON only."),
-              ("user", "First step to obtain a wooden pickaxe in Minecraft? Give action, object, count.")]
+    prompt = [
+        ("system", "Answer with JSON only."),
+        ("user", "First step to obtain a wooden pickaxe in Minecraft? Give action, object, count."),
+    ]
     with open_chat_model("local:smollm2", seed=0, max_tokens=64) as h:
         assert h.name == "local:smollm2" and h.supports_json_schema
         pid = h.server.pid
@@ -240,12 +246,12 @@ def test_bad_gguf_fails_with_log_tail(tmp_path, monkeypatch):
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # the failed server's log dir is kept: keep it here
     bad = tmp_path / "broken.gguf"
     bad.write_bytes(b"not a gguf file" * 10)
-    with pytest.raises(LLMError, match="not a GGUF model") as ei:   # refused before a server starts
+    with pytest.raises(LLMError, match="not a GGUF model") as ei:  # refused before a server starts
         with open_chat_model(f"local:{bad}"):
             pass
     assert "\n" not in str(ei.value)
     cut = tmp_path / "cut.gguf"
-    cut.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\xff" * 200)   # the magic, then garbage: the server dies
+    cut.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\xff" * 200)  # the magic, then garbage: the server dies
     with pytest.raises(LLMError, match="exited with code|not a GGUF") as ei:
         with open_chat_model(f"local:{cut}"):
             pass
@@ -297,10 +303,10 @@ def test_server_threads_follow_idle_cores(monkeypatch):
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2, 3})
     assert _default_threads(load=0.0) == 4
     assert _default_threads(load=1.2) == 3
-    assert _default_threads(load=9.0) == 1          # busy cores: one thread, never zero
+    assert _default_threads(load=9.0) == 1  # busy cores: one thread, never zero
     monkeypatch.setenv("DEPS_LLM_THREADS", "2")
-    assert _default_threads(load=9.0) == 2          # the user's choice wins
-    for bad in ("99999", "abc", "0", "-1"):          # past the cores, or not a count: refused, never ignored
+    assert _default_threads(load=9.0) == 2  # the user's choice wins
+    for bad in ("99999", "abc", "0", "-1"):  # past the cores, or not a count: refused, never ignored
         monkeypatch.setenv("DEPS_LLM_THREADS", bad)
         with pytest.raises(local_server.LocalServerError, match="DEPS_LLM_THREADS"):
             _default_threads(load=0.0)

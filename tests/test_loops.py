@@ -1,5 +1,6 @@
 """The loop guard (issue 23, part 4): a failing episode never proposes an identical goal block
 more than twice; the third proposal ends the episode, and the failure says it was a loop."""
+
 from __future__ import annotations
 
 from agent.runner import run_episode
@@ -17,7 +18,7 @@ craft({'planks':12}, {'log':3}, null)  # step 2
 craft({'stick':4}, {'planks':2}, null)  # step 3
 mine({'cobblestone':2}, null)  # step 4
 craft({'stone_sword':1}, {'cobblestone':2, 'stick':1}, 'crafting_table')  # step 5"""
-SAME_BLOCK = FLAWED.replace("# step 1", "# step 1: logs first")   # other comments, same goals
+SAME_BLOCK = FLAWED.replace("# step 1", "# step 1: logs first")  # other comments, same goals
 EXPLANATION = "I need more logs."
 
 
@@ -35,10 +36,10 @@ def test_a_planner_that_repeats_a_failed_plan_is_stopped_at_the_third_proposal()
     result = run_episode(STONE_SWORD, RunSettings(planner="deps", selector="fixed", max_rounds=12), llm=llm, kb=KB)
     assert not result["success"]
     assert max(_blocks(result["plans"]).values()) <= 2
-    assert result["llm_calls"] == 5            # plan, explain, plan, explain, and the third plan, refused
+    assert result["llm_calls"] == 5  # plan, explain, plan, explain, and the third plan, refused
     assert "looping" in result["failure_reason"] and "plans 1, 2" in result["failure_reason"]
-    assert "wooden_pickaxe" in result["failure_reason"]      # the world's last cause is kept
-    assert result["rounds"] == 2               # not the 12 rounds of the budget
+    assert "wooden_pickaxe" in result["failure_reason"]  # the world's last cause is kept
+    assert result["rounds"] == 2  # not the 12 rounds of the budget
 
 
 def test_the_rider_stops_repeating_a_refused_skill():
@@ -65,7 +66,6 @@ def test_only_failures_for_a_rule_count():
     rule = [{"plan": p, "step": 3, "ok": False, "error": "needs a wooden_pickaxe"} for p in (0, 1)]
     chance = [{"plan": p, "step": 3, "ok": False, "error": "try again", "chance": True} for p in (0, 1)]
     assert loop_cause(plans, rule, SAME_BLOCK)
-    assert loop_cause(plans, chance, FLAWED) is None            # the world said: try again
-    assert loop_cause(plans, rule[:1], FLAWED) is None          # failed once: a second try is allowed
-    assert loop_cause(plans, rule, FLAWED.replace("'log':3", "'log':4")) is None   # another block
-
+    assert loop_cause(plans, chance, FLAWED) is None  # the world said: try again
+    assert loop_cause(plans, rule[:1], FLAWED) is None  # failed once: a second try is allowed
+    assert loop_cause(plans, rule, FLAWED.replace("'log':3", "'log':4")) is None  # another block

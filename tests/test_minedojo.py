@@ -2,6 +2,7 @@
 MultiDiscrete actions, the stand-in behind its spaces, the adapter playing plans, and, where
 MineDojo's own environment exists (make minedojo-env), every skill of the oracle planner's
 deps71 plans checked against the objects the minedojo package builds."""
+
 from __future__ import annotations
 
 import json
@@ -43,14 +44,20 @@ def _checked_world() -> tuple[MineDojoWorld, list]:
 
 # ------------------------------------------------------------------ ids (from the minedojo package)
 
+
 def test_ids_are_minedojo_own():
     d = ids.data()
     assert "minedojo" in d["source"] and "mc_constants.json" in d["source"]
     assert d["action_nvec"] == [3, 3, 4, 25, 25, 8, 244, 36]
     assert d["action_noop"] == [0, 0, 0, 12, 12, 0, 0, 0]
     # the ids the issue's probe read from minedojo.make("harvest_milk")
-    assert {n: ids.craft_index()[n] for n in ("planks", "stick", "crafting_table", "wooden_pickaxe", "iron_ingot")} \
-        == {"planks": 29, "stick": 41, "crafting_table": 7, "wooden_pickaxe": 219, "iron_ingot": 239}
+    assert {n: ids.craft_index()[n] for n in ("planks", "stick", "crafting_table", "wooden_pickaxe", "iron_ingot")} == {
+        "planks": 29,
+        "stick": 41,
+        "crafting_table": 7,
+        "wooden_pickaxe": 219,
+        "iron_ingot": 239,
+    }
     assert ids.craft_kind("stick") == "hand" and ids.craft_kind("wooden_pickaxe") == "table"
     assert ids.craft_kind("iron_ingot") == "smelt"
 
@@ -69,12 +76,15 @@ def test_every_item_of_the_knowledge_base_has_a_minedojo_id():
 
 # ------------------------------------------------------------------ skills as actions
 
+
 def test_functional_skills_map_to_minedojo_actions_exactly():
     a = act.craft("wooden_pickaxe")
     assert a.tolist() == [0, 0, 0, 12, 12, 4, 219, 0] and ids.action_valid(a)
-    assert act.craft("iron_ingot").tolist()[5:7] == [4, 239]        # smelting is MineDojo's craft action too
-    inv = {"name": np.array(["air", "planks", "crafting table", "dye"] + ["air"] * 32),
-           "variant": np.array([0, 0, 0, 15] + [0] * 32)}
+    assert act.craft("iron_ingot").tolist()[5:7] == [4, 239]  # smelting is MineDojo's craft action too
+    inv = {
+        "name": np.array(["air", "planks", "crafting table", "dye"] + ["air"] * 32),
+        "variant": np.array([0, 0, 0, 15] + [0] * 32),
+    }
     assert act.place(inv, "crafting_table").tolist()[5:] == [6, 0, 2]
     assert act.equip(inv, "planks").tolist()[5:] == [5, 0, 1]
     assert act.destroy(inv, "bone_meal").tolist()[5:] == [7, 0, 3]
@@ -104,6 +114,7 @@ def test_masks_follow_minedojo_rule():
 
 
 # ------------------------------------------------------------------ the stand-in behind MineDojo's spaces
+
 
 def _leaves(obs: dict, prefix: str = "") -> dict:
     out = {}
@@ -147,6 +158,7 @@ def test_standin_refuses_actions_outside_minedojo_space():
 
 # ------------------------------------------------------------------ the adapter
 
+
 def test_adapter_plays_the_oracle_wooden_pickaxe_plan():
     world, sent = _checked_world()
     world.reset(seed=2, options={"target": {"wooden_pickaxe": 1}, "max_steps": 5000})
@@ -188,13 +200,15 @@ def test_minedojo_mask_refusal_is_the_cause():
 
 def test_factory_makes_a_reset_world_and_says_when_the_simulator_is_missing():
     settings = SimpleNamespace(inventory={}, skills=None, seed=4, option=lambda name: MineDojoOptions())
-    task = Task(id="t", group="g", instruction="obtain a stick", target={"stick": 1}, max_steps=3000,
-                inventory={"planks": 2})
+    task = Task(
+        id="t", group="g", instruction="obtain a stick", target={"stick": 1}, max_steps=3000, inventory={"planks": 2}
+    )
     world = make_world(settings, KB, task)
     assert world.inventory == {"planks": 2} and world.steps == 0 and world.max_steps > 0
     real = SimpleNamespace(inventory={}, skills=None, seed=4, option=lambda name: MineDojoOptions(backend="simulator"))
     try:
         import minedojo  # noqa: F401
+
         pytest.skip("minedojo is installed in this environment; its reset() would build Minecraft")
     except ImportError:
         pass
@@ -220,13 +234,23 @@ def test_sweep_of_deps71_plans_in_the_main_environment():
 def test_every_deps71_skill_passes_minedojo_own_spaces_and_masks():
     """In .venv-minedojo: the minedojo package's action_space.contains, ARMasksWrapper's masks and
     observation_space.contains on every action and observation of the deps71 sweep."""
-    run = subprocess.run([str(MINEDOJO_PY), str(ROOT / "tests" / "minedojo_check.py")], capture_output=True,
-                         text=True, timeout=1800, cwd=ROOT)
+    run = subprocess.run(
+        [str(MINEDOJO_PY), str(ROOT / "tests" / "minedojo_check.py")],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=ROOT,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     res = json.loads(run.stdout.strip().splitlines()[-1])
     c = res["counts"]
     assert c["actions"] > 1000, c
     assert c["space_ok"] == c["mask_ok"] == c["masks_equal"] == c["obs_ok"] == c["actions"], res["bad"]
-    assert c["controls"] == {"out_of_range_refused": True, "equip_empty_slot_refused": True,
-                             "wrong_shape_refused": True}
-    assert res["by_skill"]["craft"]["goals"] >= 300 and res["by_skill"]["smelt"]["ok"] == res["by_skill"]["smelt"]["goals"]
+    assert c["controls"] == {
+        "out_of_range_refused": True,
+        "equip_empty_slot_refused": True,
+        "wrong_shape_refused": True,
+    }
+    assert (
+        res["by_skill"]["craft"]["goals"] >= 300 and res["by_skill"]["smelt"]["ok"] == res["by_skill"]["smelt"]["goals"]
+    )

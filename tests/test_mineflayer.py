@@ -3,6 +3,7 @@ what plain flying-squid supports (join, move, dig with the drop collected, place
 time), the connection failures as one line, a sidecar crash, and a whole wooden-pickaxe plan
 against the project's crafting stand-in (tests/mineflayer_server/standin.js), step for step
 the text world's."""
+
 from __future__ import annotations
 
 import os
@@ -45,7 +46,7 @@ def test_bad_server_option_is_one_line():
 
 @needs_node
 def test_refused_server_is_one_line():
-    port = _free_port()   # nothing listens there
+    port = _free_port()  # nothing listens there
     world = MineflayerWorld(KB, MineflayerOptions(server=f"127.0.0.1:{port}", connect_timeout=10))
     with pytest.raises(MineflayerError) as e:
         world.reset(seed=0, options={})
@@ -75,7 +76,7 @@ def test_join_move_dig_place_inventory_time(plain_server):
         moved = side.call("goto", x=int(x) + 3, y=int(y), z=int(z) + 2, range=0)
         assert abs(moved["position"][0] - (int(x) + 3.5)) < 1 and abs(moved["position"][2] - (int(z) + 2.5)) < 1
         dug = side.call("collect", blocks=["dirt", "grass_block"])
-        assert dug["after"].get("dirt", 0) == dug["before"].get("dirt", 0) + 1   # grass_block drops dirt
+        assert dug["after"].get("dirt", 0) == dug["before"].get("dirt", 0) + 1  # grass_block drops dirt
         placed = side.call("place", item="dirt")
         assert placed["block"] == "dirt" and side.call("state")["inventory"] == {}
         side.call("command", text="/time set 13000")
@@ -96,7 +97,7 @@ def test_sidecar_crash_restarts_and_rejoins(plain_server):
         world.reset(seed=0, options={})
         os.kill(world.sidecar.proc.pid, signal.SIGKILL)
         world.sidecar.proc.wait()
-        assert world.refresh()["version"] == "1.16.5"   # restarted, rejoined
+        assert world.refresh()["version"] == "1.16.5"  # restarted, rejoined
         assert world.sidecar.alive
     finally:
         world.close()
@@ -107,7 +108,7 @@ def test_server_gone_is_one_line():
     with mineflayer_support.flying_squid(standin=False) as port:
         world = MineflayerWorld(KB, MineflayerOptions(server=f"127.0.0.1:{port}", bot_name="orphan"))
         world.reset(seed=0, options={})
-    try:   # the server has stopped
+    try:  # the server has stopped
         with pytest.raises(MineflayerError) as e:
             for _ in range(50):
                 world.refresh()
@@ -121,15 +122,15 @@ def test_server_gone_is_one_line():
 # ------------------------------------------------------------------ a whole plan, against the text world
 
 PLAN = [
-    Goal("craft", {"wooden_pickaxe": 1}),   # refused: nothing held yet
+    Goal("craft", {"wooden_pickaxe": 1}),  # refused: nothing held yet
     Goal("mine", {"log": 3}),
     Goal("craft", {"planks": 12}),
     Goal("craft", {"stick": 4}),
-    Goal("mine", {"cobblestone": 1}),       # refused: no pickaxe yet
-    Goal("craft", {"wooden_pickaxe": 1}),   # refused: no table yet
+    Goal("mine", {"cobblestone": 1}),  # refused: no pickaxe yet
+    Goal("craft", {"wooden_pickaxe": 1}),  # refused: no table yet
     Goal("craft", {"crafting_table": 1}),
     Goal("craft", {"wooden_pickaxe": 1}),
-    Goal("mine", {"cobblestone": 1}),       # now with the pickaxe
+    Goal("mine", {"cobblestone": 1}),  # now with the pickaxe
 ]
 
 
@@ -141,10 +142,28 @@ def _play(world, plan):
     for i, goal in enumerate(plan):
         out = controller.run(goal, world)
         outcomes.append({"plan": 0, "step": i, "ok": out["ok"], "error": out["error"], "goal": goal.to_dict()})
-        text = describe_outcomes({"plans": [plan], "outcomes": [o for o in outcomes if o["ok"]] + [outcomes[-1]],
-                                  "inventory": world.inventory}) if not out["ok"] else None
-        rows.append({"goal": goal.code(), "ok": out["ok"], "error": out["error"], "missing": out["missing"],
-                     "steps": out["steps"], "inventory": world.inventory, "description": text})
+        text = (
+            describe_outcomes(
+                {
+                    "plans": [plan],
+                    "outcomes": [o for o in outcomes if o["ok"]] + [outcomes[-1]],
+                    "inventory": world.inventory,
+                }
+            )
+            if not out["ok"]
+            else None
+        )
+        rows.append(
+            {
+                "goal": goal.code(),
+                "ok": out["ok"],
+                "error": out["error"],
+                "missing": out["missing"],
+                "steps": out["steps"],
+                "inventory": world.inventory,
+                "description": text,
+            }
+        )
     return rows
 
 
@@ -176,8 +195,7 @@ def test_wooden_pickaxe_plan_matches_the_text_world(standin_server):
     for want, have in zip(expected, got):
         assert have == want, f"{want['goal']}: the mineflayer world gave {have}, the text world {want}"
     assert [r["ok"] for r in got] == [False, True, True, True, False, False, True, True, True]
-    assert got[-1]["inventory"] == {"cobblestone": 1, "crafting_table": 1, "planks": 3, "stick": 2,
-                                    "wooden_pickaxe": 1}
+    assert got[-1]["inventory"] == {"cobblestone": 1, "crafting_table": 1, "planks": 3, "stick": 2, "wooden_pickaxe": 1}
     assert got[5]["error"] == "cannot craft wooden_pickaxe: needs a crafting_table"
     assert got[5]["description"].startswith("I succeeded on steps 2, 3, 4 but I failed on step 6 ")
 
@@ -188,8 +206,20 @@ def test_deps_run_obtains_dirt_on_flying_squid(plain_server, capsys):
     (the oracle planner: no LLM here)."""
     from agent.cli import main
 
-    rc = main(["run", "obtain a dirt", "--world", "mineflayer", "--server", f"127.0.0.1:{plain_server}",
-               "--bot-name", "cli", "--planner", "oracle"])
+    rc = main(
+        [
+            "run",
+            "obtain a dirt",
+            "--world",
+            "mineflayer",
+            "--server",
+            f"127.0.0.1:{plain_server}",
+            "--bot-name",
+            "cli",
+            "--planner",
+            "oracle",
+        ]
+    )
     cap = capsys.readouterr()
     text = cap.out + cap.err
     assert rc == 0, text
@@ -201,9 +231,10 @@ def test_deps_run_refused_server_is_one_line(capsys):
     from agent.cli import main
 
     port = _free_port()
-    rc = main(["run", "obtain a dirt", "--world", "mineflayer", "--server", f"127.0.0.1:{port}",
-               "--planner", "oracle"])
-    err = capsys.readouterr().err.strip().splitlines()[-1]   # after the task's header line
+    rc = main(["run", "obtain a dirt", "--world", "mineflayer", "--server", f"127.0.0.1:{port}", "--planner", "oracle"])
+    err = capsys.readouterr().err.strip().splitlines()[-1]  # after the task's header line
     assert rc == 2
-    assert err == f"deps run: error: cannot join the Minecraft server at 127.0.0.1:{port}: " \
-                  f"connect ECONNREFUSED 127.0.0.1:{port}"
+    assert (
+        err == f"deps run: error: cannot join the Minecraft server at 127.0.0.1:{port}: "
+        f"connect ECONNREFUSED 127.0.0.1:{port}"
+    )

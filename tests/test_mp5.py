@@ -1,6 +1,7 @@
 """MP5 (issue 10): the planner's parts, its memories on disk, context tasks judged by the
 world, and random drop.  The LLM is a deterministic stand-in that answers each
 sub-objective with the recipe book's actions (the oracle), or with scripted mistakes."""
+
 from __future__ import annotations
 
 import json
@@ -47,9 +48,10 @@ class ScriptedLLM:
         if self.mistakes > 0:
             self.mistakes -= 1
             return AIMessage("craft(diamond_pickaxe, 1, null)")
-        m = re.search(r"Sub-objective: (\w+) (\d+) (\w+)", msgs[-1].content) or \
-            re.search(r"Sub-objective: (\w+) (\d+) (\w+)", next(c.content for c in reversed(msgs)
-                                                                if "Sub-objective:" in c.content))
+        m = re.search(r"Sub-objective: (\w+) (\d+) (\w+)", msgs[-1].content) or re.search(
+            r"Sub-objective: (\w+) (\d+) (\w+)",
+            next(c.content for c in reversed(msgs) if "Sub-objective:" in c.content),
+        )
         verb, n, item = m.groups()
         sub = SubObjective(VERBS.get(verb, verb), item, int(n))
         return AIMessage("\n".join(a.text() for a in reference_actions(sub, self.kb)))
@@ -74,7 +76,8 @@ def memory(tmp_path, knowledge_dir):
 
 def _settings(memory, ablate=None, **kw) -> RunSettings:
     return RunSettings(planner="mp5", max_rounds=kw.pop("max_rounds", 4), **kw).configure(
-        "mp5", memory=str(memory), ablate=ablate)
+        "mp5", memory=str(memory), ablate=ablate
+    )
 
 
 # --------------------------------------------------------------------------- the parts
@@ -91,8 +94,9 @@ def test_actions_map_onto_the_projects_skills(kb):
 def test_the_grammar_names_only_what_the_sub_objectives_knowledge_gives(kb):
     from nodes.planners.mp5.actions import action_grammar
 
-    sub = SubObjective("mine", "cobblestone", 3, tool="wooden_pickaxe",
-                       fact="How to get cobblestone: mine stone with a wooden_pickaxe")
+    sub = SubObjective(
+        "mine", "cobblestone", 3, tool="wooden_pickaxe", fact="How to get cobblestone: mine stone with a wooden_pickaxe"
+    )
     items = next(ln for ln in action_grammar(kb, sub, {"stick": 2}).splitlines() if ln.startswith("item ::="))
     assert all(f'"{n}"' in items for n in ("cobblestone", "stone", "stick", "wooden_pickaxe"))
     assert '"diamond"' not in items and "fight" not in action_grammar(kb, sub, {})
@@ -138,12 +142,13 @@ def test_second_run_retrieves_what_the_first_stored(kb, memory):
     first = ScriptedLLM(kb)
     r1 = run_episode(pickaxe, _settings(memory), llm=first, kb=kb)
     assert r1["success"]
-    assert not any("Situation:" in c for p in first.prompts for c in p)   # nothing stored yet
-    stored = [json.loads(line) for f in (memory / "performer").glob("records-*.jsonl")
-              for line in f.read_text().splitlines()]
+    assert not any("Situation:" in c for p in first.prompts for c in p)  # nothing stored yet
+    stored = [
+        json.loads(line) for f in (memory / "performer").glob("records-*.jsonl") for line in f.read_text().splitlines()
+    ]
     assert {r["subobjective"] for r in stored} >= {"mine 3 log", "craft 1 crafting_table", "craft 1 wooden_pickaxe"}
 
-    forget_open_stores()   # the second run reads the folder from disk
+    forget_open_stores()  # the second run reads the folder from disk
     second = ScriptedLLM(kb)
     sword = task_from_instruction("craft a wooden sword", kb.canonical)
     r2 = run_episode(sword, _settings(memory), llm=second, kb=kb)
@@ -155,7 +160,7 @@ def test_second_run_retrieves_what_the_first_stored(kb, memory):
     sword_prompt = next(p for p in second.prompts if "Sub-objective: craft 1 wooden_sword" in p[-1])
     assert any(c.startswith("Sub-objective: craft 1 wooden_pickaxe\nSituation:") for c in sword_prompt)
     done_before = next(r["actions"] for r in stored if r["subobjective"] == "craft 1 wooden_pickaxe")
-    assert done_before in sword_prompt   # shown as the demonstration's answer
+    assert done_before in sword_prompt  # shown as the demonstration's answer
 
 
 def test_without_performer_memory_nothing_is_stored_or_shown(kb, memory):
@@ -180,8 +185,13 @@ def test_a_corrupt_or_foreign_memory_folder_gets_one_line_and_is_left_alone(tmp_
     if bad == "foreign":
         (folder / "notes.txt").write_text("mine")
     else:
-        (folder / "manifest.json").write_text("{not json" if bad == "corrupt" else json.dumps(
-            {"format": "deps-agent/mp5-memory", "version": 1, "kind": "knowledge", "embedding": "all-MiniLM-L6-v2"}))
+        (folder / "manifest.json").write_text(
+            "{not json"
+            if bad == "corrupt"
+            else json.dumps(
+                {"format": "deps-agent/mp5-memory", "version": 1, "kind": "knowledge", "embedding": "all-MiniLM-L6-v2"}
+            )
+        )
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     with pytest.raises(MemoryFolderError) as e:
         VectorStore(folder, "performer")
@@ -207,10 +217,11 @@ def test_context_tasks_are_judged_by_the_state_or_refused_up_front(kb, capsys, t
     ok, refused = split_judgeable(tasks, "textworld")
     assert not ok and len(refused) == 16 and all("--world gridworld" in r or "minedojo" in r for r in refused)
     grid_ok, grid_refused = split_judgeable(tasks, "gridworld")
-    assert len(grid_ok) == 16 and not grid_refused   # the grid world reports weather and brightness too
-    task = find_task("mp5_context_3-2")   # grass near a pig in the plains
-    state = normalise_state({"biome": "plains", "time_of_day": "day", "nearby_mobs": ["pig"],
-                             "nearby_blocks": ["tallgrass", "dirt"]})
+    assert len(grid_ok) == 16 and not grid_refused  # the grid world reports weather and brightness too
+    task = find_task("mp5_context_3-2")  # grass near a pig in the plains
+    state = normalise_state(
+        {"biome": "plains", "time_of_day": "day", "nearby_mobs": ["pig"], "nearby_blocks": ["tallgrass", "dirt"]}
+    )
     assert evaluate(task, state) == (True, [])
     assert evaluate(task, {**state, "biome": "desert"}) == (False, ["biome plains"])
     code = main(["eval", "--suite", "mp5-context", "--planner", "oracle", "--out", str(tmp_path / "e")])
@@ -223,8 +234,14 @@ def test_text_world_judges_biome_and_time(kb):
 
     world = TextWorld(kb)
     world.reset(seed=0, options={"biome": "forest", "time_of_day": "night"})
-    night_forest = Task("t", "x", "be in a forest at night", {}, 10,
-                        context={"find": None, "conditions": {"biome": "forest", "time": "night"}})
+    night_forest = Task(
+        "t",
+        "x",
+        "be in a forest at night",
+        {},
+        10,
+        context={"find": None, "conditions": {"biome": "forest", "time": "night"}},
+    )
     assert task_done(world, night_forest)
     world.reset(seed=0, options={"biome": "forest"})
     assert not task_done(world, night_forest)
@@ -241,7 +258,7 @@ def test_random_drop_takes_one_finished_goals_items_once_per_new_goal(kb):
     rd.end_goal(log, {"ok": True, "gained": {"log": 2}})
     dropped = rd.begin_goal(planks)
     assert dropped == {"log": 2} and world.inventory == {}
-    assert rd.begin_goal(planks) == {}   # redoing a goal drops nothing more
+    assert rd.begin_goal(planks) == {}  # redoing a goal drops nothing more
 
 
 def test_every_planner_recovers_from_random_drop_when_it_replans(kb):
@@ -264,12 +281,13 @@ def test_the_oracle_grade_stand_in_answers_the_question_not_the_example(kb):
 
 
 def test_a_sequence_that_finished_the_task_early_is_stored(kb, memory):
-    class Twice(ScriptedLLM):   # one goal more than needed: the episode succeeds before the second runs
+    class Twice(ScriptedLLM):  # one goal more than needed: the episode succeeds before the second runs
         def _reply(self, msgs):
             return AIMessage("find(log)\nmine(log, null)\nmine(log, null)")
 
     task = task_from_instruction("obtain a log", kb.canonical)
     assert run_episode(task, _settings(memory), llm=Twice(kb), kb=kb)["success"]
-    stored = [json.loads(line) for f in (memory / "performer").glob("records-*.jsonl")
-              for line in f.read_text().splitlines()]
+    stored = [
+        json.loads(line) for f in (memory / "performer").glob("records-*.jsonl") for line in f.read_text().splitlines()
+    ]
     assert [r["subobjective"] for r in stored] == ["mine 1 log"]

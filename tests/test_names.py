@@ -1,6 +1,7 @@
 """Names across versions (issue 22, item 6): the 1.13 flattening table translates a 1.11
 task's names at 1.16.5 and 1.19.2 (and back), and a 1.11 id that became several items is
 refused with one line."""
+
 from __future__ import annotations
 
 import pytest
@@ -44,9 +45,15 @@ def _suite_task(target):
 
 
 @pytest.mark.parametrize("version", MODERN)
-@pytest.mark.parametrize("old, meant, not_meant", [("grass", "grass_block", "grass"),
-                                                   ("nether_brick", "nether_bricks", "nether_brick"),
-                                                   ("snow", "snow_block", "snow"), ("melon", "melon_slice", "melon")])
+@pytest.mark.parametrize(
+    "old, meant, not_meant",
+    [
+        ("grass", "grass_block", "grass"),
+        ("nether_brick", "nether_bricks", "nether_brick"),
+        ("snow", "snow_block", "snow"),
+        ("melon", "melon_slice", "melon"),
+    ],
+)
 def test_a_1_11_suite_name_never_silently_becomes_another_thing(version, old, meant, not_meant):
     task = localize(_suite_task({old: 1}), load_kb(version))
     assert task.target == {meant: 1} and not_meant not in task.target
@@ -61,7 +68,7 @@ def test_a_suite_task_naming_an_ambiguous_1_11_id_is_refused_in_one_line():
 @pytest.mark.parametrize("suite", ["custom", None])
 def test_a_typed_or_built_task_keeps_the_versions_own_meaning(suite):
     task = Task("custom-grass", "custom", "obtain grass", {"grass": 1, "nether_brick": 2}, 3000, suite=suite)
-    assert localize(task, load_kb("1.16.5")).target == {"grass": 1, "nether_brick": 2}   # the plant, the item
+    assert localize(task, load_kb("1.16.5")).target == {"grass": 1, "nether_brick": 2}  # the plant, the item
 
 
 def test_typed_old_names_that_name_nothing_else_still_resolve():
@@ -73,6 +80,7 @@ def test_typed_old_names_that_name_nothing_else_still_resolve():
 def test_a_world_or_solver_given_an_ambiguous_old_id_says_why_in_one_line():
     from worlds.solver import Unreachable, solve
     from worlds.textworld import TextWorld
+
     kb = load_kb("1.19.2")
     with pytest.raises(Unreachable) as e:
         solve(kb, {"skull": 1})

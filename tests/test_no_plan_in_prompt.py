@@ -2,6 +2,7 @@
 deps71 group, no prompt that an LLM planner sends (deps, dep, rider, mp5, and the DEPS
 baselines with their facts option) holds a goal line of the oracle's plan, nor states the
 plan's items in the plan's order, even with --knowledge tree (the most facts)."""
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,8 @@ from worlds.solver import solve
 from worlds.tasks import load_suite
 
 KB = load_kb("1.11.2")
-TASKS = [t for t in load_suite("deps71")][::6]          # 12 tasks, every group of the suite
-TEMPLATES = {m.content for p in prompts._DIR.glob("*.txt") for m in prompts.chat(p.stem)}   # few-shot examples
+TASKS = [t for t in load_suite("deps71")][::6]  # 12 tasks, every group of the suite
+TEMPLATES = {m.content for p in prompts._DIR.glob("*.txt") for m in prompts.chat(p.stem)}  # few-shot examples
 
 
 class _Recording(FakeListChatModel):
@@ -49,8 +50,11 @@ def _sent(planner: str, task, tmp_path) -> list[str]:
     """Every message the planner's LLM was sent in a short episode that fails at once, except the
     prompt files' fixed few-shot messages."""
     item = next(iter(task.target))
-    replies = {"rider": [f"Next skill: craft {item}"], "inner-monologue": [f"craft {item}"],
-               "mp5": [f"craft({item}, 1, crafting_table)"]}.get(planner, [f"craft({{'{item}':1}}, null, null)  # step 1"])
+    replies = {
+        "rider": [f"Next skill: craft {item}"],
+        "inner-monologue": [f"craft {item}"],
+        "mp5": [f"craft({item}, 1, crafting_table)"],
+    }.get(planner, [f"craft({{'{item}':1}}, null, null)  # step 1"])
     llm = RecordingLLM(replies)
     settings = RunSettings(planner=planner, max_rounds=1, knowledge="tree", selector="fixed")
     if planner in ("zero-shot", "progprompt", "cot", "inner-monologue", "code-as-policies"):
@@ -82,8 +86,9 @@ def mp5_memory(tmp_path_factory):
     return root
 
 
-@pytest.mark.parametrize("planner", ["deps", "dep", "rider", "mp5", "zero-shot", "progprompt", "cot",
-                                     "inner-monologue", "code-as-policies"])
+@pytest.mark.parametrize(
+    "planner", ["deps", "dep", "rider", "mp5", "zero-shot", "progprompt", "cot", "inner-monologue", "code-as-policies"]
+)
 def test_no_prompt_holds_the_oracles_plan(planner, tmp_path, mp5_memory):
     from nodes.planners.mp5.store import forget_open_stores
 
@@ -101,7 +106,7 @@ def test_no_prompt_holds_the_oracles_plan(planner, tmp_path, mp5_memory):
         for message in sent:
             flat = _flat(message)
             assert not [ln for ln in lines if ln in flat], (planner, task.id, message)
-            if len(order) >= 3:     # the facts never list the plan's items in the plan's order
+            if len(order) >= 3:  # the facts never list the plan's items in the plan's order
                 assert _first_mentions(_facts_part(message), order) != order, (planner, task.id, message)
         checked += 1
     assert checked >= 4

@@ -1,5 +1,6 @@
 """The oracle stops after the second identical failure with the world's cause (issue 22,
 item 7): it cannot learn from the world, so a third identical round would only repeat it."""
+
 from __future__ import annotations
 
 from nodes.planners.base import PlanRequest
@@ -12,10 +13,13 @@ CAUSE = "no cocoa pod within reach (the jungle is far)"
 
 
 def _request(plans: list[str], failures: list[tuple[int, str]]) -> PlanRequest:
-    outcomes = [{"plan": p, "step": 0, "goal": {"action": "mine", "obj": {"cocoa_beans": 1}}, "ok": False,
-                 "error": err} for p, err in failures]
-    return PlanRequest(TASK, {}, plans, ["failed"] * len(plans), ["no cocoa"] * len(plans), outcomes,
-                       kb=load_kb("1.11.2"))
+    outcomes = [
+        {"plan": p, "step": 0, "goal": {"action": "mine", "obj": {"cocoa_beans": 1}}, "ok": False, "error": err}
+        for p, err in failures
+    ]
+    return PlanRequest(
+        TASK, {}, plans, ["failed"] * len(plans), ["no cocoa"] * len(plans), outcomes, kb=load_kb("1.11.2")
+    )
 
 
 def test_the_first_plan_and_the_first_repeat_are_given():

@@ -1,5 +1,6 @@
 """The parser: the DEPS code form exactly, other plan forms by grammar or embedding, and
 nothing dropped silently."""
+
 from __future__ import annotations
 
 import pytest
@@ -43,20 +44,30 @@ def test_a_whole_deps_plan_with_comments_and_wrapper(parser):
 
 
 def test_aliases_resolve_to_game_names(parser):
-    goals, notes = parser.parse("craft({'wooden_pressure':1}, {'planks':2}, null)\ncraft({'door':1}, {'planks':6}, 'crafting_table')")
+    goals, notes = parser.parse(
+        "craft({'wooden_pressure':1}, {'planks':2}, null)\ncraft({'door':1}, {'planks':6}, 'crafting_table')"
+    )
     assert [next(iter(g.obj)) for g in goals] == ["wooden_pressure_plate", "wooden_door"]
 
 
 def test_progprompt_action_functions(parser):
-    goals, _ = parser.parse("from actions import mine_log, craft_planks\n    mine_log(num = 3)  # step 1\n    craft_planks(num=12)")
+    goals, _ = parser.parse(
+        "from actions import mine_log, craft_planks\n    mine_log(num = 3)  # step 1\n    craft_planks(num=12)"
+    )
     assert [(g.action, g.obj) for g in goals] == [("mine", {"log": 3}), ("craft", {"planks": 12})]
 
 
 def test_free_form_steps_by_grammar(parser):
-    goals, notes = parser.parse("step 1: mine 3 log without tool\nstep 2: craft 12 planks from 3 log\n"
-                                "Thinking: 12 planks.\nstep 3: craft 1 crafting table\nstep 4: kill 2 cows")
+    goals, notes = parser.parse(
+        "step 1: mine 3 log without tool\nstep 2: craft 12 planks from 3 log\n"
+        "Thinking: 12 planks.\nstep 3: craft 1 crafting table\nstep 4: kill 2 cows"
+    )
     assert [(g.action, g.obj) for g in goals] == [
-        ("mine", {"log": 3}), ("craft", {"planks": 12}), ("craft", {"crafting_table": 1}), ("kill", {"cow": 2})]
+        ("mine", {"log": 3}),
+        ("craft", {"planks": 12}),
+        ("craft", {"crafting_table": 1}),
+        ("kill", {"cow": 2}),
+    ]
     assert notes == []
 
 
@@ -64,9 +75,9 @@ def test_free_form_by_embedding_and_unknown_names_reported(parser):
     goals, notes = parser.parse("chop down an oak tree for wood")
     assert len(goals) == 1 and goals[0].action == "mine" and "log" in next(iter(goals[0].obj))
     goals, notes = parser.parse("mine({'wood':2}, null)")
-    assert goals[0].obj == {"log": 2} and notes == []      # the game's display name for log
+    assert goals[0].obj == {"log": 2} and notes == []  # the game's display name for log
     goals, notes = parser.parse("craft({'wooden_plank':4}, {'log':1}, null)\ncraft({'iron_pick':1}, {}, null)")
-    assert [g.obj for g in goals] == [{"planks": 4}, {"iron_pickaxe": 1}]   # nearest known names...
+    assert [g.obj for g in goals] == [{"planks": 4}, {"iron_pickaxe": 1}]  # nearest known names...
     assert any("'wooden_plank'" in n for n in notes) and any("'iron_pick'" in n for n in notes)  # ...and said so
 
 
@@ -85,8 +96,10 @@ def test_code_as_policies_loops_become_goals():
     while not inventory.has({'wooden_pickaxe': 1}):
         assert inventory.has({'crafting_table': 1}), "no table"
         craft(obj="wooden_pickaxe", tool="crafting_table")"""
-    assert cap_to_code(text).splitlines() == ["mine({'log':3}, null)",
-                                              "craft({'wooden_pickaxe':1}, {}, 'crafting_table')"]
+    assert cap_to_code(text).splitlines() == [
+        "mine({'log':3}, null)",
+        "craft({'wooden_pickaxe':1}, {}, 'crafting_table')",
+    ]
 
 
 def test_structured_plans_round_trip_and_schema_names_are_game_names():

@@ -1,6 +1,7 @@
 """Swap any node's part: a user's planner, explainer, describer, parser, selector or controller
 loads from package.module:factory on the CLI, gets the LLM and settings when it asks for them,
 and keeps the CLI, traces and eval."""
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,7 @@ def factory():
     return lambda request: FIXED if request.explanations else FLAWED
 '''
 
-EXPLAINER = '''
+EXPLAINER = """
 class Explainer:
     name = "mine"
 
@@ -41,23 +42,23 @@ class Explainer:
 
 def factory(settings):
     return Explainer(settings)
-'''
+"""
 
-DESCRIBER = '''
+DESCRIBER = """
 class Describer:
     def describe(self, state):
         return "MY DESCRIPTION: " + state["outcomes"][-1]["error"]
 
 def factory():
     return Describer()
-'''
+"""
 
 
 @pytest.fixture
 def user_parts(tmp_path, monkeypatch):
     for name, text in (("my_planner", PLANNER), ("my_explainer", EXPLAINER), ("my_describer", DESCRIBER)):
         (tmp_path / f"{name}.py").write_text(text)
-        monkeypatch.delitem(sys.modules, name, raising=False)   # another test's module of the same name
+        monkeypatch.delitem(sys.modules, name, raising=False)  # another test's module of the same name
     monkeypatch.syspath_prepend(str(tmp_path))
     return tmp_path
 
@@ -69,9 +70,25 @@ def _trace_updates(trace_dir, node):
 
 def test_users_explainer_and_describer_run_through_deps_run(user_parts, capsys):
     trace = user_parts / "trace"
-    code = main(["run", "CraftStoneSword", "--planner", "my_planner:factory", "--explainer",
-                 "my_explainer:factory", "--describer", "my_describer:factory", "--seed", "7",
-                 "--trace-dir", str(trace), "--inventory", '{"planks": 10, "stick": 4}', "--json"])
+    code = main(
+        [
+            "run",
+            "CraftStoneSword",
+            "--planner",
+            "my_planner:factory",
+            "--explainer",
+            "my_explainer:factory",
+            "--describer",
+            "my_describer:factory",
+            "--seed",
+            "7",
+            "--trace-dir",
+            str(trace),
+            "--inventory",
+            '{"planks": 10, "stick": 4}',
+            "--json",
+        ]
+    )
     assert code == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["success"] and result["rounds"] == 1
@@ -82,12 +99,37 @@ def test_users_explainer_and_describer_run_through_deps_run(user_parts, capsys):
 
 def test_users_explainer_runs_through_deps_eval_with_traces(user_parts, capsys, tmp_path):
     suite = tmp_path / "suite.json"
-    suite.write_text(json.dumps([{"id": "Sword", "group": "G", "instruction": "Obtain a stone sword.",
-                                  "target": {"stone_sword": 1}, "max_steps": 3000,
-                                  "inventory": {"planks": 10, "stick": 4}}]))
+    suite.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "Sword",
+                    "group": "G",
+                    "instruction": "Obtain a stone sword.",
+                    "target": {"stone_sword": 1},
+                    "max_steps": 3000,
+                    "inventory": {"planks": 10, "stick": 4},
+                }
+            ]
+        )
+    )
     out, trace = tmp_path / "out", tmp_path / "traces"
-    code = main(["eval", "--suite", str(suite), "--out", str(out), "--planner", "my_planner:factory",
-                 "--explainer", "my_explainer:factory", "--trace-dir", str(trace), "--json"])
+    code = main(
+        [
+            "eval",
+            "--suite",
+            str(suite),
+            "--out",
+            str(out),
+            "--planner",
+            "my_planner:factory",
+            "--explainer",
+            "my_explainer:factory",
+            "--trace-dir",
+            str(trace),
+            "--json",
+        ]
+    )
     assert code == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["success_rate"] == 1.0
@@ -98,14 +140,14 @@ def test_users_explainer_runs_through_deps_eval_with_traces(user_parts, capsys, 
 def test_a_factory_gets_what_it_asks_for():
     settings = RunSettings(planner="oracle")
     got = build_custom("tests.test_parts:_probe", llm="LLM", settings=settings, kb="KB")
-    assert got == {"llm": "LLM", "kb": "KB"}                 # not settings: it did not name it
+    assert got == {"llm": "LLM", "kb": "KB"}  # not settings: it did not name it
     assert build_custom("tests.test_parts:_probe_all", llm=1, settings=2, kb=3) == {"llm": 1, "settings": 2, "kb": 3}
 
 
 def test_a_users_part_that_asks_for_the_llm_gets_one_opened():
     assert not needs_llm(RunSettings(planner="oracle"))
-    assert needs_llm(RunSettings(planner="oracle", explainer="tests.test_parts:_probe"))          # names llm
-    assert not needs_llm(RunSettings(planner="oracle", describer="tests.test_parts:_no_llm"))     # does not
+    assert needs_llm(RunSettings(planner="oracle", explainer="tests.test_parts:_probe"))  # names llm
+    assert not needs_llm(RunSettings(planner="oracle", describer="tests.test_parts:_no_llm"))  # does not
 
 
 @pytest.mark.parametrize("flag, spec", [("explainer", "nope"), ("parser", ":x"), ("describer", "x:")])

@@ -1,4 +1,5 @@
 """The baseline planners behind the one planner interface, with scripted LLM replies."""
+
 from __future__ import annotations
 
 from agent.runner import run_episode
@@ -17,13 +18,23 @@ step 4: craft 1 crafting_table
 step 5: craft 1 wooden_pickaxe"""
 
 
-CONTRACT_PLANNERS = ("deps", "dep", "zero-shot", "progprompt", "cot", "inner-monologue", "code-as-policies", "rider",
-                     "mp5", "oracle")   # the --planner values the command-line contract names (docs/cli.md)
+CONTRACT_PLANNERS = (
+    "deps",
+    "dep",
+    "zero-shot",
+    "progprompt",
+    "cot",
+    "inner-monologue",
+    "code-as-policies",
+    "rider",
+    "mp5",
+    "oracle",
+)  # the --planner values the command-line contract names (docs/cli.md)
 
 
 def test_every_contract_planner_is_registered():
     assert set(CONTRACT_PLANNERS) <= set(registry.names("planner"))
-    for name in CONTRACT_PLANNERS:   # each factory can be found
+    for name in CONTRACT_PLANNERS:  # each factory can be found
         assert callable(registry.get("planner", name).load())
 
 
@@ -77,8 +88,7 @@ while not inventory.has({'wooden_pickaxe': 1}):
 
 def test_inner_monologue_asks_for_one_goal_at_a_time():
     goals = ["mine 3 log", "craft 12 planks", "craft 4 stick", "craft 1 crafting_table", "craft 1 wooden_pickaxe"]
-    result = run_episode(PICKAXE, RunSettings(planner="inner-monologue", max_rounds=1),
-                         llm=FakeLLM(goals), kb=KB)
+    result = run_episode(PICKAXE, RunSettings(planner="inner-monologue", max_rounds=1), llm=FakeLLM(goals), kb=KB)
     assert result["success"]
     assert result["plans"] == goals and result["llm_calls"] == 5
 

@@ -1,5 +1,6 @@
 """Recipe rules of issue 22: unpacking what is held, mixed materials, 1.11.2's data gaps
 and its dye colours resolved exactly."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,12 +21,15 @@ def _plan_runs(kb, target, inventory):
 
 # ---------------------------------------------------------------- unpacking
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("target, held, made_from", [
-    ({"iron_ingot": 1}, {"iron_nugget": 9}, "iron_nugget"),
-    ({"diamond": 3}, {"diamond_block": 1}, "diamond_block"),
-    ({"wheat": 5}, {"hay_block": 1}, "hay_block"),
-    ({"gold_ingot": 4}, {"gold_block": 1}, "gold_block"),
-])
+@pytest.mark.parametrize(
+    "target, held, made_from",
+    [
+        ({"iron_ingot": 1}, {"iron_nugget": 9}, "iron_nugget"),
+        ({"diamond": 3}, {"diamond_block": 1}, "diamond_block"),
+        ({"wheat": 5}, {"hay_block": 1}, "hay_block"),
+        ({"gold_ingot": 4}, {"gold_block": 1}, "gold_block"),
+    ],
+)
 def test_held_blocks_and_nuggets_are_unpacked_not_mined_again(version, target, held, made_from):
     kb = load_kb(version)
     goals = _plan_runs(kb, target, held)
@@ -60,7 +64,7 @@ def test_a_stone_hoe_from_cobblestone_and_blackstone_mixed(version):
     assert info["ok"], info["error"]
     assert w.inventory == {"stone_hoe": 1, "crafting_table": 1}
     goals = _plan_runs(kb, {"stone_hoe": 1}, held)
-    assert [g.action for g in goals] == ["craft"]          # nothing mined: the two stones make it
+    assert [g.action for g in goals] == ["craft"]  # nothing mined: the two stones make it
 
 
 @pytest.mark.parametrize("version", ("1.16.5", "1.19.2"))
@@ -95,30 +99,65 @@ def test_a_recipe_missing_both_alternatives_names_the_first_and_what_fills_it():
 
 # ---------------------------------------------------------------- 1.11.2 data gaps
 PATCHED_1_11 = [  # 1.11.2 name, its 1.16.5 name: the same recipe in the data-pack data set
-    ("redstone_torch", "redstone_torch"), ("observer", "observer"), ("nether_brick", "nether_bricks"),
-    ("beetroot_soup", "beetroot_soup"), ("sea_lantern", "sea_lantern"), ("magma", "magma_block"),
-    ("sandstone_stairs", "sandstone_stairs"), ("red_sandstone_stairs", "red_sandstone_stairs"),
-    ("lapis_block", "lapis_block"), ("bone_block", "bone_block"), ("daylight_detector", "daylight_detector"),
-    ("stone_slab2", "red_sandstone_slab"), ("cookie", "cookie"), ("writable_book", "writable_book"),
+    ("redstone_torch", "redstone_torch"),
+    ("observer", "observer"),
+    ("nether_brick", "nether_bricks"),
+    ("beetroot_soup", "beetroot_soup"),
+    ("sea_lantern", "sea_lantern"),
+    ("magma", "magma_block"),
+    ("sandstone_stairs", "sandstone_stairs"),
+    ("red_sandstone_stairs", "red_sandstone_stairs"),
+    ("lapis_block", "lapis_block"),
+    ("bone_block", "bone_block"),
+    ("daylight_detector", "daylight_detector"),
+    ("stone_slab2", "red_sandstone_slab"),
+    ("cookie", "cookie"),
+    ("writable_book", "writable_book"),
 ]
-LEGACY_TO_MODERN = {"netherbrick": "nether_brick", "quartz": "quartz", "prismarine_shard": "prismarine_shard",
-                    "lapis_lazuli": "lapis_lazuli", "bone_meal": "bone_meal", "wooden_slab": "wooden_slab",
-                    "cocoa_beans": "cocoa_beans", "ink_sac": "ink_sac", "magma_cream": "magma_cream"}
+LEGACY_TO_MODERN = {
+    "netherbrick": "nether_brick",
+    "quartz": "quartz",
+    "prismarine_shard": "prismarine_shard",
+    "lapis_lazuli": "lapis_lazuli",
+    "bone_meal": "bone_meal",
+    "wooden_slab": "wooden_slab",
+    "cocoa_beans": "cocoa_beans",
+    "ink_sac": "ink_sac",
+    "magma_cream": "magma_cream",
+}
 
 
 @pytest.mark.parametrize("old, new", PATCHED_1_11)
 def test_the_1_11_recipes_patched_in_agree_with_the_data_pack_recipes(old, new):
     kb11, kb16 = load_kb("1.11.2"), load_kb("1.16.5")
-    mine = {(r.count, tuple(sorted((LEGACY_TO_MODERN.get(k, k), n) for k, n in r.ingredients.items())))
-            for r in kb11.recipes(old)}
+    mine = {
+        (r.count, tuple(sorted((LEGACY_TO_MODERN.get(k, k), n) for k, n in r.ingredients.items())))
+        for r in kb11.recipes(old)
+    }
     theirs = {(r.count, tuple(sorted(r.ingredients.items()))) for c in kb16.recipes(new) for r in c.choices()}
     assert mine and mine <= theirs, (mine, theirs)
 
 
-@pytest.mark.parametrize("item", ["redstone_torch", "repeater", "comparator", "activator_rail", "observer",
-                                  "nether_brick", "sandstone_stairs", "red_sandstone_stairs", "lapis_block",
-                                  "bone_block", "stained_glass_pane", "daylight_detector", "stone_slab2", "cookie",
-                                  "writable_book"])
+@pytest.mark.parametrize(
+    "item",
+    [
+        "redstone_torch",
+        "repeater",
+        "comparator",
+        "activator_rail",
+        "observer",
+        "nether_brick",
+        "sandstone_stairs",
+        "red_sandstone_stairs",
+        "lapis_block",
+        "bone_block",
+        "stained_glass_pane",
+        "daylight_detector",
+        "stone_slab2",
+        "cookie",
+        "writable_book",
+    ],
+)
 def test_the_1_11_gaps_are_planned_and_run(item):
     kb = load_kb("1.11.2")
     _plan_runs(kb, {item: 1}, {})
@@ -159,8 +198,15 @@ def test_charcoal_from_acacia_and_dark_oak_logs_at_1_11():
 
 
 # ---------------------------------------------------------------- one dye colour, exactly
-@pytest.mark.parametrize("item, dye", [("cookie", "cocoa_beans"), ("lapis_block", "lapis_lazuli"),
-                                       ("writable_book", "ink_sac"), ("bone_block", "bone_meal")])
+@pytest.mark.parametrize(
+    "item, dye",
+    [
+        ("cookie", "cocoa_beans"),
+        ("lapis_block", "lapis_lazuli"),
+        ("writable_book", "ink_sac"),
+        ("bone_block", "bone_meal"),
+    ],
+)
 def test_1_11_recipes_that_need_one_dye_colour_ask_for_it(item, dye):
     kb = load_kb("1.11.2")
     assert [dye in r.ingredients for r in kb.recipes(item)] == [True]
@@ -190,6 +236,7 @@ def test_the_dye_colours_come_from_their_own_sources_and_count_as_dye():
 
 def test_the_grid_encoding_of_1_11_is_unchanged_by_the_named_colours():
     from worlds.gridworld.spec import make_vocab
+
     kb = load_kb("1.11.2")
     v = make_vocab(kb)
     assert "lapis_lazuli" not in v.items and v.item_id["lapis_lazuli"] == v.item_id["dye"]
@@ -203,7 +250,7 @@ def test_a_furnace_does_not_burn_the_charcoal_it_makes(version):
     w = TextWorld(kb)
     w.reset(seed=0, options={"inventory": {"furnace": 1, "oak_log": 2, "charcoal": 1, "oak_planks": 1}})
     _, _, _, _, info = w.step({"action": "smelt", "item": "charcoal"})
-    assert info["ok"] and w.inventory.get("charcoal") == 2       # a log burnt, not the charcoal held
+    assert info["ok"] and w.inventory.get("charcoal") == 2  # a log burnt, not the charcoal held
     w.reset(seed=0, options={"inventory": {"furnace": 1, "oak_log": 1, "charcoal": 1}})
     _, _, _, _, info = w.step({"action": "smelt", "item": "charcoal"})
     assert info["ok"] and w.inventory == {"furnace": 1, "charcoal": 1}  # no other fuel: the charcoal burns
@@ -224,6 +271,7 @@ def test_every_recipe_patch_and_nugget_smelt_names_its_source():
     import yaml
 
     from worlds.knowledge import DATA
+
     patches = yaml.safe_load((DATA / "recipe_patches.yaml").read_text())
     entries = [r for v in patches.values() for key in ("add_recipes", "replace_recipes") for r in v.get(key, [])]
     assert entries and all(r.get("source") for r in entries)

@@ -4,6 +4,7 @@ The LLM is a real OpenAI-compatible HTTP server on loopback (experiments/fault_d
 replay server) that always answers with a correct stone-sword plan; faults are injected at the wire by the project's own
 injector (--llm-faults), so the real OpenAI client, our retry layer and the runner meet
 exactly what a failing server sends."""
+
 from __future__ import annotations
 
 import base64
@@ -62,8 +63,9 @@ def test_every_fault_kind_is_retried_then_reported_in_one_line(server, no_sleep,
 
 
 def test_transient_faults_are_survived_with_backoff_and_retry_after(server, no_sleep):
-    with open_chat_model(f"{server}/v1#replay", faults="ratelimit=0.2,http500=0.2", retries=8, seed=7,
-                         backoff=0.5) as llm:
+    with open_chat_model(
+        f"{server}/v1#replay", faults="ratelimit=0.2,http500=0.2", retries=8, seed=7, backoff=0.5
+    ) as llm:
         for _ in range(6):
             assert "stone_sword" in llm.model.invoke("plan").content
         stats = llm.stats()
@@ -72,7 +74,7 @@ def test_transient_faults_are_survived_with_backoff_and_retry_after(server, no_s
     assert sum(injected.values()) == stats["retries"]
     # a 429 carries Retry-After: 0 and is honoured as such; a 500 backs off (jittered, capped)
     assert no_sleep.count(0.0) >= injected.get("ratelimit", 0)
-    assert all(0.0 <= d <= 0.5 * 2 ** 8 for d in no_sleep)
+    assert all(0.0 <= d <= 0.5 * 2**8 for d in no_sleep)
 
 
 def test_a_refused_request_is_not_retried(server, no_sleep):
@@ -92,30 +94,52 @@ def test_a_server_that_never_answers_fails_within_the_timeout(server):
 
 def test_eval_under_faults_stores_every_episode_with_its_reason(server, no_sleep, tmp_path):
     episodes = 6
-    summary = run_eval([STONE_SWORD], _settings(server, llm_faults="timeout=0.1,http500=0.1,ratelimit=0.1,"
-                                                "garbage=0.05,empty=0.05", llm_retries=0),
-                       episodes=episodes, out_dir=tmp_path / "out", progress=False)
+    summary = run_eval(
+        [STONE_SWORD],
+        _settings(server, llm_faults="timeout=0.1,http500=0.1,ratelimit=0.1,garbage=0.05,empty=0.05", llm_retries=0),
+        episodes=episodes,
+        out_dir=tmp_path / "out",
+        progress=False,
+    )
     assert summary["n"] == episodes and summary["missing"] == 0 and summary["errors"] == []
     rows = [json.loads(line) for line in (tmp_path / "out" / "episodes.jsonl").read_text().splitlines()]
     assert len(rows) == episodes
     failed = [r for r in rows if not r["success"]]
     assert all(r["failure_reason"] for r in failed)
     assert summary["llm_failures"] == sum(1 for r in rows if r["llm_failed"])
-    assert summary["llm_failures"] > 0           # 40% faults and no retries: some episodes end on a fault
+    assert summary["llm_failures"] > 0  # 40% faults and no retries: some episodes end on a fault
     assert all(r["failure_reason"].startswith("LLM call failed") for r in rows if r["llm_failed"])
     assert summary["successes"] == episodes - summary["llm_failures"]
 
 
 def test_with_retries_the_same_faults_lose_nothing(server, no_sleep, tmp_path):
-    summary = run_eval([STONE_SWORD], _settings(server, llm_faults="timeout=0.1,http500=0.1,ratelimit=0.1,"
-                                                "garbage=0.05,empty=0.05", llm_retries=6),
-                       episodes=4, out_dir=tmp_path / "out", progress=False)
+    summary = run_eval(
+        [STONE_SWORD],
+        _settings(server, llm_faults="timeout=0.1,http500=0.1,ratelimit=0.1,garbage=0.05,empty=0.05", llm_retries=6),
+        episodes=4,
+        out_dir=tmp_path / "out",
+        progress=False,
+    )
     assert summary["successes"] == 4 and summary["llm_failures"] == 0
 
 
 def test_cli_run_ends_a_faulty_llm_with_one_line_and_exit_1(server, no_sleep, capsys):
-    rc = main(["run", "CraftStoneSword", "--llm", f"{server}/v1#replay", "--inventory", json.dumps(SWORD_START),
-               "--llm-faults", "garbage=1", "--llm-retries", "1", "--quiet", "--json"])
+    rc = main(
+        [
+            "run",
+            "CraftStoneSword",
+            "--llm",
+            f"{server}/v1#replay",
+            "--inventory",
+            json.dumps(SWORD_START),
+            "--llm-faults",
+            "garbage=1",
+            "--llm-retries",
+            "1",
+            "--quiet",
+            "--json",
+        ]
+    )
     out, err = capsys.readouterr()
     assert rc == 1 and "Traceback" not in err
     result = json.loads(out.strip().splitlines()[-1])
@@ -144,7 +168,7 @@ def _everything(roots, streams) -> list[str]:
     texts = list(streams)
     for root in roots:
         for f in root.rglob("*"):
-            texts.append(str(f))                                   # folder and file names too
+            texts.append(str(f))  # folder and file names too
             if f.is_file():
                 texts.append(f.read_bytes().decode("utf-8", "replace"))
     return texts
@@ -163,21 +187,53 @@ def test_credentials_anywhere_in_the_url_are_never_written_or_shown(server, monk
     trace = tmp_path / "trace"
     rc = main(["run", "CraftStoneSword", "--llm", url, *inv, "--trace-dir", str(trace), "--json"])
     out_run, err_run = capsys.readouterr()
-    assert rc == 0 and json.loads(out_run.strip().splitlines()[-1])["success"]   # the credentials worked
+    assert rc == 0 and json.loads(out_run.strip().splitlines()[-1])["success"]  # the credentials worked
     assert _LLM.seen_auth and all(a == _LLM.need_auth for a in _LLM.seen_auth)
     thread = json.loads(out_run.strip().splitlines()[-1])["thread"]
 
     out, collected = tmp_path / "eval", tmp_path / "collected"
-    argv = ["eval", "--suite", "deps71", "--tasks", "CraftStoneSword", "--llm", url, "--episodes", "1", *inv,
-            "--out", str(out), "--trace-dir", str(trace), "--collect", str(collected), "--planner", "rider",
-            "--json"]
-    monkeypatch.setattr("sys.argv", ["deps", *argv])              # the card keeps the command line
+    argv = [
+        "eval",
+        "--suite",
+        "deps71",
+        "--tasks",
+        "CraftStoneSword",
+        "--llm",
+        url,
+        "--episodes",
+        "1",
+        *inv,
+        "--out",
+        str(out),
+        "--trace-dir",
+        str(trace),
+        "--collect",
+        str(collected),
+        "--planner",
+        "rider",
+        "--json",
+    ]
+    monkeypatch.setattr("sys.argv", ["deps", *argv])  # the card keeps the command line
     rc = main(argv)
     out_eval, err_eval = capsys.readouterr()
     assert rc == 0 and (collected / "card.json").is_file()
     sweep = tmp_path / "sweep"
-    rc = main(["eval", "--suite", "deps71", "--tasks", "CraftStoneSword", "--episodes", "1", "--out", str(sweep),
-               *inv, "--sweep", f"llm={url}"])
+    rc = main(
+        [
+            "eval",
+            "--suite",
+            "deps71",
+            "--tasks",
+            "CraftStoneSword",
+            "--episodes",
+            "1",
+            "--out",
+            str(sweep),
+            *inv,
+            "--sweep",
+            f"llm={url}",
+        ]
+    )
     out_sweep, err_sweep = capsys.readouterr()
     assert rc == 0
 
@@ -185,21 +241,38 @@ def test_credentials_anywhere_in_the_url_are_never_written_or_shown(server, monk
     page = tmp_path / "page.html"
     assert main(["trace", "html", str(trace), "--thread", thread, "-o", str(page)]) == 0
     out_trace, err_trace = capsys.readouterr()
-    assert main(["replay", thread, "--from", "0", "--trace-dir", str(trace)]) == 2   # the URL is never read back
+    assert main(["replay", thread, "--from", "0", "--trace-dir", str(trace)]) == 2  # the URL is never read back
     out_refused, err_refused = capsys.readouterr()
     assert "--llm" in err_refused and len(err_refused.strip().splitlines()) == 1
     assert main(["replay", thread, "--from", "1", "--trace-dir", str(trace), "--llm", url, "--quiet"]) == 0
     out_replay, err_replay = capsys.readouterr()
     assert main(["run", "--resume", thread, "--trace-dir", str(trace)]) == 2
     out_resume, err_resume = capsys.readouterr()
-    assert main(["run", "CraftStoneSword", "--llm", f"http://{host}/v1?key={QUERY_SECRET}#m"]) == 2   # refused
+    assert main(["run", "CraftStoneSword", "--llm", f"http://{host}/v1?key={QUERY_SECRET}#m"]) == 2  # refused
     out_query, err_query = capsys.readouterr()
     assert "query" in err_query
 
-    texts = _everything((trace, out, sweep, collected, page),
-                        [out_run, err_run, out_eval, err_eval, out_sweep, err_sweep, out_trace, err_trace,
-                         out_refused, err_refused, out_replay, err_replay, out_resume, err_resume,
-                         out_query, err_query])
+    texts = _everything(
+        (trace, out, sweep, collected, page),
+        [
+            out_run,
+            err_run,
+            out_eval,
+            err_eval,
+            out_sweep,
+            err_sweep,
+            out_trace,
+            err_trace,
+            out_refused,
+            err_refused,
+            out_replay,
+            err_replay,
+            out_resume,
+            err_resume,
+            out_query,
+            err_query,
+        ],
+    )
     assert (trace / "checkpoints.sqlite").is_file() and len(texts) > 20
     for secret in (PASSWORD, PATH_TOKEN, ENV_KEY, FRAGMENT, QUERY_SECRET, f"{USER}:"):
         assert not [t[:80] for t in texts if secret in t], secret
@@ -218,10 +291,15 @@ def test_a_key_file_is_read_and_never_shown(server, monkeypatch, tmp_path):
         assert ENV_KEY not in llm.name
 
 
-@pytest.mark.parametrize("spec", [
-    f"http://{USER}:{PASSWORD}@example.org/v1#m", f"https://example.org/{PATH_TOKEN}/v1",
-    f"https://example.org/v1?key={PASSWORD}", f"http://{USER}:{PASSWORD}@[::1/v1",
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        f"http://{USER}:{PASSWORD}@example.org/v1#m",
+        f"https://example.org/{PATH_TOKEN}/v1",
+        f"https://example.org/v1?key={PASSWORD}",
+        f"http://{USER}:{PASSWORD}@[::1/v1",
+    ],
+)
 def test_redaction_hides_every_credential_form(spec):
     shown = redact_llm(spec)
     assert PASSWORD not in shown and PATH_TOKEN not in shown and f"{USER}:" not in shown
@@ -235,6 +313,5 @@ def test_settings_are_stored_redacted():
     s = RunSettings(llm=f"http://{USER}:{PASSWORD}@example.org:8080/v1#m")
     stored = s.to_dict()["llm"]
     assert stored.startswith("http://example.org:8080~") and len(stored) == len("http://example.org:8080~") + 8
-    assert RunSettings(llm="http://example.org:8080/v1#n").to_dict()["llm"] != stored   # endpoints told apart
-    assert redact_llm("http://other:pw@example.org:8080/v1#m") == stored                 # user info is no part
-
+    assert RunSettings(llm="http://example.org:8080/v1#n").to_dict()["llm"] != stored  # endpoints told apart
+    assert redact_llm("http://other:pw@example.org:8080/v1#m") == stored  # user info is no part

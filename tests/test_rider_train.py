@@ -2,6 +2,7 @@
 `deps train llm` (LoRA on the shipped GGUF's weights, a GGUF LoRA adapter out), serving an
 adapter with the local llama.cpp server, and the bad inputs, each refused with one line and
 nothing half-written."""
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,17 @@ from training.data import CARD_FILE, TRAIN_FILE, DatasetError, default_base_mode
 
 
 def _example(task: str = "CraftStick", reply: str = "mine({'log':1}, null)  # step 1: mine 1 log\n") -> dict:
-    return {"messages": [{"role": "system", "content": "plan"}, {"role": "user", "content": "How to obtain 1 stick?"},
-                         {"role": "assistant", "content": reply}],
-            "task": task, "source": "teacher:oracle", "format": "deps-plan", "relabelled": False}
+    return {
+        "messages": [
+            {"role": "system", "content": "plan"},
+            {"role": "user", "content": "How to obtain 1 stick?"},
+            {"role": "assistant", "content": reply},
+        ],
+        "task": task,
+        "source": "teacher:oracle",
+        "format": "deps-plan",
+        "relabelled": False,
+    }
 
 
 def _one_line_error(capsys, argv: list[str]) -> str:
@@ -25,7 +34,7 @@ def _one_line_error(capsys, argv: list[str]) -> str:
     err = capsys.readouterr().err.strip()
     assert rc == 2, err
     assert "Traceback" not in err
-    errors = [line for line in err.splitlines() if ": error: " in line]   # `deps run` also prints its task first
+    errors = [line for line in err.splitlines() if ": error: " in line]  # `deps run` also prints its task first
     assert len(errors) == 1, err
     return errors[0]
 
@@ -47,18 +56,21 @@ def test_dataset_round_trip_and_card(good_data, base_id):
     assert [e["task"] for e in ds.examples] == ["CraftStick", "CraftPlanks"]
     assert ds.card["examples"] == 2 and ds.card["tasks"] == ["CraftPlanks", "CraftStick"]
     assert ds.card["counts"]["source:teacher:oracle"] == 2
-    assert not [p for p in good_data.parent.iterdir() if p.name.startswith(".")]   # no temp folder left
+    assert not [p for p in good_data.parent.iterdir() if p.name.startswith(".")]  # no temp folder left
 
 
-@pytest.mark.parametrize("breakage, words", [
-    ("empty", "no examples"),
-    ("malformed", "not valid JSON"),
-    ("missing_key", "missing key 'source'"),
-    ("bad_role", "messages[1]"),
-    ("last_not_assistant", "last message must be"),
-    ("no_card", "needs card.json"),
-    ("foreign_base", "was written for base model"),
-])
+@pytest.mark.parametrize(
+    "breakage, words",
+    [
+        ("empty", "no examples"),
+        ("malformed", "not valid JSON"),
+        ("missing_key", "missing key 'source'"),
+        ("bad_role", "messages[1]"),
+        ("last_not_assistant", "last message must be"),
+        ("no_card", "needs card.json"),
+        ("foreign_base", "was written for base model"),
+    ],
+)
 def test_bad_dataset_one_line_and_nothing_written(tmp_path, good_data, capsys, breakage, words):
     train, card = good_data / TRAIN_FILE, good_data / CARD_FILE
     if breakage == "empty":
@@ -143,8 +155,10 @@ def _fake_adapter(path: Path, base: dict) -> Path:
         num_hidden_layers, num_attention_heads, num_key_value_heads = 30, 9, 3
 
     rng = np.random.default_rng(0)
-    state = {"base_model.model.model.layers.0.self_attn.v_proj.lora_A.weight": rng.normal(size=(2, 576)),
-             "base_model.model.model.layers.0.self_attn.v_proj.lora_B.weight": np.zeros((192, 2))}
+    state = {
+        "base_model.model.model.layers.0.self_attn.v_proj.lora_A.weight": rng.normal(size=(2, 576)),
+        "base_model.model.model.layers.0.self_attn.v_proj.lora_B.weight": np.zeros((192, 2)),
+    }
     return write_lora_gguf(path, state, config=Cfg(), alpha=4.0, base_model=base)
 
 
@@ -171,13 +185,18 @@ def test_replan_examples_answer_a_real_failure_with_a_plan_that_works_from_there
         assert ("failed on step" in user or "do not have 1 stone_sword" in user) and "Fix the plan" in user
         flawed = e["messages"][-3]["content"]
         assert e["messages"][-3]["role"] == "assistant" and flawed.count("\n") >= 2
-        assert x["messages"][-1]["content"] in user          # its explanation is the one the re-plan reads
+        assert x["messages"][-1]["content"] in user  # its explanation is the one the re-plan reads
         assert x["messages"][0]["content"].startswith("You explain why")
         fix = e["messages"][-1]["content"]
         assert fix not in flawed
-        again = run_episode(replace(task, inventory=e["inventory"]), RunSettings(planner="deps", max_rounds=0),
-                            llm=_ScriptedLLM([fix]), kb=kb)
+        again = run_episode(
+            replace(task, inventory=e["inventory"]),
+            RunSettings(planner="deps", max_rounds=0),
+            llm=_ScriptedLLM([fix]),
+            kb=kb,
+        )
         assert again["success"], (fix, again["failure_reason"])
+
 
 def test_adapter_files_checked(tmp_path, base_id, capsys):
     from agent.llm.adapter_file import AdapterError, adapter_info
@@ -214,8 +233,29 @@ def test_pipeline_tiny(tmp_path, capsys):
 
     data, out = tmp_path / "data", tmp_path / "adapter"
     make_teacher_dataset(data, [str(_two_task_suite(tmp_path))], holdout="none")
-    assert main(["train", "llm", "--data", str(data), "--out", str(out), "--steps", "2", "--batch-size", "2",
-                 "--layers", "2", "--max-len", "256", "--quiet", "--json"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "llm",
+                "--data",
+                str(data),
+                "--out",
+                str(out),
+                "--steps",
+                "2",
+                "--batch-size",
+                "2",
+                "--layers",
+                "2",
+                "--max-len",
+                "256",
+                "--quiet",
+                "--json",
+            ]
+        )
+        == 0
+    )
     card = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert card["train"]["steps"] == 2 and card["adapter"]["bytes"] > 0
     assert sorted(p.name for p in out.iterdir()) == ["adapter.gguf", "card.json", "peft"]
@@ -226,8 +266,10 @@ def test_pipeline_tiny(tmp_path, capsys):
         with open_chat_model("local", server=srv, max_tokens=60, timeout=600) as h:
             # the question alone (the planner's full prompt is ~1000 tokens: slow on a busy CPU),
             # under the planner's own grammar, the one that ends a plan at the task's item
-            text, used = ask(h.grammar_mode(code_form_grammar(load_kb("1.11.2"), target={"stick": 1})),
-                             [("user", "How to obtain 1 stick? My inventory is empty.")])
+            text, used = ask(
+                h.grammar_mode(code_form_grammar(load_kb("1.11.2"), target={"stick": 1})),
+                [("user", "How to obtain 1 stick? My inventory is empty.")],
+            )
     assert used.get("calls") == 1
     first = text.splitlines()[0]
     assert parse_call(first.split("  # ")[0]).action in ("mine", "craft", "smelt", "kill", "equip")
@@ -237,7 +279,8 @@ def _two_task_suite(tmp_path: Path) -> Path:
     suite = tmp_path / "two.yaml"
     suite.write_text(
         "- {id: CraftStick, group: MT1, instruction: Obtain a stick., target: {stick: 1}, max_steps: 3000}\n"
-        "- {id: CraftPlanks, group: MT1, instruction: Obtain a plank., target: {planks: 1}, max_steps: 3000}\n")
+        "- {id: CraftPlanks, group: MT1, instruction: Obtain a plank., target: {planks: 1}, max_steps: 3000}\n"
+    )
     return suite
 
 

@@ -1,4 +1,5 @@
 """The oracle solver: plans that are valid in the text world, with the right quantities."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,8 +17,9 @@ SUITE = Path(__file__).resolve().parents[1] / "worlds" / "suites" / "deps71.yaml
 def replay(kb, goals: list[Goal], *, inventory=None, target=None, max_steps=12000, biome=None):
     """Execute goals unit by unit, as a scripted controller would; (ok, error, world)."""
     w = TextWorld(kb)
-    w.reset(seed=0, options={"inventory": inventory or {}, "target": target or {},
-                             "max_steps": max_steps, "biome": biome})
+    w.reset(
+        seed=0, options={"inventory": inventory or {}, "target": target or {}, "max_steps": max_steps, "biome": biome}
+    )
     for g in goals:
         for item, n in g.obj.items():
             got = 0
@@ -26,7 +28,7 @@ def replay(kb, goals: list[Goal], *, inventory=None, target=None, max_steps=1200
                 if not info["ok"]:
                     return False, f"{g.code()}: {info['error']}", w
                 by_unit = g.action == "equip" or (g.action == "kill" and kb.is_mob(item))
-                got += 1 if by_unit else kb.count(info["gained"], item)   # kill for a rare drop: count the item
+                got += 1 if by_unit else kb.count(info["gained"], item)  # kill for a rare drop: count the item
     return True, None, w
 
 
@@ -43,8 +45,12 @@ def test_diamond_from_nothing_runs_in_the_textworld(version):
     for tool in ("crafting_table", "wooden_pickaxe", "stone_pickaxe", "furnace", "iron_pickaxe"):
         assert actions.count(("craft", tool)) == 1, tool
     order = [a for a in actions if a[1] in ("wooden_pickaxe", "stone_pickaxe", "iron_pickaxe", "diamond")]
-    assert order == [("craft", "wooden_pickaxe"), ("craft", "stone_pickaxe"),
-                     ("craft", "iron_pickaxe"), ("mine", "diamond")]
+    assert order == [
+        ("craft", "wooden_pickaxe"),
+        ("craft", "stone_pickaxe"),
+        ("craft", "iron_pickaxe"),
+        ("mine", "diamond"),
+    ]
     smelt = next(g for g in goals if g.action == "smelt")
     assert smelt.tool == "furnace" and smelt.obj == {"iron_ingot": 3}
     assert any(kb.fuel_value(m) or kb.fuel_value_of(m) for m in smelt.materials)  # fuel is planned
@@ -69,7 +75,9 @@ def test_six_planks_need_two_logs():
     kb = load_kb("1.11.2")
     goals = solve(kb, {"planks": 6})
     assert [(g.action, g.obj, g.materials) for g in goals] == [
-        ("mine", {"log": 2}, {}), ("craft", {"planks": 8}, {"log": 2})]
+        ("mine", {"log": 2}, {}),
+        ("craft", {"planks": 8}, {"log": 2}),
+    ]
 
 
 def test_reuses_the_inventory():
@@ -91,23 +99,25 @@ def test_allowed_skills_and_unreachable():
     with pytest.raises(Unreachable, match="unknown item 'foo'"):
         solve(kb, {"foo": 1})
     goals = solve(kb, {"iron_ingot": 2}, {"iron_ore": 2, "furnace": 1, "coal": 1}, allowed_skills={"smelt"})
-    assert [(g.action, g.obj, g.materials) for g in goals] == [
-        ("smelt", {"iron_ingot": 2}, {"iron_ore": 2, "coal": 1})]
+    assert [(g.action, g.obj, g.materials) for g in goals] == [("smelt", {"iron_ingot": 2}, {"iron_ore": 2, "coal": 1})]
 
 
 @pytest.mark.parametrize("version", ["1.11.2", "1.19.2"])
-@pytest.mark.parametrize("item,must", [
-    ("leather_chestplate", ("kill", "cow")),
-    ("bed", ("kill", "sheep")),
-    ("cooked_porkchop", ("kill", "pig")),
-    ("cooked_mutton", ("kill", "sheep")),
-    ("shears", ("smelt", "iron_ingot")),
-    ("bucket", ("smelt", "iron_ingot")),
-    ("quartz_block", ("mine", "quartz")),
-    ("stone", ("smelt", "stone")),
-    ("torch", ("mine", "coal")),
-    ("painting", ("kill", "sheep")),
-])
+@pytest.mark.parametrize(
+    "item,must",
+    [
+        ("leather_chestplate", ("kill", "cow")),
+        ("bed", ("kill", "sheep")),
+        ("cooked_porkchop", ("kill", "pig")),
+        ("cooked_mutton", ("kill", "sheep")),
+        ("shears", ("smelt", "iron_ingot")),
+        ("bucket", ("smelt", "iron_ingot")),
+        ("quartz_block", ("mine", "quartz")),
+        ("stone", ("smelt", "stone")),
+        ("torch", ("mine", "coal")),
+        ("painting", ("kill", "sheep")),
+    ],
+)
 def test_solves_and_runs(version, item, must):
     kb = load_kb(version)
     goals = solve(kb, {item: 1})
@@ -159,6 +169,7 @@ def test_oracle_solves_every_deps71_task_within_its_budget(version):
 
 def test_deps71_paper_objects_resolve_in_every_version():
     import yaml
+
     rows = yaml.safe_load(SUITE.read_text())
     for version in VERSIONS:
         kb = load_kb(version)

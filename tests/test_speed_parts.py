@@ -1,5 +1,6 @@
 """The speed work of issue 21 keeps behaviour: each faster part gives what the slower one gave.
 No timings here (those are `deps bench` figures, docs/performance.md)."""
+
 from __future__ import annotations
 
 import re
@@ -64,7 +65,7 @@ def test_prefix_cache_counts_only_what_follows_the_longest_cached_prefix():
     cache.add([1, 2, 3, 4])
     assert cache.hit([1, 2, 3, 9]) == 3 and cache.hit([7]) == 0
     cache.add([5, 6])
-    cache.add([8])                  # two entries kept: [1, 2, 3, 4] is gone
+    cache.add([8])  # two entries kept: [1, 2, 3, 4] is gone
     assert cache.hit([1, 2]) == 0 and cache.hit([5, 6, 7]) == 2
 
 
@@ -74,7 +75,7 @@ def test_naive_dialogue_sends_more_tokens_for_the_same_plans_and_successes():
     m = token_benchmarks()
     assert m["tokens_successes"] == 4.0
     assert 0 < m["tokens_sent_vs_naive"] < 1 and 0 < m["tokens_vs_naive"] < m["tokens_sent_vs_naive"]
-    assert token_benchmarks() == m   # a replayed script: the same figures every run
+    assert token_benchmarks() == m  # a replayed script: the same figures every run
 
 
 def test_the_loop_is_compiled_once_and_a_checkpointer_gets_its_own_copy():
@@ -103,7 +104,7 @@ def test_untraced_skill_runs_directly_with_the_same_outcome():
     settings, task = RunSettings(planner="oracle"), find_task("CraftWoodenPickaxe")
     goal = Goal("mine", {"log": 2})
     Ctx.world = make_world(settings, KB, task)
-    direct = drive(Ctx, goal)                       # outside a graph run: no tool run built
+    direct = drive(Ctx, goal)  # outside a graph run: no tool run built
     reference = ScriptedController(KB).run(goal, make_world(settings, KB, task))
     assert direct == reference and direct["ok"]
 
@@ -152,7 +153,12 @@ def _around_reference(env, rows):
         for m in range(env.mob_kind.shape[1]):
             kind = env.mob_kind[e, m]
             rx, ry, rz = env.mob_pos[e, m] - env.pos[e]
-            if kind > 0 and abs(rx) <= RADIUS and abs(rz) <= RADIUS and spec.VIEW_LEVELS[0] <= ry <= spec.VIEW_LEVELS[-1]:
+            if (
+                kind > 0
+                and abs(rx) <= RADIUS
+                and abs(rz) <= RADIUS
+                and spec.VIEW_LEVELS[0] <= ry <= spec.VIEW_LEVELS[-1]
+            ):
                 out[k, n_cells + kind, min((rz + RADIUS) // POOL, SIDE - 1), min((rx + RADIUS) // POOL, SIDE - 1)] += 1
     return np.minimum(out, 255).astype(np.uint8)
 
@@ -167,7 +173,7 @@ def test_surroundings_map_and_local_view_match_a_cell_by_cell_reading_at_the_map
     rng = np.random.default_rng(0)
     for _ in range(5):
         env.step(np.stack([rng.integers(0, 10, 4), np.full(4, -1)], axis=1))
-    env.pos[0, 0], env.pos[1, 2], env.pos[2, 0] = 0, env.Z - 1, env.X - 2     # at and near the edges
+    env.pos[0, 0], env.pos[1, 2], env.pos[2, 0] = 0, env.Z - 1, env.X - 2  # at and near the edges
     assert np.array_equal(around(env), _around_reference(env, [0, 1, 2, 3]))
     assert np.array_equal(around(env, np.array([2, 0])), _around_reference(env, [2, 0]))
     blocks = env.observe()["blocks"]
@@ -200,14 +206,23 @@ def test_eval_workers_each_use_their_own_handle_from_a_pool():
     pool = HandlePool([Handle("a"), Handle("b")])
     used: dict[str, int] = {}
 
-    def episode(task, settings, llm=None):   # each worker takes an episode before either ends
+    def episode(task, settings, llm=None):  # each worker takes an episode before either ends
         used[llm.name] = used.get(llm.name, 0) + 1
         return {"success": True}
 
     task = find_task("CraftWoodenPickaxe")
     results = []
-    asyncio.run(run_local([(task, ep, ep) for ep in range(4)], RunSettings(planner="oracle"), episode, pool, 2,
-                          lambda t, ep, seed, res: results.append(ep), lambda t, ep, exc: results.append(exc),
-                          lambda: False))
+    asyncio.run(
+        run_local(
+            [(task, ep, ep) for ep in range(4)],
+            RunSettings(planner="oracle"),
+            episode,
+            pool,
+            2,
+            lambda t, ep, seed, res: results.append(ep),
+            lambda t, ep, exc: results.append(exc),
+            lambda: False,
+        )
+    )
     assert sorted(results) == [0, 1, 2, 3] and set(used) == {"a", "b"}
     assert pool.stats() == {"calls": 4, "retries": 2, "model": "a"}

@@ -1,5 +1,6 @@
 """LangGraph's own server loads the graph as `langgraph dev` does (langgraph.json, in-memory
 runtime, loopback) and one oracle episode runs through its HTTP API."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LANGGRAPH = Path(sys.executable).with_name("langgraph")   # langgraph-cli[inmem], in the test extra
+LANGGRAPH = Path(sys.executable).with_name("langgraph")  # langgraph-cli[inmem], in the test extra
 
 
 def _port() -> int:
@@ -46,9 +47,25 @@ def server(tmp_path_factory):
     (work / "langgraph.json").write_text(json.dumps(cfg))
     port = _port()
     env = {**os.environ, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
-    proc = subprocess.Popen([str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1",
-                             "--port", str(port), "--config", "langgraph.json"], cwd=work, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            str(LANGGRAPH),
+            "dev",
+            "--no-browser",
+            "--no-reload",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--config",
+            "langgraph.json",
+        ],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while True:
@@ -77,16 +94,18 @@ def test_server_draws_the_graph_and_gives_the_schemas(server):
     assert {n["id"] for n in drawn["nodes"]} >= {"plan", "parse", "select", "execute", "describe", "explain"}
     _, schemas = _get(f"{server}/assistants/{aid}/schemas")
     assert {"task", "planner", "world", "llm", "seed", "max_rounds"} <= set(schemas["context_schema"]["properties"])
-    assert set(schemas["input_schema"]["properties"]) == {"task"}   # a small input: the task
+    assert set(schemas["input_schema"]["properties"]) == {"task"}  # a small input: the task
     planner = schemas["context_schema"]["properties"]["planner"]
-    assert "oracle" in planner["enum"] and planner["description"]   # choices and descriptions
+    assert "oracle" in planner["enum"] and planner["description"]  # choices and descriptions
 
 
 def test_an_oracle_episode_runs_through_the_http_api(server):
-    status, state = _post(server + "/runs/wait", {
-        "assistant_id": "deps", "input": {"task": "CraftPlanks"}, "context": {"planner": "oracle"}})
+    status, state = _post(
+        server + "/runs/wait",
+        {"assistant_id": "deps", "input": {"task": "CraftPlanks"}, "context": {"planner": "oracle"}},
+    )
     assert status == 200
     assert state["status"] == "success", state
     assert state["inventory"].get("planks", 0) >= 1
     assert state["plans"][0].startswith("mine({'log':1}")
-    assert state["task"] == "CraftPlanks"   # the task is in the state
+    assert state["task"] == "CraftPlanks"  # the task is in the state

@@ -1,4 +1,5 @@
 """The task suites (data) and their loader (worlds/tasks.py)."""
+
 from __future__ import annotations
 
 import json
@@ -40,10 +41,16 @@ def test_deps71_has_all_76_table_rows():
     assert len(tasks) == 76  # the paper says 71; Tables 9-16 list 76
     # Table 1's "Number" column says MT4 has 6; Table 12 lists 13 rows.
     assert Counter(t.group for t in tasks) == {
-        "MT1": 14, "MT2": 12, "MT3": 7, "MT4": 13, "MT5": 9, "MT6": 7, "MT7": 13, "MT8": 1,
+        "MT1": 14,
+        "MT2": 12,
+        "MT3": 7,
+        "MT4": 13,
+        "MT5": 9,
+        "MT6": 7,
+        "MT7": 13,
+        "MT8": 1,
     }
-    steps = {"MT1": 3000, "MT2": 3000, "MT3": 6000, "MT4": 3000, "MT5": 6000,
-             "MT6": 6000, "MT7": 6000, "MT8": 12000}
+    steps = {"MT1": 3000, "MT2": 3000, "MT3": 6000, "MT4": 3000, "MT5": 6000, "MT6": 6000, "MT7": 6000, "MT8": 12000}
     assert all(t.max_steps == steps[t.group] and t.inventory == {} for t in tasks)
     assert all(sum(t.target.values()) == 1 for t in tasks)
     records = load_records("deps71")
@@ -77,8 +84,7 @@ def test_plan4mc_has_40_tasks_10_per_group():
     assert all(t.biome for t in tasks)
     by_id = {t.id: t for t in tasks}
     assert by_id["place_crafting_table_nearby"].target == {"crafting_table": 1}
-    assert by_id["harvest_milk_with_crafting_table_and_iron_ingot"].inventory == {
-        "crafting_table": 1, "iron_ingot": 3}
+    assert by_id["harvest_milk_with_crafting_table_and_iron_ingot"].inventory == {"crafting_table": 1, "iron_ingot": 3}
     assert by_id["craft_iron_trapdoor_with_stone_pickaxe"].inventory == {"stone_pickaxe": 5, "dirt": 64}
     assert all(t.inventory == {} for t in tasks if t.group == "log")
 
@@ -97,8 +103,16 @@ def test_mp5_suites():
 
 
 def test_custom_file_json_and_yaml(tmp_path):
-    rows = [{"id": "Sticks", "group": "g", "instruction": "obtain 4 sticks",
-             "target": {"stick": 4}, "max_steps": 100, "inventory": {"planks": 2}}]
+    rows = [
+        {
+            "id": "Sticks",
+            "group": "g",
+            "instruction": "obtain 4 sticks",
+            "target": {"stick": 4},
+            "max_steps": 100,
+            "inventory": {"planks": 2},
+        }
+    ]
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(rows))
     (task,) = load_suite(str(path))
@@ -204,15 +218,25 @@ def test_find_task_prefers_the_given_suite_and_misses_cleanly():
 
 
 def _resolver(name: str) -> str | None:
-    known = {"iron ingot": "iron_ingot", "stick": "stick", "shears": "shears",
-             "bucket": "bucket", "cooked beef": "cooked_beef", "torch": "torch"}
+    known = {
+        "iron ingot": "iron_ingot",
+        "stick": "stick",
+        "shears": "shears",
+        "bucket": "bucket",
+        "cooked beef": "cooked_beef",
+        "torch": "torch",
+    }
     return known.get(name)
 
 
 def test_task_from_instruction():
     t = task_from_instruction("obtain 3 iron ingots", _resolver)
     assert (t.target, t.group, t.max_steps, t.instruction) == (
-        {"iron_ingot": 3}, "custom", 12000, "obtain 3 iron ingots")
+        {"iron_ingot": 3},
+        "custom",
+        12000,
+        "obtain 3 iron ingots",
+    )
     assert task_from_instruction("Make shears and a bucket", _resolver).target == {"shears": 1, "bucket": 1}
     assert task_from_instruction("craft two torches", _resolver).target == {"torch": 2}
     assert task_from_instruction("cook the beef", _resolver).target == {"cooked_beef": 1}

@@ -1,4 +1,5 @@
 """MC-TextWorld: rules, failure messages, seeded stochastic outcomes."""
+
 from __future__ import annotations
 
 import pytest
@@ -69,7 +70,7 @@ def test_mining_needs_the_right_tier(kb):
     w = make(kb, {"iron_pickaxe": 1})
     _, _, _, _, info = act(w, "mine", "iron_ore")
     assert info["ok"] and w.inventory["iron_ore"] == 1  # 1.11: the ore itself, smelt it
-    _, _, _, _, info = act(w, "mine", "stone")           # break the block, get what it drops
+    _, _, _, _, info = act(w, "mine", "stone")  # break the block, get what it drops
     assert info["ok"] and info["gained"] == {"cobblestone": 1}
 
 
@@ -115,7 +116,7 @@ def test_kill_by_mob_or_by_item(kb):
     info = act(w, "kill", "cow")[4]
     assert info["ok"] and info["gained"] == {"leather": 1, "beef": 1}
     info = act(w, "kill", "wool")[4]
-    assert info["ok"] and info["gained"]["wool"] == 1          # a sheep
+    assert info["ok"] and info["gained"]["wool"] == 1  # a sheep
     info = act(w, "kill", "porkchop")[4]
     assert info["ok"] and "porkchop" in info["gained"]
     assert not act(w, "kill", "diamond")[4]["ok"]
@@ -164,14 +165,14 @@ def test_biome_picks_the_log_variant():
     assert act(w, "craft", "planks")[4]["gained"] == {"birch_planks": 4}
     assert w.has("planks", 4) and not w.has("oak_planks")
     assert "needs 1 oak_log, has 0" in act(w, "craft", "oak_planks")[4]["error"]
-    assert act(w, "mine", "oak_log")[4]["gained"] == {"oak_log": 1}   # asked by name
+    assert act(w, "mine", "oak_log")[4]["gained"] == {"oak_log": 1}  # asked by name
     w.reset(options={})
-    assert act(w, "mine", "log")[4]["gained"] == {"oak_log": 1}      # plains: oak
+    assert act(w, "mine", "log")[4]["gained"] == {"oak_log": 1}  # plains: oak
     kb11 = load_kb("1.11.2")
     w = TextWorld(kb11)
     w.reset(options={"biome": "savanna"})
     assert act(w, "mine", "log")[4]["gained"] == {"log2": 1}
-    assert act(w, "craft", "planks")[4]["ok"]                         # log2 makes planks too
+    assert act(w, "craft", "planks")[4]["ok"]  # log2 makes planks too
 
 
 def test_costs_mining_a_log_costs_more_than_crafting(kb):

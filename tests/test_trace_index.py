@@ -1,4 +1,5 @@
 """`deps eval --trace-dir`: every episode's trace page and an index page linking them."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,24 @@ from agent.cli import main
 
 
 def _eval(tmp_path: Path, capsys) -> dict:
-    code = main(["eval", "--suite", "deps71", "--tasks", "CraftPlanks,CraftSticks,CraftWoodenPickaxe",
-                 "--planner", "oracle", "--skills", "craft", "--out", str(tmp_path / "out"),
-                 "--trace-dir", str(tmp_path / "traces"), "--json"])
+    code = main(
+        [
+            "eval",
+            "--suite",
+            "deps71",
+            "--tasks",
+            "CraftPlanks,CraftSticks,CraftWoodenPickaxe",
+            "--planner",
+            "oracle",
+            "--skills",
+            "craft",
+            "--out",
+            str(tmp_path / "out"),
+            "--trace-dir",
+            str(tmp_path / "traces"),
+            "--json",
+        ]
+    )
     out = capsys.readouterr()
     assert code == 0, out.err
     return json.loads(out.out.strip().splitlines()[-1])
@@ -38,7 +54,21 @@ def test_a_page_is_never_written_through_a_planted_link(tmp_path, capsys):
     traces = tmp_path / "traces"
     traces.mkdir()
     (traces / "CraftPlanks-e0").symlink_to(elsewhere, target_is_directory=True)
-    main(["eval", "--suite", "deps71", "--tasks", "CraftPlanks", "--planner", "oracle",
-          "--out", str(tmp_path / "out"), "--trace-dir", str(traces), "--json"])
+    main(
+        [
+            "eval",
+            "--suite",
+            "deps71",
+            "--tasks",
+            "CraftPlanks",
+            "--planner",
+            "oracle",
+            "--out",
+            str(tmp_path / "out"),
+            "--trace-dir",
+            str(traces),
+            "--json",
+        ]
+    )
     capsys.readouterr()
     assert not (elsewhere / "trace.html").exists()

@@ -1,5 +1,6 @@
 """Whole-game teacher data (issue 23, part 2): the held-out rule, the start inventories, the
 stumbling rider teacher's revision turns, and that no held-out item is ever a training target."""
+
 from __future__ import annotations
 
 import json
@@ -43,7 +44,7 @@ def test_rule_holds_out_at_least_100_items_outside_the_suites_trees(kb, split):
     assert not set(split.held_out) & tree
     assert not set(split.held_out) & set(split.train)
     assert sorted(split.held_out + split.train) == sorted(split.items)
-    again = split_items(kb, HOLDOUT_RULE, split.items)   # the rule is a function of the names only
+    again = split_items(kb, HOLDOUT_RULE, split.items)  # the rule is a function of the names only
     assert again.held_out == split.held_out
     other = split_items(kb, "sha256:another-salt:55", split.items)
     assert other.held_out != split.held_out
@@ -68,7 +69,7 @@ def test_start_inventories_vary(kb):
     assert got["empty"] == {}
     assert got["partway"] and all(kb.canonical(k) for k in got["partway"])
     assert got["tool"] and set(got["tool"]) <= {"wooden_pickaxe", "stone_pickaxe", "crafting_table", "furnace"}
-    assert got["better-tool"] == {"iron_pickaxe": 1}     # the plan needs a stone pickaxe at most
+    assert got["better-tool"] == {"iron_pickaxe": 1}  # the plan needs a stone pickaxe at most
     assert "better-tool" not in dict(start_inventories(kb, "stick"))
 
 
@@ -84,11 +85,19 @@ def test_no_heldout_item_is_a_target_or_a_task_line(kb, split):
     assert through
     raw, info = rider_examples(through, kb)
     assert info["successes"] == len(through)
-    lines = lambda exs: {m.group(2) for e in exs for msg in e["messages"] if msg["role"] == "user"  # noqa: E731
-                         for m in _TASK_LINE.finditer(msg["content"])}
+
+    def lines(exs):
+        return {
+            m.group(2)
+            for e in exs
+            for msg in e["messages"]
+            if msg["role"] == "user"
+            for m in _TASK_LINE.finditer(msg["content"])
+        }
+
     kept = check_no_heldout(raw, held)
-    assert lines(raw) & held            # unfiltered, relabelled sub-tasks name held-out items
-    assert not lines(kept) & held       # after the filter no task line does
+    assert lines(raw) & held  # unfiltered, relabelled sub-tasks name held-out items
+    assert not lines(kept) & held  # after the filter no task line does
     assert len(kept) < len(raw)
     deps, _ = teacher_examples(through, kb, augment=1, replans=1, holdout=held)
     assert deps and not {e["task"].split("@")[0] for e in deps} & held
@@ -103,9 +112,9 @@ def test_stumbling_teacher_gives_revision_turns_from_real_refusals(kb, split):
     assert revisions
     for e in revisions:
         question = e["messages"][-2]["content"]
-        assert "could not run" in question and "cannot" in question   # the world's own refusal
+        assert "could not run" in question and "cannot" in question  # the world's own refusal
         assert e["messages"][-1]["content"].startswith("Next skill: ")
-        assert e["messages"][-1]["content"] not in question.split("\n")[0]   # not the refused reply again
+        assert e["messages"][-1]["content"] not in question.split("\n")[0]  # not the refused reply again
 
 
 def test_out_folder_of_another_version_is_refused(tmp_path):
@@ -121,9 +130,25 @@ def test_out_folder_of_another_version_is_refused(tmp_path):
 
 def test_cli_bad_rule_one_line_and_nothing_written(tmp_path):
     out = tmp_path / "data"
-    r = subprocess.run([sys.executable, "-m", "agent.cli", "train", "llm-data", "--targets", "all",
-                        "--holdout-rule", "sha256:x:0", "--out", str(out)],
-                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent.cli",
+            "train",
+            "llm-data",
+            "--targets",
+            "all",
+            "--holdout-rule",
+            "sha256:x:0",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert r.returncode == 2
     assert len(r.stderr.strip().splitlines()) == 1 and "accepted: sha256:SALT:PCT" in r.stderr
     assert not out.exists()
@@ -139,7 +164,7 @@ def test_episode_cache_reuses_stored_rows_and_runs_the_rest(kb, split, tmp_path)
     assert len(cache.read_text().splitlines()) == 1 and first[0]["success"]
     both = _rows(str(cache), tasks, kb, "1.11.2", False)
     assert [r["task"] for r in both] == [t.id for t in tasks]
-    assert len(cache.read_text().splitlines()) == 2          # the stored row was not run again
+    assert len(cache.read_text().splitlines()) == 2  # the stored row was not run again
     assert both[0] == first[0]
     cache.write_text("not json\n")
     with pytest.raises(DatasetError, match="is not a rider teacher episode row"):

@@ -3,9 +3,10 @@ the MineDojo adapter on its stand-in simulator, and the mineflayer world on a fl
 stand-in (tests/mineflayer_server/), playing the agent's 1.11.2 names.
 
 A new world joins with one entry in CASES (see tests/world_contract.py's docstring)."""
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -26,8 +27,12 @@ def _textworld() -> WorldCase:
 
 
 def _gridworld() -> WorldCase:
-    return WorldCase("gridworld", make=lambda: (GridWorld(KB), GridScriptedController(KB)), kb=KB,
-                     near=lambda world, block: functional.within_reach(world.env, world.i, block))
+    return WorldCase(
+        "gridworld",
+        make=lambda: (GridWorld(KB), GridScriptedController(KB)),
+        kb=KB,
+        near=lambda world, block: functional.within_reach(world.env, world.i, block),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +52,14 @@ def mineflayer_world():
 
 def _mineflayer(request: pytest.FixtureRequest) -> WorldCase:
     world = request.getfixturevalue("mineflayer_world")
-    return WorldCase("mineflayer", make=lambda: (world, ScriptedController(KB)), kb=KB, seeded=False, near=lambda w, block: w.near(block),
-                     prepare=_summon_mobs)
+    return WorldCase(
+        "mineflayer",
+        make=lambda: (world, ScriptedController(KB)),
+        kb=KB,
+        seeded=False,
+        near=lambda w, block: w.near(block),
+        prepare=_summon_mobs,
+    )
 
 
 def _summon_mobs(world, goal) -> None:
@@ -65,9 +76,13 @@ def _minedojo() -> WorldCase:
     from worlds.minedojo.standin import StandinSim
     from worlds.minedojo.world import MineDojoWorld
 
-    return WorldCase("minedojo", make=lambda: (MineDojoWorld(StandinSim(KB), KB), ScriptedController(KB)), kb=KB,
-                     seeded=False, near=lambda world, block: bool(
-                         world.obs["nearby_tools"]["table" if block == "crafting_table" else "furnace"]))
+    return WorldCase(
+        "minedojo",
+        make=lambda: (MineDojoWorld(StandinSim(KB), KB), ScriptedController(KB)),
+        kb=KB,
+        seeded=False,
+        near=lambda world, block: bool(world.obs["nearby_tools"]["table" if block == "crafting_table" else "furnace"]),
+    )
 
 
 CASES: dict[str, Callable[..., WorldCase]] = {

@@ -29,10 +29,12 @@ station stands placed within reach (worlds that place stations instead of keepin
 for it (a server without natural mob spawning gets its cow summoned).
 Every check in CHECKS then runs on it.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -48,10 +50,10 @@ class WorldCase:
     name: str
     make: Callable[[], tuple[Any, Any]]
     kb: KnowledgeBase
-    seeded: bool = True                 # the same seed gives the same observation, whole
+    seeded: bool = True  # the same seed gives the same observation, whole
     near: Callable[[Any, str], bool] | None = None
     unsupported: dict[str, str] = field(default_factory=dict)
-    prepare: Callable[[Any, Goal], None] | None = None   # after reset, before the goal (summon a mob...)
+    prepare: Callable[[Any, Goal], None] | None = None  # after reset, before the goal (summon a mob...)
 
 
 class Unsupported(Exception):
@@ -73,7 +75,8 @@ def _run(case: WorldCase, inventory: dict[str, int], goal: Goal, max_steps: int 
     before = world.steps
     out = controller.run(goal, world)
     assert out["steps"] == world.steps - before, (
-        f"{case.name}: the outcome says {out['steps']} steps, the world's counter moved {world.steps - before}")
+        f"{case.name}: the outcome says {out['steps']} steps, the world's counter moved {world.steps - before}"
+    )
     return world, out, before
 
 
@@ -100,6 +103,7 @@ def _held(world: Any, kb: KnowledgeBase, item: str) -> int:
 
 
 # ---------------------------------------------------------------------------------------- checks
+
 
 def check_protocol(case: WorldCase) -> None:
     world, _ = _start(case, {})

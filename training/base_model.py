@@ -7,6 +7,7 @@ about a minute on 2 cores), so the result is cached once as an ordinary transfor
 folder under ~/.cache/deps-agent/hf/<file>-<sha256[:12]>/ (DEPS_CACHE_DIR moves it), keyed by
 the GGUF's checksum; the cache is written to a temp folder and renamed, never half-written.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -16,8 +17,9 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from training.data import base_model_id
 
@@ -71,7 +73,7 @@ def ensure_hf_copy(gguf: str | os.PathLike, *, progress: bool = True) -> Path:
         loaded = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     config = loaded.config
     if hasattr(config, "quantization_config"):
-        delattr(config, "quantization_config")   # the weights are dequantized: a plain float model
+        delattr(config, "quantization_config")  # the weights are dequantized: a plain float model
     config.architectures = [type(loaded).__name__]
     model = AutoModelForCausalLM.from_config(config)
     model.load_state_dict(loaded.state_dict())

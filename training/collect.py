@@ -19,12 +19,14 @@ The dataset is rebuilt from the eval's stored episodes whenever one adds example
 written atomically (temp folder, rename), so it always matches the store: a killed run
 resumed with `--resume` goes on where it stopped, with nothing lost or counted twice.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from nodes.planners.rider.prompt import as_chat, read_record, reply_text, step_messages
 from nodes.settings import RunSettings, redact_llm, redact_text
@@ -53,7 +55,7 @@ def _base_model(settings: RunSettings) -> dict[str, str] | str:
     from agent.llm.local_server import DEFAULT_LOCAL_MODEL, LocalServerError, find_model
     from training.data import base_model_id
 
-    try:   # an adapter (local:rider, local:ADAPTER.gguf) is served on its base model: that one
+    try:  # an adapter (local:rider, local:ADAPTER.gguf) is served on its base model: that one
         return base_model_id(find_model(llm.partition(":")[2] or DEFAULT_LOCAL_MODEL))
     except (LocalServerError, OSError):
         return "any"
@@ -67,7 +69,7 @@ def served(record: dict) -> list[dict]:
 def _completed(records: list[dict], k: int, depth: int) -> bool:
     """Was the sub-task at `depth` of decision k's stack done later in the episode (dropped)?"""
     item = next(iter(served(records[k])[depth]))
-    for later in records[k + 1:]:
+    for later in records[k + 1 :]:
         stack = later["stack"]
         if len(stack) <= depth or item not in stack[depth]:
             return True
@@ -87,9 +89,17 @@ def episode_examples(kb: Any, row: dict[str, Any], source: str = SOURCE) -> list
     def example(r: dict, shown: dict, relabelled: bool, k: int) -> dict[str, Any]:
         msgs = step_messages(kb, shown, r["inventory"], r["history"])
         chat = [*as_chat(msgs), {"role": "assistant", "content": reply_text(r["skill"])}]
-        return {"messages": chat, "task": task, "source": source, "format": "rider-step",
-                "relabelled": relabelled, "episode": row.get("episode"), "seed": row.get("seed"),
-                "step": k, "subtask": next(iter(shown)) if relabelled else None}
+        return {
+            "messages": chat,
+            "task": task,
+            "source": source,
+            "format": "rider-step",
+            "relabelled": relabelled,
+            "episode": row.get("episode"),
+            "seed": row.get("seed"),
+            "step": k,
+            "subtask": next(iter(shown)) if relabelled else None,
+        }
 
     for k, r in enumerate(records):
         ran = records[k + 1]["revision"] == 0 if k + 1 < len(records) else success
@@ -121,14 +131,18 @@ class Collector:
             raise DatasetError(f"--collect {d} exists and is not a folder; choose another --collect DIR")
         if d.is_dir() and any(d.iterdir()):
             if not _is_dataset(d):
-                raise DatasetError(f"--collect {d} holds other files; accepted: a new or empty folder "
-                                f"(or one holding this eval's {FORMAT} dataset, with --resume)")
+                raise DatasetError(
+                    f"--collect {d} holds other files; accepted: a new or empty folder "
+                    f"(or one holding this eval's {FORMAT} dataset, with --resume)"
+                )
             if not resume:
-                raise DatasetError(f"--collect {d} already holds a dataset; choose another folder, or pass "
-                                "--resume to rebuild it from this eval's stored episodes")
+                raise DatasetError(
+                    f"--collect {d} already holds a dataset; choose another folder, or pass "
+                    "--resume to rebuild it from this eval's stored episodes"
+                )
         from worlds.knowledge import load_kb
 
-        self.out, self.command = d, redact_text(command)   # the command line's credentials never stored
+        self.out, self.command = d, redact_text(command)  # the command line's credentials never stored
         self.kb = load_kb(settings.mc_version)
         self.base_model = _base_model(settings)
         self.source = source_of(settings)
@@ -159,10 +173,17 @@ class Collector:
     def write(self) -> dict[str, Any] | None:
         if not self.examples:
             return None
-        return write_dataset(self.out, self.examples, base_model=self.base_model, command=self.command,
-                             episodes=self.episodes,
-                             counts={"successful_episodes": self.successes,
-                                     "subtask_examples": sum(1 for e in self.examples if e["relabelled"])})
+        return write_dataset(
+            self.out,
+            self.examples,
+            base_model=self.base_model,
+            command=self.command,
+            episodes=self.episodes,
+            counts={
+                "successful_episodes": self.successes,
+                "subtask_examples": sum(1 for e in self.examples if e["relabelled"]),
+            },
+        )
 
 
 def unique_examples(examples: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, int]]:
@@ -170,6 +191,7 @@ def unique_examples(examples: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
     prompt that the data answers in two ways (a teacher's tie: either reply taught alone is
     right, both together teach neither). Teacher runs repeat a step many times over (every
     task that needs planks asks "obtain 4 planks" from the same inventory)."""
+
     def key(e: dict[str, Any]) -> str:
         return json.dumps(e["messages"][:-1], sort_keys=True)
 
@@ -210,8 +232,14 @@ def merge(out: str, dirs: list[str], *, unique: bool = False) -> dict[str, Any]:
     counts: dict[str, int] = {}
     if unique:
         examples, counts = unique_examples(examples)
-    return write_dataset(out, examples, base_model=named[0] if named else "any", command=" && ".join(commands),
-                         episodes=episodes, counts=counts)
+    return write_dataset(
+        out,
+        examples,
+        base_model=named[0] if named else "any",
+        command=" && ".join(commands),
+        episodes=episodes,
+        counts=counts,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,8 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     unique = "--unique" in args
     args = [a for a in args if a != "--unique"]
     if len(args) < 3 or args[0] != "merge" or any(a.startswith("--") for a in args):
-        print("usage: python -m training.collect merge [--unique] OUT DIR [DIR ...]  (--unique: each "
-              "prompt-reply pair once, prompts answered two ways dropped)", file=sys.stderr)
+        print(
+            "usage: python -m training.collect merge [--unique] OUT DIR [DIR ...]  (--unique: each "
+            "prompt-reply pair once, prompts answered two ways dropped)",
+            file=sys.stderr,
+        )
         return 2
     try:
         card = merge(args[1], args[2:], unique=unique)

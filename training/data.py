@@ -38,6 +38,7 @@ next to DIR and renames it into place, so nothing half-written is ever left). Re
 `load_dataset(dir, base_model=...)`: an empty, malformed or foreign dataset raises
 `DatasetError` (a SettingsError, so a ValueError; one line naming the file, the line and what is accepted).
 """
+
 from __future__ import annotations
 
 import json
@@ -45,9 +46,10 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from agent.checksums import file_sha256
 from nodes.settings import SettingsError
@@ -96,8 +98,9 @@ def validate_example(obj: Any, where: str = "example") -> dict[str, Any]:
         raise DatasetError(f"{where}: 'messages' must be a non-empty list of {{role, content}} objects")
     for i, m in enumerate(msgs):
         if not isinstance(m, dict) or m.get("role") not in ROLES or not isinstance(m.get("content"), str):
-            raise DatasetError(f"{where}: messages[{i}] must be {{\"role\": one of {', '.join(ROLES)}, "
-                               f"\"content\": string}}")
+            raise DatasetError(
+                f'{where}: messages[{i}] must be {{"role": one of {", ".join(ROLES)}, "content": string}}'
+            )
         if m["role"] == "system" and i != 0:
             raise DatasetError(f"{where}: messages[{i}]: a system message may only come first")
     if msgs[-1]["role"] != "assistant" or not msgs[-1]["content"].strip():
@@ -107,8 +110,10 @@ def validate_example(obj: Any, where: str = "example") -> dict[str, Any]:
     if not isinstance(obj["task"], str) or not obj["task"]:
         raise DatasetError(f"{where}: 'task' must be a non-empty string (a task id)")
     if not isinstance(obj["source"], str) or not _SOURCE.match(obj["source"]):
-        raise DatasetError(f"{where}: 'source' {obj['source']!r} not accepted; accepted: exploration, "
-                           "teacher:oracle, teacher:<llm name>")
+        raise DatasetError(
+            f"{where}: 'source' {obj['source']!r} not accepted; accepted: exploration, "
+            "teacher:oracle, teacher:<llm name>"
+        )
     if obj["format"] not in FORMATS:
         raise DatasetError(f"{where}: 'format' {obj['format']!r} not accepted; accepted: {', '.join(FORMATS)}")
     if not isinstance(obj["relabelled"], bool):
@@ -135,8 +140,10 @@ def validate_card(card: Any, where: str = CARD_FILE) -> dict[str, Any]:
     if card["format"] != FORMAT:
         raise DatasetError(f"{where}: format {card['format']!r} not accepted; accepted: {FORMAT}")
     b = card["base_model"]
-    if not (b == "any" or (isinstance(b, dict) and isinstance(b.get("sha256"), str) and isinstance(b.get("file"), str))):
-        raise DatasetError(f"{where}: base_model must be \"any\" or {{\"file\": name, \"sha256\": hex}}")
+    if not (
+        b == "any" or (isinstance(b, dict) and isinstance(b.get("sha256"), str) and isinstance(b.get("file"), str))
+    ):
+        raise DatasetError(f'{where}: base_model must be "any" or {{"file": name, "sha256": hex}}')
     if not isinstance(card["tasks"], list) or not isinstance(card["counts"], dict):
         raise DatasetError(f"{where}: 'tasks' must be a list and 'counts' an object")
     for k in ("episodes", "examples"):
@@ -160,8 +167,10 @@ def load_dataset(path: str | os.PathLike, base_model: dict[str, str] | str | Non
         raise DatasetError(f"{card_p}: not valid JSON ({e.msg if hasattr(e, 'msg') else e})") from e
     validate_card(card, str(card_p))
     if base_model is not None and not _same_base(card["base_model"], base_model):
-        raise DatasetError(f"dataset {d} was written for base model {_base_name(card['base_model'])}, "
-                           f"not {_base_name(base_model)}; collect it again for this model")
+        raise DatasetError(
+            f"dataset {d} was written for base model {_base_name(card['base_model'])}, "
+            f"not {_base_name(base_model)}; collect it again for this model"
+        )
     examples: list[dict[str, Any]] = []
     with open(train_p, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -190,17 +199,31 @@ def count(examples: Iterable[dict[str, Any]]) -> dict[str, int]:
     return c
 
 
-def write_dataset(path: str | os.PathLike, examples: list[dict[str, Any]], *, base_model: dict[str, str] | str,
-                  command: str = "", episodes: int = 0, counts: dict[str, Any] | None = None,
-                  overwrite: bool = True) -> dict[str, Any]:
+def write_dataset(
+    path: str | os.PathLike,
+    examples: list[dict[str, Any]],
+    *,
+    base_model: dict[str, str] | str,
+    command: str = "",
+    episodes: int = 0,
+    counts: dict[str, Any] | None = None,
+    overwrite: bool = True,
+) -> dict[str, Any]:
     """Validate every example, then write DIR atomically (temp folder + rename). Returns the card."""
     if not examples:
         raise DatasetError(f"dataset {path}: no examples to write")
     for i, ex in enumerate(examples):
         validate_example(ex, f"example {i}")
     tasks = sorted({ex["task"] for ex in examples})
-    card = {"format": FORMAT, "base_model": base_model, "tasks": tasks, "episodes": int(episodes),
-            "examples": len(examples), "counts": {**count(examples), **(counts or {})}, "command": command}
+    card = {
+        "format": FORMAT,
+        "base_model": base_model,
+        "tasks": tasks,
+        "episodes": int(episodes),
+        "examples": len(examples),
+        "counts": {**count(examples), **(counts or {})},
+        "command": command,
+    }
     validate_card(card, "card")
     d = Path(path)
     if d.exists() and not d.is_dir():

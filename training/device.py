@@ -1,4 +1,5 @@
 """`--device` of the training commands: auto (CUDA when torch sees one, else CPU), cpu or cuda."""
+
 from __future__ import annotations
 
 from nodes.settings import SettingsError

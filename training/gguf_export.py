@@ -12,6 +12,7 @@ checks that the server loads our file and that it changes the model's output.)
 It also records the base model's identity, which agent/llm/adapter_file.py's `adapter_info`
 reads back so a server refuses an adapter made for another base model.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,8 +33,16 @@ def _permute(w: np.ndarray, n_head: int, n_head_kv: int | None) -> np.ndarray:
     return w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def write_lora_gguf(path: str | os.PathLike, lora_state: dict[str, Any], *, config: Any, alpha: float,
-                    base_model: dict[str, str] | None = None, dtype: str = "f16", name: str = "") -> Path:
+def write_lora_gguf(
+    path: str | os.PathLike,
+    lora_state: dict[str, Any],
+    *,
+    config: Any,
+    alpha: float,
+    base_model: dict[str, str] | None = None,
+    dtype: str = "f16",
+    name: str = "",
+) -> Path:
     """Write `lora_state` (PEFT's adapter state dict: ...q_proj.lora_A.weight -> tensor) as a GGUF
     LoRA adapter for the Llama-architecture model described by the transformers `config`."""
     import gguf
@@ -46,8 +55,9 @@ def write_lora_gguf(path: str | os.PathLike, lora_state: dict[str, Any], *, conf
     for key, t in lora_state.items():
         m = _PEFT_KEY.match(key)
         if m is None:
-            raise AdapterError(f"adapter tensor {key!r} is not a LoRA A/B weight; only LoRA on linear layers is "
-                               "supported")
+            raise AdapterError(
+                f"adapter tensor {key!r} is not a LoRA A/B weight; only LoRA on linear layers is supported"
+            )
         arr = t.detach().float().cpu().numpy() if hasattr(t, "detach") else np.asarray(t, dtype=np.float32)
         pairs.setdefault(m["base"], {})[m["ab"]] = arr
     if not pairs:

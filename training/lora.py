@@ -11,6 +11,7 @@ half-written.
     OUT/card.json         command, data, seed, device, steps, losses, wall time, checksums
     OUT/peft/             the same adapter in PEFT's own form (adapter_config.json + safetensors)
 """
+
 from __future__ import annotations
 
 import errno
@@ -41,19 +42,19 @@ class TrainError(SettingsError):
 class LoraTrainConfig:
     data: str
     out: str
-    base: str = "smollm2"          # a packaged model key or a .gguf path (agent.llm.local_server.find_model)
+    base: str = "smollm2"  # a packaged model key or a .gguf path (agent.llm.local_server.find_model)
     device: str = "cpu"
     seed: int = 0
-    steps: int | None = None       # optimizer steps; default: epochs over the data
+    steps: int | None = None  # optimizer steps; default: epochs over the data
     epochs: float = 2.0
     lr: float = 5e-4
     rank: int = 8
-    alpha: float | None = None     # default: 2 * rank
-    batch_size: int = 4            # examples per optimizer step (gradient accumulation)
-    max_len: int = 1536            # tokens per example; longer ones are cut from the left
+    alpha: float | None = None  # default: 2 * rank
+    batch_size: int = 4  # examples per optimizer step (gradient accumulation)
+    max_len: int = 1536  # tokens per example; longer ones are cut from the left
     threads: int | None = None
-    layers: int | None = None      # LoRA on the top N transformer blocks only (default: all)
-    prefix_refresh: int = 8        # steps between recomputing a shared prompt prefix's cache
+    layers: int | None = None  # LoRA on the top N transformer blocks only (default: all)
+    prefix_refresh: int = 8  # steps between recomputing a shared prompt prefix's cache
     command: str = ""
 
 
@@ -73,7 +74,7 @@ def encode(tokenizer: Any, messages: list[dict[str, str]], max_len: int) -> tupl
         text = tokenizer.apply_chat_template(ctx, tokenize=False)
         if ctx[0] is not m:
             head = tokenizer.apply_chat_template(ctx[:1], tokenize=False)
-            text = text[len(head):]
+            text = text[len(head) :]
         if i < len(messages) - 1 or m["role"] != "assistant":
             piece = tokenizer(text, add_special_tokens=False)["input_ids"]
             ids += piece
@@ -87,7 +88,7 @@ def encode(tokenizer: Any, messages: list[dict[str, str]], max_len: int) -> tupl
         eot = tokenizer.eos_token or ""
         if eot and tail.startswith(eot):
             eot_ids = tokenizer(eot, add_special_tokens=False)["input_ids"]
-            rest_ids = tokenizer(tail[len(eot):], add_special_tokens=False)["input_ids"]
+            rest_ids = tokenizer(tail[len(eot) :], add_special_tokens=False)["input_ids"]
         else:
             eot_ids, rest_ids = [], tokenizer(tail, add_special_tokens=False)["input_ids"]
         ids += head_ids + body_ids + eot_ids + rest_ids
@@ -105,8 +106,8 @@ def _first_label(labels: list[int]) -> int:
 def make_batches(encoded: list[tuple[list[int], list[int]]], size: int, rng: random.Random) -> list[list[int]]:
     """One epoch of batches: examples sorted by their prompt (so a batch shares a long common
     prefix, computed once), cut into batches of `size`, the batches shuffled."""
-    order = sorted(range(len(encoded)), key=lambda i: (encoded[i][0][:_first_label(encoded[i][1])], rng.random()))
-    batches = [order[k:k + size] for k in range(0, len(order), size)]
+    order = sorted(range(len(encoded)), key=lambda i: (encoded[i][0][: _first_label(encoded[i][1])], rng.random()))
+    batches = [order[k : k + size] for k in range(0, len(order), size)]
     rng.shuffle(batches)
     return batches
 
@@ -143,19 +144,28 @@ class PrefixCache:
             while len(self.store) >= self.size:
                 self.store.pop(next(iter(self.store)))
             self.store[key] = hit = (step, kv)
-        return DynamicCache(ddp_cache_data=[(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1))
-                                            for k, v in hit[1]])
+        return DynamicCache(
+            ddp_cache_data=[(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1)) for k, v in hit[1]]
+        )
 
 
-def batch_loss(model: Any, batch: list[tuple[list[int], list[int], list[int]]], device: Any, *, pad_id: int = 0,
-               prefixes: PrefixCache | None = None, step: int = 0, min_prefix: int = 16) -> tuple[Any, int]:
+def batch_loss(
+    model: Any,
+    batch: list[tuple[list[int], list[int], list[int]]],
+    device: Any,
+    *,
+    pad_id: int = 0,
+    prefixes: PrefixCache | None = None,
+    step: int = 0,
+    min_prefix: int = 16,
+) -> tuple[Any, int]:
     """Mean token loss of a batch. The prompt prefix all its examples share, up to a message
     boundary, comes from `prefixes` (no gradient through it; the adapter's effect on it still
     shapes the forward pass); the rest runs as one right-padded batch with gradient. The
     vocabulary projection is computed only where there is a label."""
     import torch
 
-    core = model.get_base_model()          # LlamaForCausalLM with the LoRA layers injected
+    core = model.get_base_model()  # LlamaForCausalLM with the LoRA layers injected
     body, head = core.model, core.lm_head
     limit = min(_common_prefix([e[0] for e in batch]), min(_first_label(e[1]) for e in batch) - 1)
     p = max([b for b in batch[0][2] if b <= limit and all(b in e[2] for e in batch)], default=0)
@@ -169,8 +179,8 @@ def batch_loss(model: Any, batch: list[tuple[list[int], list[int], list[int]]], 
     x = torch.full((len(rest), width), pad_id, dtype=torch.long)
     y = torch.full((len(rest), width), -100, dtype=torch.long)
     for r, (ids, lab) in enumerate(rest):
-        x[r, :len(ids)] = torch.tensor(ids)
-        y[r, :len(lab)] = torch.tensor(lab)
+        x[r, : len(ids)] = torch.tensor(ids)
+        y[r, : len(lab)] = torch.tensor(lab)
     x, y = x.to(device), y.to(device)
     # right padding: a causal model's real tokens never attend to the pads that follow them
     hidden = body(input_ids=x, past_key_values=cache, use_cache=cache is not None).last_hidden_state
@@ -198,7 +208,7 @@ def _cleanup(out: Path, tmp: Path, created: bool) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     if created:
         try:
-            out.rmdir()   # only if empty
+            out.rmdir()  # only if empty
         except OSError:
             pass
 
@@ -210,10 +220,16 @@ def _os_error(e: OSError, where: str) -> TrainError:
 
 
 # Bounds on every number of a LoRA run (beyond them a value is a typo, or unbounded work).
-LORA_BOUNDS = {"--rank": ("rank", 1, 256), "--batch-size": ("batch_size", 1, 1024), "--max-len": ("max_len", 16, 8192),
-               "--layers": ("layers", 1, 1000), "--prefix-refresh": ("prefix_refresh", 1, 1_000_000),
-               "--steps": ("steps", 1, 10_000_000), "--seed": ("seed", 0, 2**32 - 1),
-               "--threads": ("threads", 1, 1024)}
+LORA_BOUNDS = {
+    "--rank": ("rank", 1, 256),
+    "--batch-size": ("batch_size", 1, 1024),
+    "--max-len": ("max_len", 16, 8192),
+    "--layers": ("layers", 1, 1000),
+    "--prefix-refresh": ("prefix_refresh", 1, 1_000_000),
+    "--steps": ("steps", 1, 10_000_000),
+    "--seed": ("seed", 0, 2**32 - 1),
+    "--threads": ("threads", 1, 1024),
+}
 MAX_LR, MAX_ALPHA, MAX_EPOCHS = 1.0, 10_000.0, 10_000.0
 
 
@@ -226,8 +242,11 @@ def check_config(cfg: LoraTrainConfig) -> None:
             continue
         if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
             raise TrainError(f"{flag} must be a whole number from {low} to {high}, got {v!r}")
-    for flag, v, high, given in (("--lr", cfg.lr, MAX_LR, True), ("--alpha", cfg.alpha, MAX_ALPHA, cfg.alpha is not None),
-                                 ("--epochs", cfg.epochs, MAX_EPOCHS, cfg.steps is None)):
+    for flag, v, high, given in (
+        ("--lr", cfg.lr, MAX_LR, True),
+        ("--alpha", cfg.alpha, MAX_ALPHA, cfg.alpha is not None),
+        ("--epochs", cfg.epochs, MAX_EPOCHS, cfg.steps is None),
+    ):
         if given and not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v <= high):
             raise TrainError(f"{flag} must be a finite number above 0 and at most {high:g}, got {v!r}")
 
@@ -236,7 +255,7 @@ def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]
     """Train, convert, write OUT/adapter.gguf + OUT/card.json (+ OUT/peft/); returns the card."""
     from agent.llm.local_server import LocalServerError, find_model
 
-    check_config(cfg)   # before anything is loaded
+    check_config(cfg)  # before anything is loaded
     try:
         base_gguf = find_model(cfg.base)
     except LocalServerError as e:
@@ -247,7 +266,7 @@ def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]
     tmp, created = _prepare_out(out)
     try:
         card = _train(cfg, ds, base_gguf, base_id, tmp, progress)
-        for name in ("peft", "adapter.gguf", "card.json"):   # the card last: it vouches for the rest
+        for name in ("peft", "adapter.gguf", "card.json"):  # the card last: it vouches for the rest
             dest = out / name
             if dest.is_dir():
                 shutil.rmtree(dest)
@@ -262,8 +281,9 @@ def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]
         raise
 
 
-def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tmp: Path,
-           progress: bool) -> dict[str, Any]:
+def _train(
+    cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tmp: Path, progress: bool
+) -> dict[str, Any]:
     import torch
     from peft import LoraConfig, get_peft_model, get_peft_model_state_dict
     from tqdm import tqdm
@@ -285,8 +305,15 @@ def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tm
     alpha = cfg.alpha if cfg.alpha is not None else 2.0 * cfg.rank
     n_layers = int(model.config.num_hidden_layers)
     top = list(range(n_layers - min(cfg.layers, n_layers), n_layers)) if cfg.layers else None
-    lcfg = LoraConfig(r=cfg.rank, lora_alpha=alpha, lora_dropout=0.0, bias="none",
-                      target_modules=list(TARGET_MODULES), layers_to_transform=top, task_type="CAUSAL_LM")
+    lcfg = LoraConfig(
+        r=cfg.rank,
+        lora_alpha=alpha,
+        lora_dropout=0.0,
+        bias="none",
+        target_modules=list(TARGET_MODULES),
+        layers_to_transform=top,
+        task_type="CAUSAL_LM",
+    )
     model = get_peft_model(model, lcfg)
     device = torch.device(cfg.device)
     model.to(device)
@@ -297,7 +324,8 @@ def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tm
     steps = cfg.steps or max(1, math.ceil(cfg.epochs * per_epoch))
     warm = max(1, steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / warm) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps))))
+        opt, lambda s: min(1.0, (s + 1) / warm) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
+    )
     rng = random.Random(cfg.seed)
     batches: list[list[int]] = []
     losses: list[float] = []
@@ -308,8 +336,14 @@ def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tm
         if not batches:
             batches = make_batches(encoded, cfg.batch_size, rng)
         opt.zero_grad(set_to_none=True)
-        loss, seen = batch_loss(model, [encoded[i] for i in batches.pop()], device, pad_id=tok.eos_token_id or 0,
-                                prefixes=prefixes, step=step)
+        loss, seen = batch_loss(
+            model,
+            [encoded[i] for i in batches.pop()],
+            device,
+            pad_id=tok.eos_token_id or 0,
+            prefixes=prefixes,
+            step=step,
+        )
         loss.backward()
         n_tokens += seen
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -324,29 +358,54 @@ def _train(cfg: LoraTrainConfig, ds: Dataset, base_gguf: Path, base_id: dict, tm
     if not state:
         raise TrainError("training produced no LoRA weights")
     bad = [k for k, w in state.items() if not bool(torch.isfinite(w).all())]
-    if bad or not all(math.isfinite(x) for x in losses):   # never write (and vouch for) garbage
-        raise TrainError(f"training diverged: {len(bad)} of {len(state)} LoRA tensors hold non-finite weights "
-                         f"(last loss {losses[-1] if losses else None}); nothing was written; accepted: a smaller "
-                         "--lr, or another --seed")
+    if bad or not all(math.isfinite(x) for x in losses):  # never write (and vouch for) garbage
+        raise TrainError(
+            f"training diverged: {len(bad)} of {len(state)} LoRA tensors hold non-finite weights "
+            f"(last loss {losses[-1] if losses else None}); nothing was written; accepted: a smaller "
+            "--lr, or another --seed"
+        )
     model.save_pretrained(str(tmp / "peft"))
     adapter = tmp / "adapter.gguf"
-    write_lora_gguf(adapter, state, config=model.base_model.model.config, alpha=alpha, base_model=base_id,
-                    name=f"deps-lora-{Path(cfg.data).name}")
-    info = adapter_info(adapter)   # read back: refuses a file that is not an adapter
+    write_lora_gguf(
+        adapter,
+        state,
+        config=model.base_model.model.config,
+        alpha=alpha,
+        base_model=base_id,
+        name=f"deps-lora-{Path(cfg.data).name}",
+    )
+    info = adapter_info(adapter)  # read back: refuses a file that is not an adapter
     k = max(1, len(losses) // 10)
     card = {
         "format": CARD_FORMAT,
         "base_model": base_id,
-        "adapter": {"file": "adapter.gguf", "bytes": adapter.stat().st_size, "sha256": file_sha256(adapter),
-                    "tensors": info["tensors"], "rank": cfg.rank, "alpha": alpha,
-                    "target_modules": list(TARGET_MODULES)},
-        "data": {"path": str(ds.path), "examples": len(ds.examples), "used": len(encoded),
-                 "tasks": len(ds.card.get("tasks", [])), "counts": ds.card.get("counts", {}),
-                 "command": ds.card.get("command", "")},
-        "train": {**{k2: v for k2, v in asdict(cfg).items() if k2 not in ("data", "out", "command")},
-                  "steps": steps, "alpha": alpha, "tokens_seen": n_tokens,
-                  "loss_first": round(sum(losses[:k]) / k, 4), "loss_last": round(sum(losses[-k:]) / k, 4),
-                  "torch": torch.__version__, "threads": torch.get_num_threads()},
+        "adapter": {
+            "file": "adapter.gguf",
+            "bytes": adapter.stat().st_size,
+            "sha256": file_sha256(adapter),
+            "tensors": info["tensors"],
+            "rank": cfg.rank,
+            "alpha": alpha,
+            "target_modules": list(TARGET_MODULES),
+        },
+        "data": {
+            "path": str(ds.path),
+            "examples": len(ds.examples),
+            "used": len(encoded),
+            "tasks": len(ds.card.get("tasks", [])),
+            "counts": ds.card.get("counts", {}),
+            "command": ds.card.get("command", ""),
+        },
+        "train": {
+            **{k2: v for k2, v in asdict(cfg).items() if k2 not in ("data", "out", "command")},
+            "steps": steps,
+            "alpha": alpha,
+            "tokens_seen": n_tokens,
+            "loss_first": round(sum(losses[:k]) / k, 4),
+            "loss_last": round(sum(losses[-k:]) / k, 4),
+            "torch": torch.__version__,
+            "threads": torch.get_num_threads(),
+        },
         "wall_s": round(time.perf_counter() - t0, 1),
         "train_s": round(train_s, 1),
         "command": cfg.command,

@@ -9,6 +9,7 @@ Its episodes go through the rider's whole loop (records, sub-task relabelling), 
 `source: teacher:oracle` (LLaMA-Rider learns from its own exploration; this is the separate,
 labelled teacher source the issue allows, to compare with it).
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -10,11 +10,13 @@ real failures, asked exactly as the planner asks them.
 
     examples = rider_examples(tasks, kb)   # plain next-skill turns + revision turns
 """
+
 from __future__ import annotations
 
 import hashlib
 import sys
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 
@@ -25,7 +27,7 @@ from worlds.solver import Unreachable, solve
 from worlds.types import Task
 
 NAME = "training.rider_whole:factory"
-STUMBLE_PCT = 25    # share of fresh decisions (in %) where the teacher names a skill that cannot run yet
+STUMBLE_PCT = 25  # share of fresh decisions (in %) where the teacher names a skill that cannot run yet
 
 
 def _coin(*parts: Any) -> int:
@@ -34,7 +36,7 @@ def _coin(*parts: Any) -> int:
 
 class StumblingOracleRider(OracleRider):
     name = "rider-oracle-stumbling"
-    loop_guard = False   # its one-skill plans repeat by design (nodes/loops.py); the solver never loops
+    loop_guard = False  # its one-skill plans repeat by design (nodes/loops.py); the solver never loops
 
     def __init__(self, *args: Any, stumble_pct: int = STUMBLE_PCT, **kw: Any):
         super().__init__(*args, **kw)
@@ -74,18 +76,33 @@ def revision_examples(kb: Any, row: dict[str, Any], source: str = "teacher:oracl
         prev = records[k - 1]
         base = step_messages(kb, r["shown"], r["inventory"], r["history"], r.get("analysis") or "")
         msgs = revise_messages(base, prev["reply"], prev["skill"], r["feedback"], r["inventory"])
-        out.append({"messages": [*as_chat(msgs), {"role": "assistant", "content": reply_text(r["skill"])}],
-                    "task": str(row.get("task")), "source": source, "format": "rider-step",
-                    "relabelled": r["shown"] != records[0]["stack"][0], "revision": True, "step": k,
-                    "shown": dict(r["shown"])})
+        out.append(
+            {
+                "messages": [*as_chat(msgs), {"role": "assistant", "content": reply_text(r["skill"])}],
+                "task": str(row.get("task")),
+                "source": source,
+                "format": "rider-step",
+                "relabelled": r["shown"] != records[0]["stack"][0],
+                "revision": True,
+                "step": k,
+                "shown": dict(r["shown"]),
+            }
+        )
     return out
 
 
-MAX_ROUNDS = 6      # 60 skills an episode: enough for most items; a longer one still gives its sub-tasks
+MAX_ROUNDS = 6  # 60 skills an episode: enough for most items; a longer one still gives its sub-tasks
 
 
-def teacher_rows(tasks: Iterable[Task], kb: Any, *, mc_version: str = "1.11.2", seed: int = 0,
-                 progress: bool = False, max_rounds: int = MAX_ROUNDS) -> list[dict[str, Any]]:
+def teacher_rows(
+    tasks: Iterable[Task],
+    kb: Any,
+    *,
+    mc_version: str = "1.11.2",
+    seed: int = 0,
+    progress: bool = False,
+    max_rounds: int = MAX_ROUNDS,
+) -> list[dict[str, Any]]:
     """One stumbling-teacher episode per task, through the real graph: the stored rows
     (their plans carry the rider's `# rider {...}` records), each with its task's target and
     start-inventory variant."""
@@ -97,8 +114,18 @@ def teacher_rows(tasks: Iterable[Task], kb: Any, *, mc_version: str = "1.11.2", 
     tasks = list(tasks)
     for n, task in enumerate(tasks, 1):
         row = run_episode(task, settings, kb=kb)
-        rows.append({"task": task.id, "task_id": task.id, "target": dict(task.target), "variant": task.group,
-                     "success": bool(row["success"]), "plans": row["plans"], "seed": seed, "episode": 0})
+        rows.append(
+            {
+                "task": task.id,
+                "task_id": task.id,
+                "target": dict(task.target),
+                "variant": task.group,
+                "success": bool(row["success"]),
+                "plans": row["plans"],
+                "seed": seed,
+                "episode": 0,
+            }
+        )
         if progress and n % 50 == 0:
             print(f"rider teacher: {n}/{len(tasks)} episodes", file=sys.stderr)
     return rows
@@ -118,8 +145,9 @@ def examples_from_rows(kb: Any, rows: Iterable[dict[str, Any]]) -> list[dict[str
     return out
 
 
-def rider_examples(tasks: Iterable[Task], kb: Any, *, mc_version: str = "1.11.2", seed: int = 0,
-                   progress: bool = False) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def rider_examples(
+    tasks: Iterable[Task], kb: Any, *, mc_version: str = "1.11.2", seed: int = 0, progress: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Rider examples (plain turns as the collector keeps them, and revision turns) from one
     teacher episode per task; also {episodes, successes}."""
     rows = teacher_rows(tasks, kb, mc_version=mc_version, seed=seed, progress=progress)

@@ -21,12 +21,14 @@ asked again; these turns show it what to do instead.
 Tasks whose target is a target of a held-out task (default: the plan4mc "iron" group) are
 left out entirely, for the generalisation figure.
 """
+
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any
 
 from nodes.planners.base import PlanRequest
 from nodes.planners.grammar import plan_vocabulary
@@ -35,8 +37,8 @@ from training.data import DatasetError, default_base_model, write_dataset
 from worlds.solver import Unreachable, solve
 from worlds.types import Goal, Task
 
-MAX_LINES = 16      # the grammar's cap (code_form_grammar's max_steps)
-MAX_COMMENT = 60    # the grammar's comment length
+MAX_LINES = 16  # the grammar's cap (code_form_grammar's max_steps)
+MAX_COMMENT = 60  # the grammar's comment length
 DEFAULT_HOLDOUT = "plan4mc:iron"
 
 _ROLE = {"system": "system", "human": "user", "ai": "assistant"}
@@ -81,8 +83,14 @@ def _after(inventory: dict[str, int], goals: list[Goal]) -> dict[str, int]:
     return {k: n for k, n in sorted(inv.items()) if n > 0}
 
 
-def first_plan_example(task: Task, kb: Any, inventory: dict[str, int] | None = None, *,
-                       planner: DialoguePlanner | None = None, recipe_hints: bool = True) -> dict | None:
+def first_plan_example(
+    task: Task,
+    kb: Any,
+    inventory: dict[str, int] | None = None,
+    *,
+    planner: DialoguePlanner | None = None,
+    recipe_hints: bool = True,
+) -> dict | None:
     """One deps-sft/1 example for `task` (already localized), or None if the oracle's plan
     does not fit the grammar (too long, or a name outside its vocabulary)."""
     planner = planner or DialoguePlanner(None, output="grammar")
@@ -93,16 +101,29 @@ def first_plan_example(task: Task, kb: Any, inventory: dict[str, int] | None = N
         return None
     if not _fits_grammar(goals, kb):
         return None
-    req = PlanRequest(task=replace(task, inventory=inv), inventory=inv, plans=[], descriptions=[],
-                      explanations=[], kb=kb, recipe_hints=recipe_hints)
+    req = PlanRequest(
+        task=replace(task, inventory=inv),
+        inventory=inv,
+        plans=[],
+        descriptions=[],
+        explanations=[],
+        kb=kb,
+        recipe_hints=recipe_hints,
+    )
     msgs = _role_dicts(planner.messages(req))
     msgs.append({"role": "assistant", "content": plan_reply(goals)})
-    return {"messages": msgs, "task": task.id, "source": "teacher:oracle", "format": "deps-plan",
-            "relabelled": False, "inventory": inv}
+    return {
+        "messages": msgs,
+        "task": task.id,
+        "source": "teacher:oracle",
+        "format": "deps-plan",
+        "relabelled": False,
+        "inventory": inv,
+    }
 
 
 def _goal_words(g: Goal) -> str:
-    (item, n), = list(g.obj.items())[:1]
+    ((item, n),) = list(g.obj.items())[:1]
     return f"{g.action} {n} {item}"
 
 
@@ -145,8 +166,13 @@ def _first_failure(task: Task, plan: str, kb: Any) -> tuple[str, dict, dict[str,
         elif node == "describe":
             seen["description"] = update["descriptions"][0]
 
-    run_episode(task, RunSettings(planner="deps", selector="fixed", max_rounds=1), llm=_ScriptedLLM([plan, "-"]),
-                kb=kb, on_update=on_update)
+    run_episode(
+        task,
+        RunSettings(planner="deps", selector="fixed", max_rounds=1),
+        llm=_ScriptedLLM([plan, "-"]),
+        kb=kb,
+        on_update=on_update,
+    )
     if "description" not in seen:
         return None
     return seen["description"], seen["outcome"], seen["inventory"]
@@ -172,7 +198,7 @@ def replan_examples(task: Task, kb: Any, n: int, *, planner: DialoguePlanner | N
         return []
     out: list[dict] = []
     for k in _spread(len(goals), n):
-        flawed = plan_reply(goals[:k] + goals[k + 1:])
+        flawed = plan_reply(goals[:k] + goals[k + 1 :])
         got = _first_failure(task, flawed, kb)
         if got is None:
             continue
@@ -188,13 +214,26 @@ def replan_examples(task: Task, kb: Any, n: int, *, planner: DialoguePlanner | N
         import prompts
         from nodes.describe import inventory_text
 
-        explain_msgs = prompts.chat("deps_explainer", goal=failed, error=outcome["error"], inventory=inventory_text(inv))
-        common = {"task": task.id, "source": "teacher:oracle", "relabelled": False, "inventory": inv,
-                  "left_out": k + 1}
-        out.append({"messages": [*_role_dicts(explain_msgs), {"role": "assistant", "content": explanation}],
-                    "format": "deps-explain", **common})
-        req = PlanRequest(task=task, inventory=inv, plans=[flawed], descriptions=[description],
-                          explanations=[explanation], kb=kb, recipe_hints=True)
+        explain_msgs = prompts.chat(
+            "deps_explainer", goal=failed, error=outcome["error"], inventory=inventory_text(inv)
+        )
+        common = {"task": task.id, "source": "teacher:oracle", "relabelled": False, "inventory": inv, "left_out": k + 1}
+        out.append(
+            {
+                "messages": [*_role_dicts(explain_msgs), {"role": "assistant", "content": explanation}],
+                "format": "deps-explain",
+                **common,
+            }
+        )
+        req = PlanRequest(
+            task=task,
+            inventory=inv,
+            plans=[flawed],
+            descriptions=[description],
+            explanations=[explanation],
+            kb=kb,
+            recipe_hints=True,
+        )
         msgs = _role_dicts(planner.messages(req))
         msgs.append({"role": "assistant", "content": plan_reply(fix)})
         out.append({"messages": msgs, "format": "deps-plan", **common})
@@ -216,8 +255,15 @@ def holdout_targets(spec: str) -> set[str]:
     return out
 
 
-def teacher_examples(tasks: Iterable[Task], kb: Any, *, augment: int = 0, replans: int = 0,
-                     holdout: set[str] = frozenset(), progress: bool = False) -> tuple[list[dict], dict]:
+def teacher_examples(
+    tasks: Iterable[Task],
+    kb: Any,
+    *,
+    augment: int = 0,
+    replans: int = 0,
+    holdout: set[str] = frozenset(),
+    progress: bool = False,
+) -> tuple[list[dict], dict]:
     """Examples for every task not held out; also {kept, skipped, held_out} task ids."""
     from worlds.tasks import localize
 
@@ -251,14 +297,26 @@ def teacher_examples(tasks: Iterable[Task], kb: Any, *, augment: int = 0, replan
                 examples.append(aug)
         examples += replan_examples(task, kb, replans, planner=planner)
     if progress:
-        print(f"{len(examples)} examples from {len(info['kept'])} tasks ({len(info['held_out'])} held out, "
-              f"{len(info['skipped'])} unplannable in the grammar)", file=sys.stderr)
+        print(
+            f"{len(examples)} examples from {len(info['kept'])} tasks ({len(info['held_out'])} held out, "
+            f"{len(info['skipped'])} unplannable in the grammar)",
+            file=sys.stderr,
+        )
     return examples, info
 
 
-def make_teacher_dataset(out: str | os.PathLike, suites: list[str], *, mc_version: str = "1.11.2",
-                         augment: int = 0, replans: int = 0, holdout: str = DEFAULT_HOLDOUT, command: str = "",
-                         progress: bool = False, only: str = "") -> dict:
+def make_teacher_dataset(
+    out: str | os.PathLike,
+    suites: list[str],
+    *,
+    mc_version: str = "1.11.2",
+    augment: int = 0,
+    replans: int = 0,
+    holdout: str = DEFAULT_HOLDOUT,
+    command: str = "",
+    progress: bool = False,
+    only: str = "",
+) -> dict:
     """Write the teacher dataset for `suites` (their tasks or groups named in `only`) to `out`
     (atomically); returns its card."""
     from worlds.knowledge import load_kb
@@ -266,17 +324,24 @@ def make_teacher_dataset(out: str | os.PathLike, suites: list[str], *, mc_versio
 
     kb = load_kb(mc_version)
     tasks = [t for s in suites for t in load_suite(s)]
-    if only:   # task ids or group names, comma-separated
+    if only:  # task ids or group names, comma-separated
         wanted = {w.strip() for w in only.split(",") if w.strip()}
         tasks = [t for t in tasks if t.id in wanted or t.group in wanted]
         if not tasks:
             raise DatasetError(f"--tasks {only!r} matches no task of {', '.join(suites)}")
-    examples, info = teacher_examples(tasks, kb, augment=augment, replans=replans, holdout=holdout_targets(holdout),
-                                      progress=progress)
+    examples, info = teacher_examples(
+        tasks, kb, augment=augment, replans=replans, holdout=holdout_targets(holdout), progress=progress
+    )
     if not examples:
         raise DatasetError(f"no teacher examples from suites {', '.join(suites)} (all held out or unplannable)")
-    counts = {"tasks_kept": len(info["kept"]), "tasks_skipped": len(info["skipped"]),
-              "tasks_held_out": len(info["held_out"]), "augment": augment, "replans": replans, "holdout": holdout,
-              "held_out_tasks": info["held_out"], "skipped_tasks": info["skipped"]}
-    return write_dataset(out, examples, base_model=default_base_model(), command=command, episodes=0,
-                         counts=counts)
+    counts = {
+        "tasks_kept": len(info["kept"]),
+        "tasks_skipped": len(info["skipped"]),
+        "tasks_held_out": len(info["held_out"]),
+        "augment": augment,
+        "replans": replans,
+        "holdout": holdout,
+        "held_out_tasks": info["held_out"],
+        "skipped_tasks": info["skipped"],
+    }
+    return write_dataset(out, examples, base_model=default_base_model(), command=command, episodes=0, counts=counts)

@@ -17,27 +17,29 @@ the rider's oracle teacher run through the real graph (training/rider_teacher.py
 stumbles now and then so that the feedback-revision turns come from the world's real refusals),
 DEPS plans and re-planning turns from training/teacher.py.
 """
+
 from __future__ import annotations
 
 import hashlib
 import random
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from worlds.types import Task
 # (worlds.solver, worlds.types and training.data are imported where used: the CLI reads this
 # module's defaults when it builds its parser, and stays quick to start)
 
-HOLDOUT_RULE = "sha256:deps-23:55"     # fixed before the first whole-game adapter was trained
+HOLDOUT_RULE = "sha256:deps-23:55"  # fixed before the first whole-game adapter was trained
 TRAINED_SUITES = ("deps71", "plan4mc")  # their recipe trees are never held out
 VARIANTS = ("empty", "partway", "tool", "better-tool")
 PICKAXES = ("wooden_pickaxe", "stone_pickaxe", "iron_pickaxe", "diamond_pickaxe")
 TOOL_WORDS = ("_pickaxe", "_axe", "_shovel", "_sword", "_hoe", "shears")
 STATIONS = ("crafting_table", "furnace")
-MAX_STEPS = 12000                      # a one-off task's budget (worlds/tasks.py CUSTOM_MAX_STEPS)
+MAX_STEPS = 12000  # a one-off task's budget (worlds/tasks.py CUSTOM_MAX_STEPS)
 _RULE = re.compile(r"^sha256:([A-Za-z0-9_.\-]+):(\d{1,3})$")
 RULE_HELP = "accepted: sha256:SALT:PCT (PCT 1-100; e.g. " + HOLDOUT_RULE + ") or none"
 
@@ -97,8 +99,8 @@ def suite_tree_items(kb: Any, suites: Iterable[str] = TRAINED_SUITES) -> set[str
 @dataclass
 class Split:
     rule: str
-    items: list[str]          # every obtainable item
-    protected: list[str]      # in a trained suite's recipe tree: never held out
+    items: list[str]  # every obtainable item
+    protected: list[str]  # in a trained suite's recipe tree: never held out
     held_out: list[str]
     train: list[str]
 
@@ -114,8 +116,9 @@ def split_items(kb: Any, rule: str = HOLDOUT_RULE, items: list[str] | None = Non
     held = [i for i in items if r is not None and i not in tree and r.holds(i)]
     train = [i for i in items if i not in set(held)]
     if not train:
-        raise DatasetError(f"--holdout-rule {rule} holds out all {len(items)} items and leaves no training data; "
-                           f"{RULE_HELP}")
+        raise DatasetError(
+            f"--holdout-rule {rule} holds out all {len(items)} items and leaves no training data; {RULE_HELP}"
+        )
     return Split(str(r) if r else "none", items, sorted(set(items) & tree), sorted(held), train)
 
 
@@ -129,7 +132,7 @@ def _partway(kb: Any, goals: list, k: int) -> dict[str, int]:
     from worlds.textworld import TextWorld
 
     w = TextWorld(kb)
-    w.reset(seed=0, options={"max_steps": 10 ** 8})
+    w.reset(seed=0, options={"max_steps": 10**8})
     for g in goals[:k]:
         for item, n in g.obj.items():
             got, tries = 0, 0
@@ -176,8 +179,15 @@ def item_task(item: str, variant: str, inventory: dict[str, int], *, group: str 
     from worlds.types import Task
 
     words = item.replace("_", " ")
-    return Task(id=f"{item}@{variant}", group=group or variant, instruction=f"obtain 1 {words}",
-                target={item: 1}, max_steps=MAX_STEPS, inventory=dict(inventory), suite="whole-game")
+    return Task(
+        id=f"{item}@{variant}",
+        group=group or variant,
+        instruction=f"obtain 1 {words}",
+        target={item: 1},
+        max_steps=MAX_STEPS,
+        inventory=dict(inventory),
+        suite="whole-game",
+    )
 
 
 def training_tasks(kb: Any, split: Split, variants: Iterable[str] = VARIANTS) -> list[Task]:
@@ -190,8 +200,17 @@ def heldout_records(kb: Any, split: Split) -> list[dict[str, Any]]:
     """The held-out items as a suite (`deps eval --suite FILE`): one task each, empty inventory,
     in the order of sha256(item), so that the first N tasks of a run cut short are a fair sample."""
     order = sorted(split.held_out, key=lambda it: hashlib.sha256(it.encode()).hexdigest())
-    return [{"id": f"heldout_{it}", "group": "heldout", "instruction": f"obtain 1 {it.replace('_', ' ')}",
-             "target": {it: 1}, "max_steps": MAX_STEPS, "inventory": {}} for it in order]
+    return [
+        {
+            "id": f"heldout_{it}",
+            "group": "heldout",
+            "instruction": f"obtain 1 {it.replace('_', ' ')}",
+            "target": {it: 1},
+            "max_steps": MAX_STEPS,
+            "inventory": {},
+        }
+        for it in order
+    ]
 
 
 def write_suite(path: str | Path, records: list[dict[str, Any]], header: str) -> None:

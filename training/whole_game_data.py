@@ -10,6 +10,7 @@ Each prompt-reply pair is kept once (no prompt answered two ways), any example w
 names a held-out item is dropped, and each format is cut to its budget, spread over the items.
 The card records the Minecraft version, the rule, the held-out items and the counts by source.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,8 +41,10 @@ def check_out_folder(out: str | os.PathLike, mc_version: str) -> None:
         return
     have = (card.get("counts") or {}).get("mc_version") if isinstance(card, dict) else None
     if have and have != mc_version:
-        raise DatasetError(f"--out {out} holds a dataset for Minecraft {have}, not {mc_version}; "
-                           "accepted: a new folder, or one written for the same version")
+        raise DatasetError(
+            f"--out {out} holds a dataset for Minecraft {have}, not {mc_version}; "
+            "accepted: a new folder, or one written for the same version"
+        )
 
 
 def one_variant_each(tasks: list) -> list:
@@ -69,8 +72,10 @@ def _rows(path: str | None, tasks: list, kb: Any, mc_version: str, progress: boo
                 row = json.loads(line)
                 stored[row["task"]] = row
             except (ValueError, KeyError, TypeError):
-                raise DatasetError(f"--episodes {path}:{n} is not a rider teacher episode row; "
-                                   "accepted: a file this command wrote, or a new path") from None
+                raise DatasetError(
+                    f"--episodes {path}:{n} is not a rider teacher episode row; "
+                    "accepted: a file this command wrote, or a new path"
+                ) from None
     todo = [t for t in tasks if t.id not in stored]
     if progress:
         print(f"rider teacher: {len(tasks) - len(todo)} episodes stored, {len(todo)} to run", file=sys.stderr)
@@ -90,12 +95,24 @@ def _rows(path: str | None, tasks: list, kb: Any, mc_version: str, progress: boo
     return [stored[t.id] for t in tasks]
 
 
-def make_whole_game_dataset(out: str | os.PathLike, *, mc_version: str = "1.11.2", rule: str = HOLDOUT_RULE,
-                            variants: tuple[str, ...] = VARIANTS, formats: tuple[str, ...] = ("rider", "deps"),
-                            rider_budget: int = 0, deps_budget: int = 0, augment: int = 1, replans: int = 1,
-                            heldout_suite: str | None = None, episodes: str | None = None, seed: int = 0,
-                            rider_variants: str = "rotate",
-                            command: str = "", progress: bool = False) -> dict[str, Any]:
+def make_whole_game_dataset(
+    out: str | os.PathLike,
+    *,
+    mc_version: str = "1.11.2",
+    rule: str = HOLDOUT_RULE,
+    variants: tuple[str, ...] = VARIANTS,
+    formats: tuple[str, ...] = ("rider", "deps"),
+    rider_budget: int = 0,
+    deps_budget: int = 0,
+    augment: int = 1,
+    replans: int = 1,
+    heldout_suite: str | None = None,
+    episodes: str | None = None,
+    seed: int = 0,
+    rider_variants: str = "rotate",
+    command: str = "",
+    progress: bool = False,
+) -> dict[str, Any]:
     from training.collect import unique_examples
     from training.rider_whole import examples_from_rows
     from training.teacher import teacher_examples
@@ -108,8 +125,11 @@ def make_whole_game_dataset(out: str | os.PathLike, *, mc_version: str = "1.11.2
     if not tasks:
         raise DatasetError(f"--holdout-rule {rule} with --variants {','.join(variants)} leaves no training task")
     if progress:
-        print(f"{len(split.items)} obtainable items at {mc_version}: {len(split.train)} for training "
-              f"({len(tasks)} tasks), {len(split.held_out)} held out by {split.rule}", file=sys.stderr)
+        print(
+            f"{len(split.items)} obtainable items at {mc_version}: {len(split.train)} for training "
+            f"({len(tasks)} tasks), {len(split.held_out)} held out by {split.rule}",
+            file=sys.stderr,
+        )
     held = set(split.held_out)
     examples: list[dict[str, Any]] = []
     counts: dict[str, Any] = {}
@@ -118,33 +138,54 @@ def make_whole_game_dataset(out: str | os.PathLike, *, mc_version: str = "1.11.2
         rows = _rows(episodes, rider_tasks, kb, mc_version, progress)
         rider = check_no_heldout(examples_from_rows(kb, rows), held)
         rider, dropped = unique_examples(rider)
-        counts.update({"rider_episodes": len(rows), "rider_successes": sum(bool(r["success"]) for r in rows),
-                       "rider_unique": len(rider), "rider_duplicates_dropped": dropped["duplicates_dropped"]})
+        counts.update(
+            {
+                "rider_episodes": len(rows),
+                "rider_successes": sum(bool(r["success"]) for r in rows),
+                "rider_unique": len(rider),
+                "rider_duplicates_dropped": dropped["duplicates_dropped"],
+            }
+        )
         rider = sample_examples(rider, rider_budget, seed)
         counts["rider_revision_turns"] = sum(1 for e in rider if e.get("revision"))
         examples += rider
     if "deps" in formats:
         deps_tasks = one_variant_each(tasks)
-        deps, info = teacher_examples(deps_tasks, kb, augment=augment, replans=replans, holdout=held,
-                                      progress=progress)
+        deps, info = teacher_examples(deps_tasks, kb, augment=augment, replans=replans, holdout=held, progress=progress)
         by_task = {t.id: t for t in tasks}
         for e in deps:
             e["target"] = dict(by_task[e["task"]].target)
         deps = check_no_heldout(deps, held)
-        deps = [e for e in deps if not any(kb.is_mob(k) for k in e.get("inventory") or {})]   # teacher._after's mobs
-        counts.update({"deps_tasks": len(deps_tasks), "deps_unique": len(deps),
-                       "deps_tasks_skipped": len(info["skipped"])})
+        deps = [e for e in deps if not any(kb.is_mob(k) for k in e.get("inventory") or {})]  # teacher._after's mobs
+        counts.update(
+            {"deps_tasks": len(deps_tasks), "deps_unique": len(deps), "deps_tasks_skipped": len(info["skipped"])}
+        )
         examples += sample_examples(deps, deps_budget, seed)
     if not examples:
         raise DatasetError("no training examples: the rule and the --formats leave nothing to write")
     if heldout_suite:
-        write_suite(heldout_suite, heldout_records(kb, split),
-                    f"{len(split.held_out)} items held out of the whole-game teacher data at Minecraft {mc_version} "
-                    f"by the rule {split.rule}\n(training/whole_game.py: an item outside every deps71/plan4mc recipe "
-                    f"tree is held out when\nint(sha256(SALT:item), 16) % 100 < PCT). Written by: {command}")
-    counts.update({"mc_version": mc_version, "holdout_rule": split.rule, "items_obtainable": len(split.items),
-                   "items_train": len(split.train), "items_held_out": len(split.held_out),
-                   "held_out_items": split.held_out, "variants": list(variants), "tasks": len(tasks),
-                   "augment": augment, "replans": replans, "rider_budget": rider_budget, "deps_budget": deps_budget,
-                   "rider_variants": rider_variants})
+        write_suite(
+            heldout_suite,
+            heldout_records(kb, split),
+            f"{len(split.held_out)} items held out of the whole-game teacher data at Minecraft {mc_version} "
+            f"by the rule {split.rule}\n(training/whole_game.py: an item outside every deps71/plan4mc recipe "
+            f"tree is held out when\nint(sha256(SALT:item), 16) % 100 < PCT). Written by: {command}",
+        )
+    counts.update(
+        {
+            "mc_version": mc_version,
+            "holdout_rule": split.rule,
+            "items_obtainable": len(split.items),
+            "items_train": len(split.train),
+            "items_held_out": len(split.held_out),
+            "held_out_items": split.held_out,
+            "variants": list(variants),
+            "tasks": len(tasks),
+            "augment": augment,
+            "replans": replans,
+            "rider_budget": rider_budget,
+            "deps_budget": deps_budget,
+            "rider_variants": rider_variants,
+        }
+    )
     return write_dataset(out, examples, base_model=default_base_model(), command=command, episodes=0, counts=counts)

@@ -17,6 +17,7 @@ Accepted specs (see ACCEPTED):
     with open_chat_model("local", seed=0) as h:
         text, used = nodes.ask.ask(h.model, [("user", "...")])   # used: {calls, tokens_in, tokens_out}
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,8 +26,9 @@ import os
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from agent.llm.local_server import (
     DEFAULT_LOCAL_MODEL,
@@ -86,9 +88,9 @@ class LLMSpec:
     kind: str
     model: str
     provider: str | None = None
-    base_url: str | None = None      # never holds user:password@ (that goes to `auth`)
+    base_url: str | None = None  # never holds user:password@ (that goes to `auth`)
     raw: str = ""
-    auth: tuple[str, str] | None = field(default=None, repr=False)   # user:password@ of a URL: HTTP Basic
+    auth: tuple[str, str] | None = field(default=None, repr=False)  # user:password@ of a URL: HTTP Basic
 
     @property
     def name(self) -> str:
@@ -96,7 +98,7 @@ class LLMSpec:
             return f"local:{self.model}"
         if self.kind == "provider":
             return f"{self.provider}:{self.model}"
-        return redact(self.raw or str(self.base_url))   # scheme, host and port, and a hash
+        return redact(self.raw or str(self.base_url))  # scheme, host and port, and a hash
 
 
 def parse_llm_spec(spec: str) -> LLMSpec:
@@ -125,7 +127,7 @@ def parse_llm_spec(spec: str) -> LLMSpec:
         if parsed.query:
             raise LLMError(f"--llm {redact(raw)!r}: put the model after '#', not in a query string; {ACCEPTED}")
         path = parsed.path.rstrip("/") or "/v1"
-        netloc = parsed.netloc.rpartition("@")[2]            # credentials travel as a header, never in the URL
+        netloc = parsed.netloc.rpartition("@")[2]  # credentials travel as a header, never in the URL
         base = urllib.parse.urlunsplit((parsed.scheme.lower(), netloc, path, "", ""))
         auth = None
         if parsed.username is not None or parsed.password is not None:
@@ -174,7 +176,7 @@ class ChatModelHandle:
     supports_json_schema: bool
     response_format_style: str  # "llama.cpp" | "openai" | "json_object"
     server: LocalServer | None = field(default=None, repr=False)
-    faults: Any = field(default=None, repr=False)   # the FaultTransport under --llm-faults, for its counts
+    faults: Any = field(default=None, repr=False)  # the FaultTransport under --llm-faults, for its counts
 
     def stats(self) -> dict:
         """Calls, retries and calls that failed for good; with --llm-faults, the faults injected."""
@@ -191,7 +193,9 @@ class ChatModelHandle:
     def grammar_mode(self, gbnf: str):
         """The model bound to a GBNF grammar (llama.cpp only; sent through extra_body)."""
         if not self.supports_grammar:
-            raise LLMError(f"{self.name} does not take a grammar; accepted: a llama.cpp server (--llm local or its URL)")
+            raise LLMError(
+                f"{self.name} does not take a grammar; accepted: a llama.cpp server (--llm local or its URL)"
+            )
         extra = dict(getattr(self.model, "extra_body", None) or {})
         extra["grammar"] = gbnf
         return self.model.bind(extra_body=extra)
@@ -240,7 +244,7 @@ def _url_key() -> str:
     if not key and path:
         try:
             with open(path, "rb") as fh:
-                data = fh.read(MAX_KEY_FILE_BYTES + 1)   # bounded: /dev/zero must not fill memory
+                data = fh.read(MAX_KEY_FILE_BYTES + 1)  # bounded: /dev/zero must not fill memory
         except OSError as exc:
             raise LLMError(f"cannot read DEPS_LLM_API_KEY_FILE {path!r} ({exc.strerror})") from None
         try:
@@ -248,13 +252,16 @@ def _url_key() -> str:
         except UnicodeDecodeError:
             key = "\0"
         if len(data) > MAX_KEY_FILE_BYTES or not key.isprintable():
-            raise LLMError(f"DEPS_LLM_API_KEY_FILE {path!r} does not hold one key; accepted: a text file of at "
-                           f"most {MAX_KEY_FILE_BYTES} bytes holding the key on one line")
+            raise LLMError(
+                f"DEPS_LLM_API_KEY_FILE {path!r} does not hold one key; accepted: a text file of at "
+                f"most {MAX_KEY_FILE_BYTES} bytes holding the key on one line"
+            )
     return key or _LOCAL_KEY
 
 
-def _get_models(base_url: str, api_key: str | None, timeout: float,
-                headers: dict[str, str] | None = None) -> list[dict]:
+def _get_models(
+    base_url: str, api_key: str | None, timeout: float, headers: dict[str, str] | None = None
+) -> list[dict]:
     """GET {base}/models; returns its `data` list. Raises LLMError when unreachable or refused."""
     req = urllib.request.Request(base_url.rstrip("/") + "/models")
     if api_key:
@@ -266,10 +273,14 @@ def _get_models(base_url: str, api_key: str | None, timeout: float,
             body = resp.read()
     except urllib.error.HTTPError as exc:
         if exc.code in (401, 403):
-            raise LLMError(f"{redact(base_url)} refused the API key (HTTP {exc.code}); check the key's env var") from None
+            raise LLMError(
+                f"{redact(base_url)} refused the API key (HTTP {exc.code}); check the key's env var"
+            ) from None
         if exc.code == 404:
             return []  # some servers have no /models; it answered, so it is reachable
-        raise LLMError(f"{redact(base_url)}/models answered HTTP {exc.code}; is it an OpenAI-compatible base URL?") from None
+        raise LLMError(
+            f"{redact(base_url)}/models answered HTTP {exc.code}; is it an OpenAI-compatible base URL?"
+        ) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise LLMError(
@@ -282,9 +293,20 @@ def _get_models(base_url: str, api_key: str | None, timeout: float,
         return []
 
 
-def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float, seed: int | None,
-                 max_tokens: int, timeout: float, legacy_max_tokens: bool, http_client: Any = None,
-                 headers: dict[str, str] | None = None, no_repeat_penalty: bool = False):
+def _chat_openai(
+    *,
+    base_url: str,
+    api_key: str,
+    model: str,
+    temperature: float,
+    seed: int | None,
+    max_tokens: int,
+    timeout: float,
+    legacy_max_tokens: bool,
+    http_client: Any = None,
+    headers: dict[str, str] | None = None,
+    no_repeat_penalty: bool = False,
+):
     try:
         from langchain_openai import ChatOpenAI
     except ImportError:  # pragma: no cover - a core dependency
@@ -296,7 +318,7 @@ def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float,
         temperature=temperature,
         max_tokens=max_tokens,
         timeout=timeout,
-        max_retries=0,            # agent/llm/retry.py retries, the same way for every back-end
+        max_retries=0,  # agent/llm/retry.py retries, the same way for every back-end
     )
     if http_client is not None:
         kwargs["http_client"] = http_client
@@ -317,9 +339,9 @@ def _chat_openai(*, base_url: str, api_key: str, model: str, temperature: float,
     return _traced(ChatOpenAI)(**kwargs)
 
 
-LOCAL_TIMEOUT_S = 300.0   # one request to the embedded model: a 1k-token prompt took 132 s on a loaded 2-core machine
-REMOTE_TIMEOUT_S = 60.0   # one request to a hosted API
-DEFAULT_RETRIES = 2       # extra attempts after a transient fault (timeouts, 429, 5xx, malformed replies)
+LOCAL_TIMEOUT_S = 300.0  # one request to the embedded model: a 1k-token prompt took 132 s on a loaded 2-core machine
+REMOTE_TIMEOUT_S = 60.0  # one request to a hosted API
+DEFAULT_RETRIES = 2  # extra attempts after a transient fault (timeouts, 429, 5xx, malformed replies)
 LARGE_PARAM_CHARS = 1000
 
 
@@ -345,6 +367,7 @@ def _traced(model_cls: type) -> type:
     """A subclass of a LangChain chat model whose traced invocation parameters (what LangSmith
     shows under the run's metadata) carry digests of large static payloads, not the payloads."""
     if model_cls not in _TRACED:
+
         class Traced(model_cls):  # type: ignore[misc, valid-type]
             def _get_invocation_params(self, stop=None, **kwargs):
                 return digest_large(super()._get_invocation_params(stop=stop, **kwargs))
@@ -356,8 +379,12 @@ def _traced(model_cls: type) -> type:
 
 def llm_options(settings: Any) -> dict[str, Any]:
     """open_chat_model's keyword arguments from a run's settings (nodes.settings.RunSettings)."""
-    return {"seed": settings.seed, "timeout": settings.llm_timeout, "retries": settings.llm_retries,
-            "faults": settings.llm_faults}
+    return {
+        "seed": settings.seed,
+        "timeout": settings.llm_timeout,
+        "retries": settings.llm_retries,
+        "faults": settings.llm_faults,
+    }
 
 
 @contextlib.contextmanager
@@ -405,7 +432,7 @@ def open_chat_model(
                 found = shared_url(parsed.model)
                 if found is not None:
                     base_url, model_name = found
-                    if check and not shared_here(parsed.model):   # one handed down by a parent process
+                    if check and not shared_here(parsed.model):  # one handed down by a parent process
                         _get_models(base_url, None, 5.0)
                 else:
                     try:
@@ -459,10 +486,19 @@ def open_chat_model(
             http_client = httpx.Client(transport=transport, timeout=timeout)
         else:
             http_client = None
-        chat = _chat_openai(base_url=base_url, api_key=api_key, model=model_name, temperature=temperature,
-                            seed=seed, max_tokens=max_tokens, timeout=timeout, http_client=http_client,
-                            legacy_max_tokens=parsed.provider != "openai", headers=headers,
-                            no_repeat_penalty=style == "llama.cpp")
+        chat = _chat_openai(
+            base_url=base_url,
+            api_key=api_key,
+            model=model_name,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            timeout=timeout,
+            http_client=http_client,
+            legacy_max_tokens=parsed.provider != "openai",
+            headers=headers,
+            no_repeat_penalty=style == "llama.cpp",
+        )
         handle = ChatModelHandle(
             model=ResilientChat(inner=chat, retries=retries, backoff_s=backoff, seed=seed or 0, name=name),
             faults=transport,

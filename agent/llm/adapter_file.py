@@ -4,6 +4,7 @@
 An adapter records the base model's identity (deps.base_model.file / .sha256), which
 `adapter_info` reads back so a server refuses an adapter made for another base model.
 """
+
 from __future__ import annotations
 
 import os
@@ -86,19 +87,25 @@ def adapter_info(path: str | os.PathLike) -> dict[str, Any]:
     except OSError as e:
         raise AdapterError(f"adapter {p}: cannot read it ({e.strerror})") from e
     except (ValueError, EOFError, UnicodeDecodeError) as e:
-        raise AdapterError(f"{p} is not a GGUF file ({e}); expected a GGUF LoRA adapter (deps train llm "
-                           "writes one)") from e
+        raise AdapterError(
+            f"{p} is not a GGUF file ({e}); expected a GGUF LoRA adapter (deps train llm writes one)"
+        ) from e
     kind = kv.get("general.type")
     if kind != "adapter" or kv.get("adapter.type") != "lora":
-        raise AdapterError(f"{p} is a GGUF {kind or 'model'} file, not a LoRA adapter "
-                           "(general.type 'adapter', adapter.type 'lora')")
+        raise AdapterError(
+            f"{p} is a GGUF {kind or 'model'} file, not a LoRA adapter (general.type 'adapter', adapter.type 'lora')"
+        )
     if not n_tensors:
         raise AdapterError(f"{p} is a LoRA adapter with no tensors")
     base = None
     if kv.get(KEY_BASE_SHA):
         base = {"file": kv.get(KEY_BASE_FILE) or "?", "sha256": kv[KEY_BASE_SHA]}
-    return {"architecture": kv.get("general.architecture"), "alpha": kv.get("adapter.lora.alpha"),
-            "tensors": n_tensors, "base_model": base}
+    return {
+        "architecture": kv.get("general.architecture"),
+        "alpha": kv.get("adapter.lora.alpha"),
+        "tensors": n_tensors,
+        "base_model": base,
+    }
 
 
 def is_adapter(path: str | os.PathLike) -> bool:

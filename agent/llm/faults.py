@@ -15,6 +15,7 @@ parsing and our retry layer (agent/llm/retry.py) meet exactly what a failing ser
 | badutf8    | HTTP 200 whose body is not valid UTF-8                            |
 | empty      | HTTP 200 with `choices: []`                                       |
 """
+
 from __future__ import annotations
 
 import json
@@ -37,7 +38,7 @@ class FaultSpec:
     rates: dict[str, float] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, text: str | None) -> "FaultSpec":
+    def parse(cls, text: str | None) -> FaultSpec:
         if not text or not text.strip():
             return cls({})
         rates: dict[str, float] = {}
@@ -49,12 +50,16 @@ class FaultSpec:
             try:
                 p = float(value)
             except ValueError:
-                raise FaultSpecError(f"bad probability {value!r} for {kind} in --llm-faults; accepted: {ACCEPTED}") from None
+                raise FaultSpecError(
+                    f"bad probability {value!r} for {kind} in --llm-faults; accepted: {ACCEPTED}"
+                ) from None
             if not 0.0 <= p <= 1.0:
                 raise FaultSpecError(f"probability {p} for {kind} is outside [0, 1]; accepted: {ACCEPTED}")
             rates[kind] = rates.get(kind, 0.0) + p
         if sum(rates.values()) > 1.0 + 1e-9:
-            raise FaultSpecError(f"--llm-faults probabilities sum to {sum(rates.values()):.2f} > 1; accepted: {ACCEPTED}")
+            raise FaultSpecError(
+                f"--llm-faults probabilities sum to {sum(rates.values()):.2f} > 1; accepted: {ACCEPTED}"
+            )
         return cls(rates)
 
     def __bool__(self) -> bool:
@@ -96,18 +101,28 @@ class FaultTransport(httpx.BaseTransport):
             return httpx.Response(500, headers=json_headers, content=body.encode(), request=request)
         if kind == "ratelimit":
             body = json.dumps({"error": {"message": "injected fault: rate limited", "type": "rate_limit"}})
-            return httpx.Response(429, headers={**json_headers, "retry-after": "0"}, content=body.encode(),
-                                  request=request)
+            return httpx.Response(
+                429, headers={**json_headers, "retry-after": "0"}, content=body.encode(), request=request
+            )
         if kind == "garbage":
-            return httpx.Response(200, headers=json_headers, content=b"<html><body>502 Bad Gateway</body></html>",
-                                  request=request)
+            return httpx.Response(
+                200, headers=json_headers, content=b"<html><body>502 Bad Gateway</body></html>", request=request
+            )
         if kind == "truncated":
-            return httpx.Response(200, headers=json_headers, content=b'{"id": "x", "choices": [{"index": 0, "mess',
-                                  request=request)
+            return httpx.Response(
+                200, headers=json_headers, content=b'{"id": "x", "choices": [{"index": 0, "mess', request=request
+            )
         if kind == "badutf8":
             return httpx.Response(200, headers=json_headers, content=b'{"id": "\xff\xfe\xfa"}', request=request)
-        body = json.dumps({"id": "x", "object": "chat.completion", "model": "m", "choices": [],
-                           "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+        body = json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "model": "m",
+                "choices": [],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            }
+        )
         return httpx.Response(200, headers=json_headers, content=body.encode(), request=request)
 
     def close(self) -> None:

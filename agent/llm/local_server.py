@@ -21,6 +21,7 @@ whole block; while it is open every `agent.llm.open_chat_model("local...")` in t
 child processes started meanwhile (via an environment variable), talks to it instead of starting
 its own.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -38,8 +39,8 @@ import time
 import urllib.error
 import urllib.request
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 __all__ = [
     "LOCAL_MODELS",
@@ -60,7 +61,7 @@ __all__ = [
 # LoRA fine-tuned on the DEPS planner's own prompts; it beats the bare model:
 # docs/results/fine-tuning.md). `local:smollm2` is the bare model.
 DEFAULT_LOCAL_MODEL = "rider"
-CACHE_BYTES = 128 << 20   # the server's prompt cache, counted as llama.cpp state (see start())
+CACHE_BYTES = 128 << 20  # the server's prompt cache, counted as llama.cpp state (see start())
 # server arguments per packaged model (the Gemma 3 GGUF carries no chat template)
 _MODEL_ARGS: dict[str, list[str]] = {"gemma3": ["--chat_format", "gemma3-sys"]}
 # key -> (pip package, import name, description)
@@ -106,7 +107,7 @@ def find_model(model: str = DEFAULT_LOCAL_MODEL) -> Path:
     """Path of the GGUF file for 'smollm2', 'gemma3' or a path; LocalServerError if missing."""
     key = model_key(model)
     if key == "rider" or (key not in LOCAL_MODELS and find_adapter(model) is not None):
-        return find_model("smollm2")   # a LoRA adapter is served on its base model
+        return find_model("smollm2")  # a LoRA adapter is served on its base model
     if key == "smollm2":
         pkg, imp, _ = LOCAL_MODELS[key]
         if not _installed(imp):
@@ -146,8 +147,10 @@ def find_adapter(model: str) -> Path | None:
     if key == "rider":
         path = RIDER_ADAPTER
         if not path.is_file():
-            raise LocalServerError(f"local model 'rider' needs its adapter {path}, which is missing; "
-                                   "reinstall deps-agent or train one (deps train llm)")
+            raise LocalServerError(
+                f"local model 'rider' needs its adapter {path}, which is missing; "
+                "reinstall deps-agent or train one (deps train llm)"
+            )
     elif key in LOCAL_MODELS:
         return None
     else:
@@ -161,7 +164,7 @@ def find_adapter(model: str) -> Path | None:
         except (OSError, ValueError, EOFError, UnicodeDecodeError) as e:
             raise LocalServerError(f"{path} is not a GGUF model or LoRA adapter ({e})") from None
         if kind != "adapter":
-            return None   # a model file
+            return None  # a model file
     try:
         info = adapter_info(path)
     except AdapterError as e:
@@ -175,7 +178,8 @@ def find_adapter(model: str) -> Path | None:
             raise LocalServerError(
                 f"adapter {path} was trained on {base.get('file')} (sha256 {str(base.get('sha256'))[:12]}...), "
                 f"not on the installed {_SMOLLM2_FILE} (sha256 {have[:12]}...); train it again on this base "
-                "(deps train llm)")
+                "(deps train llm)"
+            )
     return path
 
 
@@ -238,7 +242,7 @@ sys.argv = ["llama_cpp.server"] + sys.argv[1:]
 runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 """
 
-_LIVE: "set[LocalServer]" = set()
+_LIVE: set[LocalServer] = set()
 _LIVE_LOCK = threading.Lock()
 
 
@@ -263,10 +267,12 @@ def _default_threads(load: float | None = None) -> int:
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         n = os.cpu_count() or 1
-    if env:   # a value given is used as given, or refused: never ignored, never past the cores
+    if env:  # a value given is used as given, or refused: never ignored, never past the cores
         if not (env.isascii() and env.isdigit() and 1 <= int(env) <= n):
-            raise LocalServerError(f"DEPS_LLM_THREADS={env[:20]!r}; accepted: a whole number from 1 to {n} "
-                                   "(this machine's cores), or unset (the idle cores)")
+            raise LocalServerError(
+                f"DEPS_LLM_THREADS={env[:20]!r}; accepted: a whole number from 1 to {n} "
+                "(this machine's cores), or unset (the idle cores)"
+            )
         return int(env)
     if load is None:
         try:
@@ -326,14 +332,12 @@ class LocalServer:
     def is_running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    def start(self) -> "LocalServer":
+    def start(self) -> LocalServer:
         with self._lock:
             if self.is_running():
                 return self
             if importlib.util.find_spec("llama_cpp") is None:
-                raise LocalServerError(
-                    "the local LLM needs llama-cpp-python: pip install 'llama-cpp-python[server]'"
-                )
+                raise LocalServerError("the local LLM needs llama-cpp-python: pip install 'llama-cpp-python[server]'")
             self.model_path = find_model(self.model)
             self.lora_path = find_adapter(self.model)
             if self.port is None:
@@ -342,25 +346,37 @@ class LocalServer:
             self.log_path = self.log_dir / "server.log"
             self._log_file = open(self.log_path, "wb")
             cmd = [
-                self.python, "-c", _CHILD_BOOT,
-                "--model", str(self.model_path),
-                "--model_alias", self.model_name,
-                "--host", self.host,
-                "--port", str(self.port),
-                "--n_ctx", str(self.n_ctx),
-                "--n_threads", str(self.n_threads),
-                "--n_threads_batch", str(self.n_threads),
+                self.python,
+                "-c",
+                _CHILD_BOOT,
+                "--model",
+                str(self.model_path),
+                "--model_alias",
+                self.model_name,
+                "--host",
+                self.host,
+                "--port",
+                str(self.port),
+                "--n_ctx",
+                str(self.n_ctx),
+                "--n_threads",
+                str(self.n_threads),
+                "--n_threads_batch",
+                str(self.n_threads),
                 # the RAM prompt cache: the DEPS dialogue grows turn by turn and alternates with the
                 # explainer's; each request restarts from the longest cached prefix
-                "--cache", "true",
+                "--cache",
+                "true",
                 # bounded: each cached prompt also keeps a copy of the logits buffer, which the
                 # server's default (logits_all, 2 GiB of counted state) makes n_ctx x vocab floats,
                 # about 0.8 GB for SmolLM2; a 26-task eval grew the server to 20 GB and the
                 # kernel killed it. Without logits_all the copy is n_batch x vocab (0.1 GB), and
                 # 128 MB of counted state is a handful of entries: enough for the DEPS dialogue
                 # and the explainer's prompt to find their prefixes.
-                "--logits_all", "false",
-                "--cache_size", str(CACHE_BYTES),
+                "--logits_all",
+                "false",
+                "--cache_size",
+                str(CACHE_BYTES),
                 *(["--lora_path", str(self.lora_path)] if self.lora_path else []),
                 *_MODEL_ARGS.get(self.key, []),
                 *self.extra_args,
@@ -375,7 +391,7 @@ class LocalServer:
                 stdout=self._log_file,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # own process group: Ctrl-C in the terminal does not hit it,
-                env=env,                 # and stop() can kill the whole group
+                env=env,  # and stop() can kill the whole group
                 close_fds=True,
             )
             with _LIVE_LOCK:
@@ -400,7 +416,7 @@ class LocalServer:
             return "\n".join(lines[-n_lines:])
         return ""
 
-    def __enter__(self) -> "LocalServer":
+    def __enter__(self) -> LocalServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -472,7 +488,7 @@ _SHARED_LOCK = threading.Lock()
 
 
 def _env_var(key: str) -> str:
-    tag = key.upper() if key in LOCAL_MODELS else "GGUF_%08X" % zlib.crc32(key.encode())
+    tag = key.upper() if key in LOCAL_MODELS else f"GGUF_{zlib.crc32(key.encode()):08X}"
     return f"DEPS_LOCAL_LLM_URL_{tag}"
 
 
@@ -507,7 +523,7 @@ def prestart(model: str = DEFAULT_LOCAL_MODEL, *, warm_for: str | None = None) -
         if warm_for:
             from agent.llm.warm import warm
 
-            warm(srv.base_url, srv.model_name, warm_for, planner_only=True)   # the first request needs only this
+            warm(srv.base_url, srv.model_name, warm_for, planner_only=True)  # the first request needs only this
 
     threading.Thread(target=boot, name="deps-llm-prestart", daemon=True).start()
 

@@ -8,6 +8,7 @@ key, an unknown model, a bad request), raise `nodes.ask.LLMCallFailed` with one 
 what happened, which the runner turns into the episode's failure_reason: the episode is stored,
 never lost.
 """
+
 from __future__ import annotations
 
 import email.utils
@@ -25,7 +26,7 @@ from nodes.ask import LLMCallFailed
 
 MAX_RETRY_AFTER_S = 60.0
 MAX_BACKOFF_S = 30.0
-MAX_REPLY_CHARS = 64_000   # one reply (a plan is a few hundred; the embedded model's whole context is 4096 tokens)
+MAX_REPLY_CHARS = 64_000  # one reply (a plan is a few hundred; the embedded model's whole context is 4096 tokens)
 
 
 class MalformedReply(ValueError):
@@ -41,8 +42,7 @@ def classify(exc: BaseException) -> str:
         return "transient"
     if isinstance(exc, openai.APIStatusError):
         return "transient" if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else "fatal"
-    if isinstance(exc, (MalformedReply, openai.APIResponseValidationError, json.JSONDecodeError,
-                        UnicodeDecodeError)):
+    if isinstance(exc, (MalformedReply, openai.APIResponseValidationError, json.JSONDecodeError, UnicodeDecodeError)):
         return "transient"
     if isinstance(exc, (KeyError, IndexError, TypeError, AttributeError)):
         # the client's parser met a body of the wrong shape (langchain-openai reads it as a dict)
@@ -79,9 +79,9 @@ class ResilientChat(BaseChatModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     inner: Any
-    retries: int = 2                 # extra attempts after the first
-    backoff_s: float = 1.0           # base of the exponential backoff
-    max_wait_s: float = 60.0         # total sleep across the retries of one call
+    retries: int = 2  # extra attempts after the first
+    backoff_s: float = 1.0  # base of the exponential backoff
+    max_wait_s: float = 60.0  # total sleep across the retries of one call
     seed: int = 0
 
     def model_post_init(self, context: Any) -> None:
@@ -94,7 +94,7 @@ class ResilientChat(BaseChatModel):
         return getattr(self.inner, "_llm_type", "chat")
 
     @property
-    def extra_body(self) -> Any:          # what agent.llm binds grammars and schemas onto
+    def extra_body(self) -> Any:  # what agent.llm binds grammars and schemas onto
         return getattr(self.inner, "extra_body", None)
 
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
@@ -117,10 +117,11 @@ class ResilientChat(BaseChatModel):
             return hinted
         with self._lock:
             jitter = self._rng.random()
-        return min(MAX_BACKOFF_S, self.backoff_s * 2 ** attempt) * jitter   # full jitter
+        return min(MAX_BACKOFF_S, self.backoff_s * 2**attempt) * jitter  # full jitter
 
-    def _generate(self, messages: list, stop: list[str] | None = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list, stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         self._count("calls")
         waited, attempts = 0.0, self.retries + 1
         for attempt in range(attempts):
@@ -131,9 +132,10 @@ class ResilientChat(BaseChatModel):
                 text = result.generations[0].text or ""
                 if not text.strip():
                     raise MalformedReply("the reply was empty")
-                if len(text) > MAX_REPLY_CHARS:   # never stored, shown or parsed: it would bloat every checkpoint
-                    raise MalformedReply(f"the reply was {len(text)} characters long; accepted: at most "
-                                         f"{MAX_REPLY_CHARS}")
+                if len(text) > MAX_REPLY_CHARS:  # never stored, shown or parsed: it would bloat every checkpoint
+                    raise MalformedReply(
+                        f"the reply was {len(text)} characters long; accepted: at most {MAX_REPLY_CHARS}"
+                    )
                 return result
             except Exception as exc:  # noqa: BLE001 - classified below; a bug is re-raised as it is
                 kind = classify(exc)
@@ -145,8 +147,9 @@ class ResilientChat(BaseChatModel):
                 delay = self._delay(attempt, exc)
                 if attempt + 1 == attempts or waited + delay > self.max_wait_s:
                     self._count("failed")
-                    raise LLMCallFailed(f"the LLM back-end failed {attempt + 1} time(s) in a row "
-                                        f"(last: {describe(exc)})") from None
+                    raise LLMCallFailed(
+                        f"the LLM back-end failed {attempt + 1} time(s) in a row (last: {describe(exc)})"
+                    ) from None
                 self._count("retries")
                 if run_manager is not None:
                     run_manager.on_text(f"retrying after {describe(exc)} in {delay:.1f} s\n")

@@ -11,6 +11,7 @@ what follows it: the task, the dialogue so far, the reply.
 explainer's, each as a one-token completion, so the evaluation happens while the caller does
 other work (start it in a thread), not on the first plan's path.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,10 +52,17 @@ def warm(base_url: str, model: str, planner: str, timeout: float = 120.0, *, pla
     t0 = time.perf_counter()
     parts = fixed_prefixes(planner)
     for part in parts[:1] if planner_only else parts:
-        body = json.dumps({"model": model, "max_tokens": 1, "temperature": 0.0,
-                           "messages": [{"role": r, "content": c} for r, c in part]}).encode()
-        req = urllib.request.Request(base_url.rstrip("/") + "/chat/completions", data=body,
-                                     headers={"Content-Type": "application/json"})
+        body = json.dumps(
+            {
+                "model": model,
+                "max_tokens": 1,
+                "temperature": 0.0,
+                "messages": [{"role": r, "content": c} for r, c in part],
+            }
+        ).encode()
+        req = urllib.request.Request(
+            base_url.rstrip("/") + "/chat/completions", data=body, headers={"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
                 resp.read()

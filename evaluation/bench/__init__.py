@@ -1,10 +1,11 @@
 """`deps bench`: performance measured as ratios against a baseline run side by side, in
 the same process, interleaved, so machine noise hits both alike. No timed assertions in
 tests: these numbers are for people and for tracking over time."""
+
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 BENCH_TASKS = ("CraftWoodenPickaxe", "CraftStonePickaxe", "CraftIronPickaxe", "ObtainDiamond")
 
@@ -24,8 +25,9 @@ def _side_by_side(a: Callable, b: Callable, repeat: int) -> tuple[float, float]:
     return min(ta), min(tb)
 
 
-def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: None,
-                   live_llm: bool = False) -> dict[str, float]:
+def run_benchmarks(
+    repeat: int = 3, progress: Callable[[str], None] = lambda s: None, live_llm: bool = False
+) -> dict[str, float]:
     """Every figure, side by side in one run. `live_llm`: measure loop_overhead_share against a
     live episode of the local model (else against its recorded latency, evaluation/bench/llm_share.py)."""
     from agent.runner import make_world, run_episode
@@ -63,13 +65,16 @@ def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: 
     # 1b. the graph's time as a share of an episode with the local LLM (evaluation/bench/llm_share.py)
     from evaluation.bench.llm_share import loop_overhead_share
 
-    metrics.update(loop_overhead_share((t_graph - t_direct) / len(tasks), t_direct / len(tasks), live=live_llm,
-                                       progress=progress))
+    metrics.update(
+        loop_overhead_share((t_graph - t_direct) / len(tasks), t_direct / len(tasks), live=live_llm, progress=progress)
+    )
 
     # 2. the parser: exact code-form parsing vs. the embedding fallback, per plan
     code_plan = goals_to_text(solve(kb, {"diamond": 1}, {}))
-    free_plan = "\n".join(f"step {i}: {line.split('# step')[1].split(':', 1)[1].strip()}"
-                          for i, line in enumerate(code_plan.splitlines(), 1))
+    free_plan = "\n".join(
+        f"step {i}: {line.split('# step')[1].split(':', 1)[1].strip()}"
+        for i, line in enumerate(code_plan.splitlines(), 1)
+    )
     parser = GoalParser(kb)
     parser.parse(free_plan)  # warm: load the embedding model and the library's vectors once
     progress("bench: parser, exact vs. embedding")
@@ -80,8 +85,9 @@ def run_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: 
 
     # 3. the oracle search: diamond from nothing vs. wooden pickaxe from nothing (scaling with depth)
     progress("bench: oracle search depth")
-    t_small, t_big = _side_by_side(lambda: solve(kb, {"wooden_pickaxe": 1}, {}),
-                                   lambda: solve(kb, {"diamond": 1}, {}), repeat)
+    t_small, t_big = _side_by_side(
+        lambda: solve(kb, {"wooden_pickaxe": 1}, {}), lambda: solve(kb, {"diamond": 1}, {}), repeat
+    )
     metrics["solve_diamond_ms"] = round(1000 * t_big, 3)
     metrics["solve_diamond_vs_wooden_pickaxe_ratio"] = round(t_big / t_small, 2)
 

@@ -5,10 +5,11 @@ against the text world, and `crafter_available` says 0.
 
 One step of a batch of n worlds counts as n environment steps, as in any vectorised env.
 """
+
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -35,7 +36,7 @@ def grid_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s:
     single = GridWorld(kb)
     single.reset(seed=0)
     batch = BatchGridWorld(BATCH, kb)
-    batch.reset([i % 16 for i in range(BATCH)])   # 16 maps, each generated once
+    batch.reset([i % 16 for i in range(BATCH)])  # 16 maps, each generated once
     moves = 10  # primitives 0..9: noop, moves, faces, attack, use (no item: refused), jump_place
 
     def step_single() -> int:
@@ -54,7 +55,7 @@ def grid_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s:
         baseline, base_name = _textworld(kb), "textworld"
     progress(f"bench: grid world single and batched ({BATCH}) vs. {base_name}")
     r_base, r_single, r_batch = 0.0, 0.0, 0.0
-    for _ in range(repeat):   # interleaved, so machine noise hits all three alike
+    for _ in range(repeat):  # interleaved, so machine noise hits all three alike
         r_base = max(r_base, _rate(baseline, 1))
         r_single = max(r_single, _rate(step_single, 1))
         r_batch = max(r_batch, _rate(step_batch, 1))

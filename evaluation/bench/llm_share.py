@@ -7,11 +7,12 @@ before the clock runs, then one DEPS episode); otherwise its LLM time is the rec
 recorded_llm.json (what was measured, with the command, the date and the machine's load), and
 the episode is that plus the loop's time.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 RECORDED = Path(__file__).with_name("recorded_llm.json")
 
@@ -35,8 +36,9 @@ def _live_episode_seconds(progress: Callable[[str], None]) -> float:
     return float(result["wall_s"])
 
 
-def loop_overhead_share(overhead_s: float, loop_s: float, *, live: bool = False,
-                        progress: Callable[[str], None] = lambda s: None) -> dict[str, float]:
+def loop_overhead_share(
+    overhead_s: float, loop_s: float, *, live: bool = False, progress: Callable[[str], None] = lambda s: None
+) -> dict[str, float]:
     """`overhead_s`: the graph's own seconds per episode; `loop_s`: the plain loop's."""
     overhead_s = max(overhead_s, 0.0)
     if live:

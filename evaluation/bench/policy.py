@@ -5,10 +5,11 @@ world's own step over the same worlds, timed side by side.
 The shipped controller's weights are used when present; otherwise a fresh network of the
 same shape (the time does not depend on the weights).
 """
+
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -30,7 +31,7 @@ def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda 
 
     kb = load_kb("1.11.2")
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)   # as the learned controller runs it (skills/learned/policy.py)
+    torch.set_num_threads(1)  # as the learned controller runs it (skills/learned/policy.py)
     try:
         policy = GoalPolicy.load("controller", kb=kb, device="cpu")
         shipped = 1.0
@@ -43,9 +44,9 @@ def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda 
     codes = policy.codes([Goal("mine", {"log": 1}), Goal("kill", {"cow": 1})] * (BATCH // 2))
     rng = np.random.default_rng(0)
     t_pol, t_env = float("inf"), float("inf")
-    for _ in range(repeat):   # interleaved, so machine noise hits both alike; best of each
+    for _ in range(repeat):  # interleaved, so machine noise hits both alike; best of each
         t0 = time.perf_counter()
-        for _ in range(5):   # the surroundings map (when the net uses one) is counted as the policy's cost
+        for _ in range(5):  # the surroundings map (when the net uses one) is counted as the policy's cost
             o = {**obs, KEY: around(env)} if policy.net.shape.around else obs
             a = policy.act(o, codes, greedy=False, rng=rng)
         t_pol = min(t_pol, (time.perf_counter() - t0) / 5)

@@ -15,10 +15,12 @@ Tokens are counted as SmolLM2 (the embedded model) would see them: each message 
 frame, tokenised with the model's own vocabulary (llama-cpp-python, vocab only) when the local
 extra is installed, else as characters / 4 (`tokens_counted_with` says which).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -29,7 +31,7 @@ from nodes.planners.base import goals_to_text
 from nodes.planners.llm import DialoguePlanner
 
 TASKS = ("CraftWoodenPickaxe", "CraftStonePickaxe", "CraftIronPickaxe", "ObtainDiamond")
-MISTAKES = 3          # wrong plans before the right one, per task (a small model looping on one mistake)
+MISTAKES = 3  # wrong plans before the right one, per task (a small model looping on one mistake)
 NAIVE_ASK = "Explain why it failed."
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 
@@ -52,11 +54,14 @@ def tokenizer() -> tuple[Callable[[str], list[int]], int, str]:
 
 def framed(messages: list) -> str:
     """Chat messages as SmolLM2's ChatML template lays them out, up to the reply's header."""
+
     def one(role: str, content: str) -> str:
         return f"<|im_start|>{_ROLES.get(role, role)}\n{content}<|im_end|>\n"
 
-    parts = [one(m.type, m.content if isinstance(m.content, str) else str(m.content)) if hasattr(m, "type")
-             else one(*m) for m in messages]
+    parts = [
+        one(m.type, m.content if isinstance(m.content, str) else str(m.content)) if hasattr(m, "type") else one(*m)
+        for m in messages
+    ]
     return "".join(parts) + "<|im_start|>assistant\n"
 
 
@@ -79,7 +84,7 @@ class PrefixCache:
         return best
 
     def add(self, ids: list[int]) -> None:
-        self.keys = [*self.keys[-(self.entries - 1):], list(ids)]
+        self.keys = [*self.keys[-(self.entries - 1) :], list(ids)]
 
 
 class ScriptedChat(BaseChatModel):
@@ -101,8 +106,7 @@ class ScriptedChat(BaseChatModel):
         if self.meter is not None:
             self.meter(prompt_ids, reply_ids)
         tin, tout = -(-len(prompt_ids) // self.per_token), -(-len(reply_ids) // self.per_token)
-        msg = AIMessage(reply, usage_metadata={"input_tokens": tin, "output_tokens": tout,
-                                               "total_tokens": tin + tout})
+        msg = AIMessage(reply, usage_metadata={"input_tokens": tin, "output_tokens": tout, "total_tokens": tin + tout})
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
 
@@ -135,8 +139,10 @@ class ScriptedLLM:
     def reply(self, messages: list[BaseMessage]) -> str:
         last = messages[-1].content if messages else ""
         if isinstance(last, str) and (last.startswith("Failed goal:") or last.endswith(NAIVE_ASK)):
-            cause = next((ln.split(":", 1)[1].strip() for ln in last.splitlines() if ln.startswith("Game message:")),
-                         "it lacked something")
+            cause = next(
+                (ln.split(":", 1)[1].strip() for ln in last.splitlines() if ln.startswith("Game message:")),
+                "it lacked something",
+            )
             return f"The goal failed because it {cause.rstrip('.')}; I must obtain that first."
         from worlds.solver import solve
 
@@ -146,7 +152,7 @@ class ScriptedLLM:
             needed = {g.tool for g in goals if g.tool}
             drop = next((k for k, g in enumerate(goals) if next(iter(g.obj)) in needed), None)
             if drop is not None:
-                goals = goals[:drop] + goals[drop + 1:]
+                goals = goals[:drop] + goals[drop + 1 :]
         return goals_to_text(goals)
 
 
@@ -182,9 +188,14 @@ class NaiveExplainer:
         from nodes.ask import ask
 
         planner = self.llm.naive_planner
-        msgs = [*planner.last, AIMessage(planner.last_reply),
-                HumanMessage(f"I failed on {failed}.\nGame message: {error}\n"
-                             f"My inventory now has {inventory_text(inventory)}. {NAIVE_ASK}")]
+        msgs = [
+            *planner.last,
+            AIMessage(planner.last_reply),
+            HumanMessage(
+                f"I failed on {failed}.\nGame message: {error}\n"
+                f"My inventory now has {inventory_text(inventory)}. {NAIVE_ASK}"
+            ),
+        ]
         text, used = ask(self.llm.model, msgs)
         return text.strip(), used
 
@@ -206,8 +217,12 @@ def _episode(task: Any, settings: Any, kb: Any, cache: PrefixCache | None) -> di
     llm.world, llm.task = ctx.world, ctx.task
     start = {"task": ctx.task.to_dict(), "inventory": ctx.world.inventory, "env_steps": 0}
     state = episode_graph().invoke(start, config={"recursion_limit": RECURSION_LIMIT}, context=ctx)
-    return {"success": state.get("status") == "success", "sent": llm.sent, "evaluated": llm.evaluated,
-            "plans": len(state.get("plans", []))}
+    return {
+        "success": state.get("status") == "success",
+        "sent": llm.sent,
+        "evaluated": llm.evaluated,
+        "plans": len(state.get("plans", [])),
+    }
 
 
 def token_benchmarks(progress: Callable[[str], None] = lambda s: None) -> dict[str, float]:
@@ -227,20 +242,27 @@ def token_benchmarks(progress: Callable[[str], None] = lambda s: None) -> dict[s
     tokenize, per_token, counted_with = tokenizer()
     progress(f"bench: tokens per success, DEPS vs. the naive growing dialogue ({len(TASKS)} tasks, scripted LLM)")
     ours_settings = RunSettings(planner="deps", world="textworld")
-    naive_settings = RunSettings(planner="evaluation.bench.tokens:naive_planner",
-                                 explainer="evaluation.bench.tokens:naive_explainer", world="textworld")
+    naive_settings = RunSettings(
+        planner="evaluation.bench.tokens:naive_planner",
+        explainer="evaluation.bench.tokens:naive_explainer",
+        world="textworld",
+    )
+
     def warmed() -> PrefixCache:
         cache = PrefixCache()
-        for part in fixed_prefixes("deps"):   # what the server's warm-up evaluates when it starts
+        for part in fixed_prefixes("deps"):  # what the server's warm-up evaluates when it starts
             cache.add(tokenize(framed(part)))
         return cache
 
     ours_cache, naive_cache = warmed(), warmed()
-    totals = {"ours": [0, 0, 0], "naive": [0, 0, 0], "naive_cached": [0, 0, 0]}   # evaluated, sent, successes
+    totals = {"ours": [0, 0, 0], "naive": [0, 0, 0], "naive_cached": [0, 0, 0]}  # evaluated, sent, successes
     for name in TASKS:
         task = localize(find_task(name), kb)
-        for key, settings, c in (("ours", ours_settings, ours_cache), ("naive", naive_settings, None),
-                                 ("naive_cached", naive_settings, naive_cache)):
+        for key, settings, c in (
+            ("ours", ours_settings, ours_cache),
+            ("naive", naive_settings, None),
+            ("naive_cached", naive_settings, naive_cache),
+        ):
             r = _episode(task, settings, kb, c)
             totals[key][0] += r["evaluated"]
             totals[key][1] += r["sent"]

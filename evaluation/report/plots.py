@@ -1,10 +1,11 @@
 """The reports' PNG plots (matplotlib, Agg): success per group, success against a swept value.
 A missing matplotlib means no plot; the Markdown report still stands."""
+
 from __future__ import annotations
 
 import io
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 from evaluation.safe_files import write_atomic
 
@@ -28,9 +29,13 @@ def pyplot():
     return plt
 
 
-def plot_groups(path: str | os.PathLike[str], groups: Sequence[str],
-                series: Sequence[tuple[str, dict[str, float | None], dict[str, float | None] | None]],
-                title: str, counts: Sequence[dict[str, int] | None] | None = None) -> bool:
+def plot_groups(
+    path: str | os.PathLike[str],
+    groups: Sequence[str],
+    series: Sequence[tuple[str, dict[str, float | None], dict[str, float | None] | None]],
+    title: str,
+    counts: Sequence[dict[str, int] | None] | None = None,
+) -> bool:
     """Grouped bars: success % per group, one bar per series (label, {group: pct}, {group: std});
     `counts[i]` ({group: episodes}) writes n over series i's bars. The legend sits outside the axes."""
     plt = pyplot()
@@ -58,16 +63,25 @@ def plot_groups(path: str | os.PathLike[str], groups: Sequence[str],
     ax.set_ylim(0, 112)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14 if len(groups) <= 8 else -0.3),
-              ncol=min(3, len(series)), frameon=False)   # below the axes, never over a bar
+    ax.legend(
+        fontsize=7,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.14 if len(groups) <= 8 else -0.3),
+        ncol=min(3, len(series)),
+        frameon=False,
+    )  # below the axes, never over a bar
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
     return True
 
 
-def plot_lines(path: str | os.PathLike[str], xlabels: Sequence[str],
-               panels: Sequence[tuple[str, dict[str, Sequence[float | None]]]], xname: str) -> bool:
+def plot_lines(
+    path: str | os.PathLike[str],
+    xlabels: Sequence[str],
+    panels: Sequence[tuple[str, dict[str, Sequence[float | None]]]],
+    xname: str,
+) -> bool:
     """Success % vs. a swept value; one panel per (title, {series: [y per x]})."""
     plt = pyplot()
     if plt is None or not xlabels or not panels:
@@ -86,7 +100,7 @@ def plot_lines(path: str | os.PathLike[str], xlabels: Sequence[str],
         ax.set_ylim(0, 105)
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)   # beside the lines
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # beside the lines
     axes[0][0].set_ylabel("success rate (%)")
     fig.tight_layout()
     _save(fig, path)

@@ -1,12 +1,14 @@
 """The papers' published figures (evaluation/report/published.yaml, in percent), matched to our
 suites and groups so reports can show them beside ours, labelled as published."""
+
 from __future__ import annotations
 
 import functools
 import os
 import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 PUBLISHED_PATH = Path(__file__).with_name("published.yaml")
 
@@ -70,8 +72,9 @@ def _cell(v: Any) -> tuple[float | None, float | None]:
     return float(v), None
 
 
-def published_rows(suite: str | None, groups: Sequence[str], use: str = "main",
-                   tables: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def published_rows(
+    suite: str | None, groups: Sequence[str], use: str = "main", tables: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """Published rows for our suite: [{label, method, planner, values: {our group: (mean, std)}, avg}],
     only from tables of the same suite and only the groups both have."""
     out = []
@@ -83,17 +86,18 @@ def published_rows(suite: str | None, groups: Sequence[str], use: str = "main",
             continue
         for r in t["rows"]:
             vals = {g: _cell((r.get("values") or {}).get(pg)) for g, pg in gmap.items()}
-            out.append({
-                "label": t.get("label") or f"published ({t.get('source')})",
-                "source": t.get("source"),
-                "method": r.get("method"),
-                "planner": r.get("planner", t.get("planner")),
-                "llm": r.get("llm"),
-                "world": r.get("world"),
-                "values": vals,
-                "avg": r.get("avg"),
-                # the table's AVG only stands beside ours when both cover the same groups
-                "all_groups": (len(set(gmap.values())) == len(_their_groups(t))
-                               and len(gmap) == len(set(groups))),
-            })
+            out.append(
+                {
+                    "label": t.get("label") or f"published ({t.get('source')})",
+                    "source": t.get("source"),
+                    "method": r.get("method"),
+                    "planner": r.get("planner", t.get("planner")),
+                    "llm": r.get("llm"),
+                    "world": r.get("world"),
+                    "values": vals,
+                    "avg": r.get("avg"),
+                    # the table's AVG only stands beside ours when both cover the same groups
+                    "all_groups": (len(set(gmap.values())) == len(_their_groups(t)) and len(gmap) == len(set(groups))),
+                }
+            )
     return out

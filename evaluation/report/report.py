@@ -5,12 +5,14 @@ dirs (`deps compare`), and sweep tables (success vs. max rounds, LLM, selector..
 
 Summaries hold fractions in [0, 1]; everything shown here is in percent.
 """
+
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from evaluation.report.plots import plot_groups, plot_lines
 from evaluation.report.published import group_map, load_published, norm_name, published_rows, suite_matches, suite_name
@@ -49,9 +51,11 @@ def main_table(summary: dict[str, Any], *, published: bool = True) -> str:
     if published:
         for p in published_rows(summary.get("suite"), groups, "main"):
             mark = " ◀" if _same_method(p, summary) else ""
-            rows.append([f"{p['label']}: {p['method']}{mark}"]
-                        + [fmt_pub(*p["values"].get(k, (None, None))) for k in groups]
-                        + [fmt_pub(p["avg"]) if p["avg"] is not None and p["all_groups"] else "–"])
+            rows.append(
+                [f"{p['label']}: {p['method']}{mark}"]
+                + [fmt_pub(*p["values"].get(k, (None, None))) for k in groups]
+                + [fmt_pub(p["avg"]) if p["avg"] is not None and p["all_groups"] else "–"]
+            )
     return md_table(header, rows)
 
 
@@ -79,10 +83,15 @@ def per_task_table(summary: dict[str, Any]) -> tuple[str, str | None]:
     for tid, t in per.items():
         target = t.get("target") or {}
         item = next(iter(target), None)
-        row = [t.get("group"), tid, ", ".join(f"{k} ×{v}" for k, v in target.items()) or "–", t.get("n"),
-               fmt(pct(t.get("success_rate"))),
-               "–" if t.get("tokens_per_success") is None else f"{t['tokens_per_success']:.0f}",
-               "–" if t.get("mean_rounds") is None else f"{t['mean_rounds']:.2f}"]
+        row = [
+            t.get("group"),
+            tid,
+            ", ".join(f"{k} ×{v}" for k, v in target.items()) or "–",
+            t.get("n"),
+            fmt(pct(t.get("success_rate"))),
+            "–" if t.get("tokens_per_success") is None else f"{t['tokens_per_success']:.0f}",
+            "–" if t.get("mean_rounds") is None else f"{t['mean_rounds']:.2f}",
+        ]
         if pub_name:
             p = pub.get(item) if item else None
             ok = p is not None and norm_name(p.get("group")) == norm_name(t.get("group"))
@@ -108,17 +117,22 @@ def _coverage_note(summary: dict[str, Any]) -> str | None:
     for g, items in ours.items():
         th = next((v for k, v in theirs.items() if norm_name(k) == norm_name(g)), set())
         if th and items != th:
-            notes.append(f"{md_cell(g)}: {len(items)} task(s) here, {len(th)} in the paper's Table 21, "
-                         f"{len(items & th)} shared")
+            notes.append(
+                f"{md_cell(g)}: {len(items)} task(s) here, {len(th)} in the paper's Table 21, {len(items & th)} shared"
+            )
     return "; ".join(notes) if notes else None
 
 
 def _series_for_plot(summary: dict[str, Any]) -> list[tuple[str, dict, dict | None]]:
     groups = list((summary.get("groups") or {}).keys())
     g = summary["groups"]
-    series = [(f"ours: {summary.get('planner')}",
-               {k: pct(g[k].get("success_rate")) for k in groups},
-               {k: pct(g[k].get("std")) for k in groups})]
+    series = [
+        (
+            f"ours: {summary.get('planner')}",
+            {k: pct(g[k].get("success_rate")) for k in groups},
+            {k: pct(g[k].get("std")) for k in groups},
+        )
+    ]
     seen = set()
     for p in published_rows(summary.get("suite"), groups, "main"):
         if not _same_method(p, summary):
@@ -140,25 +154,36 @@ def render_report(summary: dict[str, Any], *, png_name: str | None = GROUP_PNG) 
         f"`{s.get('selector') or 'default'}`, controller `{s.get('controller') or 'default'}`, max rounds "
         f"{s.get('max_rounds')}, seed {s.get('seed')}; {s.get('episodes')} episode(s) per task, "
         f"{s.get('tasks')} task(s), {s.get('n')} episode(s) stored"
-        + (f", **{s.get('missing')} missing** (rerun with `--resume`)" if s.get("missing") else "") + "."
+        + (f", **{s.get('missing')} missing** (rerun with `--resume`)" if s.get("missing") else "")
+        + "."
     )
     lines.append("")
     tin, tout = s.get("tokens_in") or 0, s.get("tokens_out") or 0
     sr = s.get("success_rate")
-    lines.append(f"Overall success {'–' if sr is None else fmt(pct(sr)) + '%'} over {s.get('n')} episodes; "
-                 f"tokens in {tin:,}, out {tout:,}; "
-                 f"tokens per success {fmt(s.get('tokens_per_success'), nd=0)}; episodes' wall time "
-                 f"{s.get('wall_s') or 0:.1f} s.")
-    lines += ["", "## Success rate per group (%, like DEPS Table 2)", "",
-              "Cells are `success % ± std`, the std taken over the group's tasks (per-task success rates, "
-              "sample std, as in DEPS Table 2). AVG is the mean over all episodes.", ""]
+    lines.append(
+        f"Overall success {'–' if sr is None else fmt(pct(sr)) + '%'} over {s.get('n')} episodes; "
+        f"tokens in {tin:,}, out {tout:,}; "
+        f"tokens per success {fmt(s.get('tokens_per_success'), nd=0)}; episodes' wall time "
+        f"{s.get('wall_s') or 0:.1f} s."
+    )
+    lines += [
+        "",
+        "## Success rate per group (%, like DEPS Table 2)",
+        "",
+        "Cells are `success % ± std`, the std taken over the group's tasks (per-task success rates, "
+        "sample std, as in DEPS Table 2). AVG is the mean over all episodes.",
+        "",
+    ]
     lines.append(main_table(s))
     pubs = published_rows(s.get("suite"), list((s.get("groups") or {}).keys()), "main")
     if pubs:
-        lines += ["", "Published rows are the papers' own numbers (evaluation/report/published.yaml), on their setups "
-                  "(MineDojo or MineRL with learned controllers, OpenAI LLMs, 30 episodes per task); "
-                  "they are shown for the shape of the results, not as a like-for-like baseline."
-                  + (" ◀ marks the method of this run." if any(_same_method(p, s) for p in pubs) else "")]
+        lines += [
+            "",
+            "Published rows are the papers' own numbers (evaluation/report/published.yaml), on their setups "
+            "(MineDojo or MineRL with learned controllers, OpenAI LLMs, 30 episodes per task); "
+            "they are shown for the shape of the results, not as a like-for-like baseline."
+            + (" ◀ marks the method of this run." if any(_same_method(p, s) for p in pubs) else ""),
+        ]
         note = _coverage_note(s)
         if note:
             lines += ["", f"Group composition differs from the paper's: {note}."]
@@ -178,9 +203,13 @@ def write_report(out_dir: str | os.PathLike[str], summary: dict[str, Any]) -> Pa
     """Write DIR/report.md and DIR/success_by_group.png; returns the report's path."""
     out = Path(out_dir)
     groups = list((summary.get("groups") or {}).keys())
-    png_ok = plot_groups(out / GROUP_PNG, groups, _series_for_plot(summary),
-                         f"{summary.get('suite') or ''}: success per group",
-                         counts=[{k: int(v.get("n") or 0) for k, v in (summary.get("groups") or {}).items()}])
+    png_ok = plot_groups(
+        out / GROUP_PNG,
+        groups,
+        _series_for_plot(summary),
+        f"{summary.get('suite') or ''}: success per group",
+        counts=[{k: int(v.get("n") or 0) for k, v in (summary.get("groups") or {}).items()}],
+    )
     path = out / REPORT_MD
     write_atomic(path, render_report(summary, png_name=GROUP_PNG if png_ok else None))
     return path
@@ -189,8 +218,8 @@ def write_report(out_dir: str | os.PathLike[str], summary: dict[str, Any]) -> Pa
 # ---------------------------------------------------------------------------------------------
 # several runs: deps compare
 # ---------------------------------------------------------------------------------------------
-MAX_SUMMARY_BYTES = 64 * 2**20   # a summary.json or run.json that deps compare reads
-MAX_GROUPS = 10_000              # groups in one summary (every suite has a handful)
+MAX_SUMMARY_BYTES = 64 * 2**20  # a summary.json or run.json that deps compare reads
+MAX_GROUPS = 10_000  # groups in one summary (every suite has a handful)
 
 
 def _read_run(d: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -218,8 +247,7 @@ def _read_run(d: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, Any]
     return summary, run
 
 
-def run_labels(summaries: Sequence[dict[str, Any]], runs: Sequence[dict[str, Any]],
-               dirs: Sequence[str]) -> list[str]:
+def run_labels(summaries: Sequence[dict[str, Any]], runs: Sequence[dict[str, Any]], dirs: Sequence[str]) -> list[str]:
     """Label runs by what differs between them (planner=dep, max_rounds=3...), else by dir name."""
     settings = [dict((r.get("identity") or {}).get("settings") or r.get("settings") or {}) for r in runs]
     for s, sm in zip(settings, summaries):
@@ -237,12 +265,16 @@ def run_labels(summaries: Sequence[dict[str, Any]], runs: Sequence[dict[str, Any
         else:
             labels.append(Path(d).name or str(d))
     if len(set(labels)) < len(labels):
-        labels = [f"{l} [{Path(d).name}]" for l, d in zip(labels, dirs)]
+        labels = [f"{label} [{Path(d).name}]" for label, d in zip(labels, dirs)]
     return labels
 
 
-def compare(dirs: Sequence[str | os.PathLike[str]], png_path: str | os.PathLike[str] | None = None,
-            *, png_link: str | None = None) -> str:
+def compare(
+    dirs: Sequence[str | os.PathLike[str]],
+    png_path: str | os.PathLike[str] | None = None,
+    *,
+    png_link: str | None = None,
+) -> str:
     """One markdown table of several run dirs side by side (all planners), plus published rows
     of the same suite for the planners shown; writes a grouped-bar PNG when png_path is given."""
     if not dirs:
@@ -255,10 +287,11 @@ def compare(dirs: Sequence[str | os.PathLike[str]], png_path: str | os.PathLike[
     rows = []
     for lab, s in zip(labels, summaries):
         g = s["groups"]
-        rows.append([f"**{lab}**"]
-                    + [fmt(pct(g[k]["success_rate"]), pct(g[k].get("std"))) if k in g else "–" for k in groups]
-                    + [fmt(pct(s.get("success_rate"))), str(s.get("n")),
-                       fmt(s.get("tokens_per_success"), nd=0)])
+        rows.append(
+            [f"**{lab}**"]
+            + [fmt(pct(g[k]["success_rate"]), pct(g[k].get("std"))) if k in g else "–" for k in groups]
+            + [fmt(pct(s.get("success_rate"))), str(s.get("n")), fmt(s.get("tokens_per_success"), nd=0)]
+        )
     suites = {suite_name(s.get("suite")) for s in summaries}
     planners = {s.get("planner") for s in summaries}
     pub_rows = []
@@ -266,18 +299,28 @@ def compare(dirs: Sequence[str | os.PathLike[str]], png_path: str | os.PathLike[
         for p in published_rows(summaries[0].get("suite"), groups, "main"):
             if p["planner"] in planners:
                 pub_rows.append(p)
-                rows.append([f"{p['label']}: {p['method']}"]
-                            + [fmt_pub(*p["values"].get(k, (None, None))) for k in groups]
-                            + [fmt_pub(p["avg"]) if p["avg"] is not None and p["all_groups"] else "–", "–", "–"])
-    md = ["## Comparison" + (f": {next(iter(suites))}" if len(suites) == 1 else ""), "",
-          "Cells are `success % ± std over tasks`; AVG is the mean over all episodes.", "",
-          md_table(header, rows)]
+                rows.append(
+                    [f"{p['label']}: {p['method']}"]
+                    + [fmt_pub(*p["values"].get(k, (None, None))) for k in groups]
+                    + [fmt_pub(p["avg"]) if p["avg"] is not None and p["all_groups"] else "–", "–", "–"]
+                )
+    md = [
+        "## Comparison" + (f": {next(iter(suites))}" if len(suites) == 1 else ""),
+        "",
+        "Cells are `success % ± std over tasks`; AVG is the mean over all episodes.",
+        "",
+        md_table(header, rows),
+    ]
     if len(suites) > 1:
-        md += ["", f"Note: these runs are of different suites ({', '.join(sorted(suites))}); "
-                   "groups are compared by name."]
+        md += [
+            "",
+            f"Note: these runs are of different suites ({', '.join(sorted(suites))}); groups are compared by name.",
+        ]
     if png_path is not None:
-        series = [(lab, {k: pct(s["groups"][k]["success_rate"]) if k in s["groups"] else None for k in groups},
-                   None) for lab, s in zip(labels, summaries)]
+        series = [
+            (lab, {k: pct(s["groups"][k]["success_rate"]) if k in s["groups"] else None for k in groups}, None)
+            for lab, s in zip(labels, summaries)
+        ]
         counts = [{k: int(s["groups"][k].get("n") or 0) for k in groups if k in s["groups"]} for s in summaries]
         if plot_groups(png_path, groups, series, "success per group", counts=counts):
             md += ["", f"![comparison]({png_link or Path(png_path).name})"]
@@ -290,12 +333,25 @@ def compare_data(dirs: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
     loaded = [_read_run(d) for d in dirs]
     summaries = [s for s, _ in loaded]
     labels = run_labels(summaries, [r for _, r in loaded], [str(d) for d in dirs])
-    return {"runs": [{"dir": str(d), "label": lab, "suite": s.get("suite"), "planner": s.get("planner"),
-                      "world": s.get("world"), "llm": s.get("llm"), "success_rate": s.get("success_rate"),
-                      "n": s.get("n"),
-                      "groups": {g: {"success_rate": v.get("success_rate"), "std": v.get("std"), "n": v.get("n")}
-                                 for g, v in s["groups"].items()}}
-                     for d, lab, s in zip(dirs, labels, summaries)]}
+    return {
+        "runs": [
+            {
+                "dir": str(d),
+                "label": lab,
+                "suite": s.get("suite"),
+                "planner": s.get("planner"),
+                "world": s.get("world"),
+                "llm": s.get("llm"),
+                "success_rate": s.get("success_rate"),
+                "n": s.get("n"),
+                "groups": {
+                    g: {"success_rate": v.get("success_rate"), "std": v.get("std"), "n": v.get("n")}
+                    for g, v in s["groups"].items()
+                },
+            }
+            for d, lab, s in zip(dirs, labels, summaries)
+        ]
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,9 +367,11 @@ def sweep_table(param: str, runs: Sequence[tuple[str, dict[str, Any]]]) -> str:
     rows = []
     for v, s in runs:
         g = s.get("groups") or {}
-        rows.append([f"**{v}**"]
-                    + [fmt(pct(g[k]["success_rate"]), pct(g[k].get("std"))) if k in g else "–" for k in groups]
-                    + [fmt(pct(s.get("success_rate"))), str(s.get("n")), fmt(s.get("tokens_per_success"), nd=0)])
+        rows.append(
+            [f"**{v}**"]
+            + [fmt(pct(g[k]["success_rate"]), pct(g[k].get("std"))) if k in g else "–" for k in groups]
+            + [fmt(pct(s.get("success_rate"))), str(s.get("n")), fmt(s.get("tokens_per_success"), nd=0)]
+        )
     return md_table(header, rows)
 
 
@@ -336,24 +394,38 @@ def render_sweep(param: str, runs: Sequence[tuple[str, dict[str, Any]]], png_nam
     first = runs[0][1] if runs else {}
     suite = first.get("suite")
     groups = list(first.get("groups") or {})
-    lines = [f"# deps eval sweep over {param.replace('_', '-')}: {suite or ''}", "",
-             f"planner `{first.get('planner')}`, world `{first.get('world')}`, llm `{first.get('llm')}`; "
-             f"{first.get('episodes')} episode(s) per task; each value's run is in `"
-             f"{param.replace('_', '-')}=VALUE/` (its own report.md, summary.json, episodes.jsonl).", "",
-             "## Success rate (%) per value", "", sweep_table(param, runs)]
+    lines = [
+        f"# deps eval sweep over {param.replace('_', '-')}: {suite or ''}",
+        "",
+        f"planner `{first.get('planner')}`, world `{first.get('world')}`, llm `{first.get('llm')}`; "
+        f"{first.get('episodes')} episode(s) per task; each value's run is in `"
+        f"{param.replace('_', '-')}=VALUE/` (its own report.md, summary.json, episodes.jsonl).",
+        "",
+        "## Success rate (%) per value",
+        "",
+        sweep_table(param, runs),
+    ]
     if param == "max_rounds":
         _, pub = _rounds_table(suite, groups)
         if pub:
-            lines += ["", "### Published: success vs. re-planning rounds", "", pub, "",
-                      "(Round 0 is the vanilla planner; ∞ re-plans until success or the horizon, bounded by "
-                      "the LLM's token limit, about 7-8 rounds for Codex. Ours: `inf` = no round limit, "
-                      "the token budget still applies.)"]
+            lines += [
+                "",
+                "### Published: success vs. re-planning rounds",
+                "",
+                pub,
+                "",
+                "(Round 0 is the vanilla planner; ∞ re-plans until success or the horizon, bounded by "
+                "the LLM's token limit, about 7-8 rounds for Codex. Ours: `inf` = no round limit, "
+                "the token budget still applies.)",
+            ]
     if param == "llm":
         pubs = published_rows(suite, groups, "llm")
         if pubs:
             header = ["Method"] + groups
-            rows = [[f"{p['label']}: {p['method']}"] + [fmt_pub(*p["values"].get(k, (None, None))) for k in groups]
-                    for p in pubs]
+            rows = [
+                [f"{p['label']}: {p['method']}"] + [fmt_pub(*p["values"].get(k, (None, None))) for k in groups]
+                for p in pubs
+            ]
             lines += ["", "### Published: per LLM", "", md_table(header, rows)]
     if png_name:
         lines += ["", f"![success vs {param}]({png_name})"]
@@ -361,8 +433,7 @@ def render_sweep(param: str, runs: Sequence[tuple[str, dict[str, Any]]], png_nam
     return "\n".join(lines)
 
 
-def write_sweep_report(out_dir: str | os.PathLike[str], param: str,
-                       runs: Sequence[tuple[str, dict[str, Any]]]) -> Path:
+def write_sweep_report(out_dir: str | os.PathLike[str], param: str, runs: Sequence[tuple[str, dict[str, Any]]]) -> Path:
     """DIR/report.md (combined table: success vs. value) and DIR/sweep.png."""
     out = Path(out_dir)
     first = runs[0][1] if runs else {}

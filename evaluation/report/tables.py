@@ -1,9 +1,11 @@
 """Formatting for reports: percentages, `mean ± std` cells, Markdown tables, run labels."""
+
 from __future__ import annotations
 
 import math
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def pct(x: float | None) -> float | None:
@@ -48,8 +50,10 @@ def md_cell(value: Any) -> str:
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align_first_left: bool = True) -> str:
-    lines = ["| " + " | ".join(md_cell(h) for h in header) + " |",
-             "| " + " | ".join([":---" if (i == 0 and align_first_left) else "---:" for i in range(len(header))]) + " |"]
+    lines = [
+        "| " + " | ".join(md_cell(h) for h in header) + " |",
+        "| " + " | ".join([":---" if (i == 0 and align_first_left) else "---:" for i in range(len(header))]) + " |",
+    ]
     for r in rows:
         lines.append("| " + " | ".join(md_cell(c) for c in r) + " |")
     return "\n".join(lines)

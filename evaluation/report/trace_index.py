@@ -5,6 +5,7 @@ episode's outcome, so a failure is one click from the summary.
 Pages are written with `write_atomic` (a link planted at a page is replaced, not followed), and
 an episode folder that is a link is skipped: a page is never written outside --trace-dir.
 """
+
 from __future__ import annotations
 
 import html
@@ -42,17 +43,22 @@ def write_trace_index(out: Path, trace_dir: str, rows: list[dict[str, Any]]) -> 
         page = _page(folder)
         verdict = "success" if row.get("success") else f"failed: {row.get('failure_reason') or ''}"
         label = f"{row.get('task_id')} episode {row.get('episode')}"
-        link = (f'<a href="{html.escape(os.path.relpath(page, out))}">{html.escape(label)}</a>' if page
-                else html.escape(label) + " (no trace)")
+        link = (
+            f'<a href="{html.escape(os.path.relpath(page, out))}">{html.escape(label)}</a>'
+            if page
+            else html.escape(label) + " (no trace)"
+        )
         cls = "ok" if row.get("success") else "bad"
-        items.append(f'<tr><td>{link}</td><td class={cls}>{html.escape(verdict)}</td>'
-                     f'<td>{int(row.get("env_steps") or 0)}</td><td>{int(row.get("rounds") or 0)}</td></tr>')
+        items.append(
+            f"<tr><td>{link}</td><td class={cls}>{html.escape(verdict)}</td>"
+            f"<td>{int(row.get('env_steps') or 0)}</td><td>{int(row.get('rounds') or 0)}</td></tr>"
+        )
     page = f"""<!doctype html><html lang=en><head><meta charset=utf-8><title>deps eval: traces</title>
 <style>body{{font:14px system-ui,sans-serif;margin:2em}}td,th{{padding:2px 10px;text-align:left}}
 .ok{{color:#176a17}}.bad{{color:#a01818}}</style></head><body>
 <h1>Episode traces</h1><p>{len(rows)} episode(s); each links its trace page (plans, descriptions,
 explanations, inventory, LLM calls).</p>
-<table id=episodes><tr><th>episode</th><th>outcome</th><th>env steps</th><th>re-plans</th></tr>{''.join(items)}</table>
+<table id=episodes><tr><th>episode</th><th>outcome</th><th>env steps</th><th>re-plans</th></tr>{"".join(items)}</table>
 </body></html>
 """
     index = out / INDEX

@@ -9,6 +9,7 @@ one line instead of producing nonsense.
 Where they are found: `DEPS_CONTROLLER_CHECKPOINT` / `DEPS_SELECTOR_CHECKPOINT` (a path), else
 the shipped `skills/checkpoints/controller.pt` / `selector.pt`.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,52 +28,86 @@ FORMAT = "deps-goalnet-1"
 def save(path: str | Path, net: GoalNet, *, vocab_version: str, goals: list[str], card: dict[str, Any]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    card = json.loads(json.dumps(card, default=str))   # plain data only: torch.load(weights_only=True) reads it back
-    state = {k: v.detach().to("cpu").half() if v.is_floating_point() else v.cpu()
-             for k, v in net.state_dict().items()}   # float16 on disk: a few hundred KB
-    torch.save({"format": FORMAT, "shape": net.shape.to_dict(), "vocab_version": vocab_version,
-                "goals": list(goals), "state_dict": state, "card": card}, path)
+    card = json.loads(json.dumps(card, default=str))  # plain data only: torch.load(weights_only=True) reads it back
+    state = {
+        k: v.detach().to("cpu").half() if v.is_floating_point() else v.cpu() for k, v in net.state_dict().items()
+    }  # float16 on disk: a few hundred KB
+    torch.save(
+        {
+            "format": FORMAT,
+            "shape": net.shape.to_dict(),
+            "vocab_version": vocab_version,
+            "goals": list(goals),
+            "state_dict": state,
+            "card": card,
+        },
+        path,
+    )
     card_path = path.with_suffix(".card.json")
-    card_path.write_text(json.dumps({**card, "file": path.name, "bytes": path.stat().st_size,
-                                     "vocab_version": vocab_version, "shape": net.shape.to_dict()},
-                                    indent=2) + "\n")
+    card_path.write_text(
+        json.dumps(
+            {
+                **card,
+                "file": path.name,
+                "bytes": path.stat().st_size,
+                "vocab_version": vocab_version,
+                "shape": net.shape.to_dict(),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     return path
 
 
-def load(path: str | Path, *, expected: NetShape, vocab_version: str,
-         device: str = "cpu", env_var: str | None = None) -> tuple[GoalNet, dict]:
+def load(
+    path: str | Path, *, expected: NetShape, vocab_version: str, device: str = "cpu", env_var: str | None = None
+) -> tuple[GoalNet, dict]:
     """The network in eval mode and its card (with "goals": the goals it was trained on);
     CheckpointError (one line) when it does not fit."""
     path = Path(path)
     where = f" (from ${env_var})" if env_var and os.environ.get(env_var) else ""
     if not path.is_file():
-        raise CheckpointError(f"checkpoint {str(path)!r}{where} not found; accepted: a .pt file written by "
-                              "'deps train controller|selector --out DIR'")
+        raise CheckpointError(
+            f"checkpoint {str(path)!r}{where} not found; accepted: a .pt file written by "
+            "'deps train controller|selector --out DIR'"
+        )
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - any unreadable file gets the same one line
-        raise CheckpointError(f"checkpoint {str(path)!r}{where} is not a readable torch file "
-                              f"({type(e).__name__}); accepted: a .pt file written by 'deps train'") from e
+        raise CheckpointError(
+            f"checkpoint {str(path)!r}{where} is not a readable torch file "
+            f"({type(e).__name__}); accepted: a .pt file written by 'deps train'"
+        ) from e
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
-        raise CheckpointError(f"checkpoint {str(path)!r} is not a {FORMAT} checkpoint; "
-                              "accepted: a .pt file written by 'deps train controller|selector'")
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} is not a {FORMAT} checkpoint; "
+            "accepted: a .pt file written by 'deps train controller|selector'"
+        )
     if blob.get("vocab_version") != vocab_version:
-        raise CheckpointError(f"checkpoint {str(path)!r} was trained on grid vocabulary {blob.get('vocab_version')!r}, "
-                              f"this world uses {vocab_version!r}; retrain with 'deps train'")
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} was trained on grid vocabulary {blob.get('vocab_version')!r}, "
+            f"this world uses {vocab_version!r}; retrain with 'deps train'"
+        )
     got = dict(blob.get("shape") or {})
     want = expected.to_dict()
-    bad = [f"{k} {got.get(k)} != {want[k]}" for k in ("n_cells", "grid_layers", "view", "vec_dim", "n_targets", "n_skills", "n_actions")
-           if got.get(k) != want[k]]
+    bad = [
+        f"{k} {got.get(k)} != {want[k]}"
+        for k in ("n_cells", "grid_layers", "view", "vec_dim", "n_targets", "n_skills", "n_actions")
+        if got.get(k) != want[k]
+    ]
     if bad:
-        raise CheckpointError(f"checkpoint {str(path)!r} has another shape ({'; '.join(bad)}); "
-                              "retrain with 'deps train' for this world")
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} has another shape ({'; '.join(bad)}); retrain with 'deps train' for this world"
+        )
     try:
         shape = NetShape(**got)
         net = GoalNet(shape)
         net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["state_dict"].items()})
     except (TypeError, RuntimeError, KeyError) as e:
-        raise CheckpointError(f"checkpoint {str(path)!r} does not load into the network "
-                              f"({' '.join(str(e).split())[:160]})") from e
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} does not load into the network ({' '.join(str(e).split())[:160]})"
+        ) from e
     card = {**dict(blob.get("card") or {}), "goals": list(blob.get("goals") or [])}
     measured = _measured_success(path.with_suffix(".card.json"))
     if measured is not None:
@@ -89,5 +124,7 @@ def _measured_success(card_path: Path) -> dict[str, float] | None:
         got = json.loads(card_path.read_text()).get("skill_success")
         return None if got is None else {str(k): float(v) for k, v in dict(got).items()}
     except (ValueError, TypeError, AttributeError) as e:
-        raise CheckpointError(f"card {str(card_path)!r} has no readable skill_success ({type(e).__name__}); "
-                              'accepted: {"skill_success": {"mine:log": 0.95, ...}}') from e
+        raise CheckpointError(
+            f"card {str(card_path)!r} has no readable skill_success ({type(e).__name__}); "
+            'accepted: {"skill_success": {"mine:log": 0.95, ...}}'
+        ) from e

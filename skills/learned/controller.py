@@ -16,6 +16,7 @@ later fails with one line.  Each outcome's "driver" says who drove it.
 While a block is breaking, attack is held (`hold_attack`) instead of asking the policy
 each step. Same outcome dict as every controller: {ok, error, steps, gained, missing}.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,16 +31,29 @@ from skills.learned.policy import GoalPolicy, pick_device
 from skills.learned.surround import observe
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES
 
-GOAL_BUDGET = 600          # steps one unit of a mine/kill goal may take (DEPS Table 10's episode length)
+GOAL_BUDGET = 600  # steps one unit of a mine/kill goal may take (DEPS Table 10's episode length)
 FUNCTIONAL = ("craft", "smelt", "equip")
-NO_ITEM = ("noop", "move_north", "move_south", "move_east", "move_west", "face_up", "face_down", "attack",
-           "jump", "face_north", "face_south", "face_east", "face_west")
-BUILDING = ("cobblestone", "dirt")     # what the policy may place with use / jump_place, first held wins
+NO_ITEM = (
+    "noop",
+    "move_north",
+    "move_south",
+    "move_east",
+    "move_west",
+    "face_up",
+    "face_down",
+    "attack",
+    "jump",
+    "face_north",
+    "face_south",
+    "face_east",
+    "face_west",
+)
+BUILDING = ("cobblestone", "dirt")  # what the policy may place with use / jump_place, first held wins
 
 
 ATTACK = PRIMITIVE_ID["attack"]
-MASTERY = 0.9             # a trained goal is driven by the policy when its measured success is at least this
-SAMPLE_TEMPERATURE = 1.0   # the policy's actions are sampled at this temperature (greedy ones loop)
+MASTERY = 0.9  # a trained goal is driven by the policy when its measured success is at least this
+SAMPLE_TEMPERATURE = 1.0  # the policy's actions are sampled at this temperature (greedy ones loop)
 
 
 def hold_attack(obs: dict) -> np.ndarray | bool:
@@ -74,14 +88,16 @@ def mastery_bar() -> float:
     except ValueError:
         bar = -1.0
     if not 0.0 <= bar <= 1.0:
-        raise LearnedError(f"DEPS_LEARNED_MASTERY={raw!r} not accepted; accepted: a number from 0 to 1 "
-                           f"(default {MASTERY}; 0: the policy drives every goal it was trained on)")
+        raise LearnedError(
+            f"DEPS_LEARNED_MASTERY={raw!r} not accepted; accepted: a number from 0 to 1 "
+            f"(default {MASTERY}; 0: the policy drives every goal it was trained on)"
+        )
     return bar
 
 
 def missing_tool(kb: Any, goal: Any, world: Any) -> tuple[str, dict] | None:
     """The precise cause when no source of a mine goal's item can be harvested with what is held."""
-    (item, _), = list(goal.obj.items())[:1]
+    ((item, _),) = list(goal.obj.items())[:1]
     sources = kb.mine_sources(item)
     if not sources or goal.action != "mine":
         return None
@@ -106,8 +122,17 @@ class LearnedController:
 
     name = "learned"
 
-    def __init__(self, kb: Any, policy: GoalPolicy, fallback: Any, seed: int = 0, greedy: bool = False,
-                 goal_budget: int = GOAL_BUDGET, mastery: float | None = None, use_fallback: bool = True):
+    def __init__(
+        self,
+        kb: Any,
+        policy: GoalPolicy,
+        fallback: Any,
+        seed: int = 0,
+        greedy: bool = False,
+        goal_budget: int = GOAL_BUDGET,
+        mastery: float | None = None,
+        use_fallback: bool = True,
+    ):
         self.kb, self.policy, self.fallback = kb, policy, fallback
         self.mastery = mastery_bar() if mastery is None else float(mastery)
         self.rng = np.random.default_rng(seed)
@@ -116,20 +141,30 @@ class LearnedController:
         self.notes: list[str] = []
 
     def run(self, goal: Any, world: Any) -> dict:
-        if goal.action in FUNCTIONAL:   # one functional action, by the experts' rules (a table placed first)
+        if goal.action in FUNCTIONAL:  # one functional action, by the experts' rules (a table placed first)
             return {**self.fallback.run(goal, world), "driver": "functional"}
         if goal.action not in LEARNED_SKILLS or not self.policy.knows(goal):
             if not self.use_fallback:
                 trained = ", ".join(sorted(self.policy.goals)) or "none"
-                return {**_outcome(False, f"the learned policy was not trained for {goal_key(goal)}; accepted: the "
-                                          f"goals it was trained for ({trained}), or --fallback to let the scripted "
-                                          "expert run the others", 0, {}), "driver": "none"}
+                return {
+                    **_outcome(
+                        False,
+                        f"the learned policy was not trained for {goal_key(goal)}; accepted: the "
+                        f"goals it was trained for ({trained}), or --fallback to let the scripted "
+                        "expert run the others",
+                        0,
+                        {},
+                    ),
+                    "driver": "none",
+                }
             self.notes.append(f"{goal.code()}: not a trained goal; run by the scripted expert")
             return {**self.fallback.run(goal, world), "driver": "expert"}
         rate = self.policy.measured_success(goal)
         if self.use_fallback and rate is not None and rate < self.mastery:
-            self.notes.append(f"{goal.code()}: the policy's measured success is {rate:.2f}, under {self.mastery:.2f}; "
-                              "run by the scripted expert")
+            self.notes.append(
+                f"{goal.code()}: the policy's measured success is {rate:.2f}, under {self.mastery:.2f}; "
+                "run by the scripted expert"
+            )
             return {**self.fallback.run(goal, world), "driver": "expert"}
         return {**self._drive(goal, world), "driver": "policy"}
 
@@ -147,8 +182,12 @@ class LearnedController:
                     if world.steps >= world.max_steps:
                         return _outcome(False, f"ran out of environment steps ({world.max_steps})", steps, gained)
                     if used >= self.goal_budget:
-                        return _outcome(False, f"could not {goal.action} a {item} within {self.goal_budget} steps "
-                                               f"(got {got} of {wanted})", steps, gained)
+                        return _outcome(
+                            False,
+                            f"could not {goal.action} a {item} within {self.goal_budget} steps (got {got} of {wanted})",
+                            steps,
+                            gained,
+                        )
                     if getattr(world, "dead", False):
                         return _outcome(False, "the agent died", steps, gained)
                     mask, block = action_mask(world)
@@ -156,8 +195,11 @@ class LearnedController:
                     if hold_attack(obs):
                         a = ATTACK
                     else:
-                        a = int(self.policy.act(obs, code, mask, greedy=self.greedy, rng=self.rng,
-                                                temperature=SAMPLE_TEMPERATURE)[0])
+                        a = int(
+                            self.policy.act(
+                                obs, code, mask, greedy=self.greedy, rng=self.rng, temperature=SAMPLE_TEMPERATURE
+                            )[0]
+                        )
                     act = {"action": PRIMITIVES[a]}
                     if PRIMITIVES[a] in ("use", "jump_place"):
                         act["item"] = block
@@ -178,7 +220,7 @@ class LearnedController:
 def _options(settings: Any) -> LearnedOptions:
     try:
         opts = settings.option("learned")
-    except Exception:   # settings of a build whose registry names no options for it: the defaults
+    except Exception:  # settings of a build whose registry names no options for it: the defaults
         return LearnedOptions()
     return opts if isinstance(opts, LearnedOptions) else LearnedOptions(bool(getattr(opts, "fallback", False)))
 
@@ -190,17 +232,21 @@ def make_learned_controller(kb: Any, settings: Any, fallback: Any, task: Any = N
     --fallback) the recipe book's route to `task` needs a goal the policy was not trained for."""
     world = getattr(settings, "world", "gridworld")
     if world != "gridworld":
-        raise LearnedError(f"the learned controller drives the grid world's body; {world!r} has none "
-                           "(accepted there: scripted; --world gridworld for learned)")
+        raise LearnedError(
+            f"the learned controller drives the grid world's body; {world!r} has none "
+            "(accepted there: scripted; --world gridworld for learned)"
+        )
     policy = GoalPolicy.load("controller", kb=kb, device=pick_device(getattr(settings, "device", None)))
     opts = _options(settings)
     if task is not None and not opts.fallback:
         gaps = untrained(policy, route_goals(kb, task))
         if gaps:
-            raise LearnedError(f"the learned policy was not trained for {', '.join(gaps)}, which task {task.id} "
-                               f"needs; accepted: a task whose goals it was trained for "
-                               f"({', '.join(sorted(policy.goals))}), or --fallback to let the scripted expert run "
-                               "the others")
+            raise LearnedError(
+                f"the learned policy was not trained for {', '.join(gaps)}, which task {task.id} "
+                f"needs; accepted: a task whose goals it was trained for "
+                f"({', '.join(sorted(policy.goals))}), or --fallback to let the scripted expert run "
+                "the others"
+            )
     return LearnedController(kb, policy, fallback, seed=getattr(settings, "seed", 0), use_fallback=opts.fallback)
 
 

@@ -9,6 +9,7 @@
 - around (nets with shape.around): the pooled surroundings map, surround.py (uint8 counts).
 - faced (nets with shape.faced): the (cell id, mob id) the agent faces, mob ids shifted as in grid.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,7 +22,7 @@ from skills.learned.model import NetShape
 from worlds.gridworld import spec
 from worlds.types import ACTIONS
 
-LEARNED_SKILLS = ("mine", "kill")   # the skills the policy drives; craft/smelt/equip are single functional actions
+LEARNED_SKILLS = ("mine", "kill")  # the skills the policy drives; craft/smelt/equip are single functional actions
 
 
 def net_shape(vocab: spec.Vocab, **sizes: int) -> NetShape:
@@ -62,8 +63,9 @@ def encode_obs(obs: dict[str, Any], vocab: spec.Vocab) -> tuple[np.ndarray, np.n
     """One observation or a batch -> (grid int16 [n, 2L, V, V], vec float32 [n, D])."""
     o, _ = _batched(obs)
     n = o["blocks"].shape[0]
-    grid = np.concatenate([o["blocks"].astype(np.int16),
-                           o["mobs"].astype(np.int16) + np.int16(len(vocab.cells))], axis=1)
+    grid = np.concatenate(
+        [o["blocks"].astype(np.int16), o["mobs"].astype(np.int16) + np.int16(len(vocab.cells))], axis=1
+    )
     parts = [np.log1p(np.maximum(o["inventory"], 0).astype(np.float32))]
     facing = np.zeros((n, len(spec.FACINGS)), np.float32)
     facing[np.arange(n), o["facing"].reshape(n).astype(np.int64)] = 1.0
@@ -104,11 +106,14 @@ def extra_tensors(extras: dict[str, np.ndarray], shape: NetShape, device: str) -
 
 
 def to_tensors(grid: np.ndarray, vec: np.ndarray, goals: np.ndarray, device: str) -> tuple[torch.Tensor, ...]:
-    return (torch.as_tensor(grid, device=device).long(), torch.as_tensor(vec, device=device),
-            torch.as_tensor(goals, device=device).long())
+    return (
+        torch.as_tensor(grid, device=device).long(),
+        torch.as_tensor(vec, device=device),
+        torch.as_tensor(goals, device=device).long(),
+    )
 
 
 def goal_key(goal: Any) -> str:
     """'mine:log', 'kill:cow': how a trained goal is named on a card."""
-    (name, _), = list(goal.obj.items())[:1]
+    ((name, _),) = list(goal.obj.items())[:1]
     return f"{goal.action}:{name}"

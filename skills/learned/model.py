@@ -9,6 +9,7 @@ feature maps are modulated by the goal (FiLM: the goal picks which cells matter,
 spirit of the goal-sensitive backbone DEPS uses), and fuses the result with the inventory
 and the other numeric features of the observation. Both heads share it.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -37,19 +38,19 @@ def bin_centres() -> torch.Tensor:
 class NetShape:
     """Everything that fixes the weights' shapes; stored in the checkpoint and checked on load."""
 
-    n_cells: int        # size of the cell vocabulary (block and mob ids)
-    grid_layers: int    # id layers of the egocentric grid (e.g. blocks, mobs, levels)
-    view: int           # side of the square egocentric grid
-    vec_dim: int        # inventory + other numeric features
-    n_targets: int      # goal targets: every item, then every mob (worlds.gridworld.spec.goal_code)
-    n_skills: int       # goal skills (worlds.types.ACTIONS)
-    n_actions: int      # primitive actions
+    n_cells: int  # size of the cell vocabulary (block and mob ids)
+    grid_layers: int  # id layers of the egocentric grid (e.g. blocks, mobs, levels)
+    view: int  # side of the square egocentric grid
+    vec_dim: int  # inventory + other numeric features
+    n_targets: int  # goal targets: every item, then every mob (worlds.gridworld.spec.goal_code)
+    n_skills: int  # goal skills (worlds.types.ACTIONS)
+    n_actions: int  # primitive actions
     n_bins: int = len(HORIZON_EDGES) + 1
     cell_dim: int = 4
     channels: int = 16
     hidden: int = 128
-    around: int = 0     # side of the pooled surroundings map (skills/learned/surround.py); 0: none
-    faced: int = 0      # 1: embed the ids of the faced cell and mob (where attack and use act)
+    around: int = 0  # side of the pooled surroundings map (skills/learned/surround.py); 0: none
+    faced: int = 0  # 1: embed the ids of the faced cell and mob (where attack and use act)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -61,23 +62,23 @@ class GoalNet(nn.Module):
         self.shape = shape
         s = shape
         self.cells = nn.Embedding(s.n_cells, s.cell_dim)
-        self.goal_skill = nn.Embedding(s.n_skills, s.hidden)     # the goal is (skill, target):
-        self.goal_target = nn.Embedding(s.n_targets, s.hidden)   # a learned embedding of each part
+        self.goal_skill = nn.Embedding(s.n_skills, s.hidden)  # the goal is (skill, target):
+        self.goal_target = nn.Embedding(s.n_targets, s.hidden)  # a learned embedding of each part
         c_in = s.grid_layers * s.cell_dim
         self.conv1 = nn.Conv2d(c_in, s.channels, 3, padding=1)
         self.conv2 = nn.Conv2d(s.channels, s.channels, 3, padding=1)
-        self.film = nn.Linear(s.hidden, 4 * s.channels)   # gamma, beta for both conv layers
+        self.film = nn.Linear(s.hidden, 4 * s.channels)  # gamma, beta for both conv layers
         self.grid_fc = nn.Linear(s.channels * s.view * s.view, s.hidden)
         self.vec_fc = nn.Linear(s.vec_dim, s.hidden)
         n_in = 3
-        if s.around:   # counts of each cell/mob kind around the agent, pooled: a 1x1 then a strided 3x3 conv
-            self.around_gate = nn.Linear(s.hidden, s.n_cells)   # the goal picks which kinds of cell/mob count
+        if s.around:  # counts of each cell/mob kind around the agent, pooled: a 1x1 then a strided 3x3 conv
+            self.around_gate = nn.Linear(s.hidden, s.n_cells)  # the goal picks which kinds of cell/mob count
             self.around_in = nn.Conv2d(s.n_cells, s.channels, 1)
             self.around_conv = nn.Conv2d(s.channels, s.channels, 3, stride=2, padding=1)
             self.around_film = nn.Linear(s.hidden, 4 * s.channels)
             side = (s.around + 1) // 2
             self.around_fc = nn.Linear(s.channels * side * side, s.hidden)
-            c = torch.arange(s.around) - s.around // 2      # ring = Chebyshev distance of a pooled cell
+            c = torch.arange(s.around) - s.around // 2  # ring = Chebyshev distance of a pooled cell
             ring = torch.maximum(c.abs()[:, None], c.abs()[None, :]).flatten()
             self.register_buffer("ring_of", nn.functional.one_hot(ring).bool().T.contiguous(), persistent=False)
             self.ring_fc = nn.Linear(s.channels * self.ring_of.shape[0], s.hidden)
@@ -85,17 +86,24 @@ class GoalNet(nn.Module):
         if s.faced:
             self.faced_ids = nn.Embedding(s.n_cells, s.hidden)
             n_in += 1
-        self.trunk = nn.Sequential(nn.ReLU(), nn.Linear(n_in * s.hidden, s.hidden), nn.ReLU(),
-                                   nn.Linear(s.hidden, s.hidden), nn.ReLU())
+        self.trunk = nn.Sequential(
+            nn.ReLU(), nn.Linear(n_in * s.hidden, s.hidden), nn.ReLU(), nn.Linear(s.hidden, s.hidden), nn.ReLU()
+        )
         self.policy = nn.Linear(s.hidden, s.n_actions)
         self.horizon = nn.Linear(s.hidden, s.n_bins)
 
-    def encode(self, grid: torch.Tensor, vec: torch.Tensor, goal: torch.Tensor,
-               around: torch.Tensor | None = None, faced: torch.Tensor | None = None) -> torch.Tensor:
+    def encode(
+        self,
+        grid: torch.Tensor,
+        vec: torch.Tensor,
+        goal: torch.Tensor,
+        around: torch.Tensor | None = None,
+        faced: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """grid [B, L, V, V] long, vec [B, D] float, goal [B, 2] long (skill, target) -> [B, hidden];
         with shape.around, around [B, n_cells, S, S] counts; with shape.faced, faced [B, 2] ids."""
         b = grid.shape[0]
-        x = self.cells(grid.long())                            # B, L, V, V, E
+        x = self.cells(grid.long())  # B, L, V, V, E
         x = x.permute(0, 1, 4, 2, 3).reshape(b, -1, grid.shape[2], grid.shape[3])
         goal = goal.long()
         g = self.goal_skill(goal[:, 0]) + self.goal_target(goal[:, 1])
@@ -112,8 +120,8 @@ class GoalNet(nn.Module):
             ga, ba, gb, bb = self.around_film(g).chunk(4, dim=-1)
             a = torch.relu(self.around_in(a) * (1 + ga[:, :, None, None]) + ba[:, :, None, None])
             # how near: the most of each goal-modulated channel on each ring around the agent
-            flat = a.flatten(2)                                               # B, C, S*S
-            rings = torch.stack([flat[:, :, m].amax(-1) for m in self.ring_of], dim=-1)   # B, C, rings
+            flat = a.flatten(2)  # B, C, S*S
+            rings = torch.stack([flat[:, :, m].amax(-1) for m in self.ring_of], dim=-1)  # B, C, rings
             parts.append(self.ring_fc(rings.flatten(1)))
             # which way: a strided conv over the map
             a = torch.relu(self.around_conv(a) * (1 + gb[:, :, None, None]) + bb[:, :, None, None])

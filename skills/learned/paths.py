@@ -4,6 +4,7 @@ CLI can pick its defaults without importing torch.
 `DEPS_CONTROLLER_CHECKPOINT` / `DEPS_SELECTOR_CHECKPOINT` (a path) override the shipped
 `skills/checkpoints/controller.pt` / `selector.pt`.
 """
+
 from __future__ import annotations
 
 import os

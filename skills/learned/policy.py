@@ -4,11 +4,13 @@
 `GoalPolicy.expected_horizon(obs, goals)` gives E[h] under mu(h | s, g). One observation or
 a batch of them (the batched grid world's arrays), on CUDA when present, else the CPU.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -41,10 +43,10 @@ class GoalPolicy:
     def __init__(self, net: Any, kb: Any, card: dict, device: str = "cpu"):
         self.net, self.kb, self.card, self.device = net, kb, card, device
         self.vocab = spec.make_vocab(kb)
-        self.goals = set(card.get("goals") or [])   # 'mine:log', 'kill:cow': what it was trained on
+        self.goals = set(card.get("goals") or [])  # 'mine:log', 'kill:cow': what it was trained on
 
     @classmethod
-    def load(cls, kind: str, kb: Any = None, device: str | None = None, path: str | None = None) -> "GoalPolicy":
+    def load(cls, kind: str, kb: Any = None, device: str | None = None, path: str | None = None) -> GoalPolicy:
         """The checkpoint of `kind` ('controller' or 'selector'); CheckpointError when it does not fit."""
         if kb is None:
             from worlds.knowledge import load_kb
@@ -52,7 +54,7 @@ class GoalPolicy:
             kb = load_kb("1.11.2")
         device = pick_device(device)
         if device == "cpu" and torch.get_num_threads() > 1 and "OMP_NUM_THREADS" not in os.environ:
-            torch.set_num_threads(1)   # a net this small runs fastest on one thread; more only spin on a busy CPU
+            torch.set_num_threads(1)  # a net this small runs fastest on one thread; more only spin on a busy CPU
         p = path or checkpoint.checkpoint_path(kind)
         net, card = _load_cached(str(p), kb.version, device, kind)
         return cls(net, kb, card, device)
@@ -76,8 +78,15 @@ class GoalPolicy:
         ex = extra_tensors(encode_extras(obs, self.vocab, self.net.shape), self.net.shape, self.device)
         return self.net(g, v, c, **ex)
 
-    def act(self, obs: dict, codes: np.ndarray, mask: np.ndarray | None = None, greedy: bool = True,
-            rng: np.random.Generator | None = None, temperature: float = 1.0) -> np.ndarray:
+    def act(
+        self,
+        obs: dict,
+        codes: np.ndarray,
+        mask: np.ndarray | None = None,
+        greedy: bool = True,
+        rng: np.random.Generator | None = None,
+        temperature: float = 1.0,
+    ) -> np.ndarray:
         """Primitive action index per world; `mask` [A] or [n, A] bool limits which actions may be
         chosen, and a turn to the facing already held is never chosen (`idle_turns`);
         sampled at `temperature` unless greedy."""
@@ -101,7 +110,7 @@ class GoalPolicy:
     def expected_horizon(self, obs: dict, codes: np.ndarray) -> np.ndarray:
         grid, vec = encode_obs(obs, self.vocab)
         extras = encode_extras(obs, self.vocab, self.net.shape)
-        if grid.shape[0] != len(codes):   # one state, several goals: repeat the state
+        if grid.shape[0] != len(codes):  # one state, several goals: repeat the state
             grid, vec = np.repeat(grid, len(codes), 0), np.repeat(vec, len(codes), 0)
             extras = {k: np.repeat(a, len(codes), 0) for k, a in extras.items()}
         g, v, c = to_tensors(grid, vec, codes, self.device)
@@ -114,5 +123,6 @@ def _load_cached(path: str, mc_version: str, device: str, kind: str):
     from worlds.knowledge import load_kb
 
     vocab = spec.make_vocab(load_kb(mc_version))
-    return checkpoint.load(path, expected=net_shape(vocab), vocab_version=vocab.version, device=device,
-                           env_var=checkpoint.ENV[kind])
+    return checkpoint.load(
+        path, expected=net_shape(vocab), vocab_version=vocab.version, device=device, env_var=checkpoint.ENV[kind]
+    )

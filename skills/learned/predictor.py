@@ -6,6 +6,7 @@ equip) are single actions in the grid world, so their horizon is that action cou
 smelt is one action whose game time the world charges as its step cost), not a guess.
 A mine/kill goal the predictor was never trained on ranks last (the largest horizon bin).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,7 +38,7 @@ class HorizonPredictor:
         self.policy = policy
 
     @classmethod
-    def load(cls, kb: Any = None, device: str | None = None, path: str | None = None) -> "HorizonPredictor":
+    def load(cls, kb: Any = None, device: str | None = None, path: str | None = None) -> HorizonPredictor:
         return cls(GoalPolicy.load("selector", kb=kb, device=device, path=path))
 
     def horizons(self, world: Any, goals: list[Any]) -> list[float]:

@@ -12,6 +12,7 @@ at the centre), not the world's path distances (that is the `oracle` selector).
 `faced(obs)` gives the ids of the cell and the mob the agent faces (where attack and use
 act), read from the local grid.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,7 +23,7 @@ from worlds.gridworld import spec
 
 RADIUS = 22
 POOL = 3
-SIDE = (2 * RADIUS + 1) // POOL          # 15 pooled columns a side
+SIDE = (2 * RADIUS + 1) // POOL  # 15 pooled columns a side
 KEY = "around"
 
 
@@ -46,18 +47,24 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
         z0, z1 = max(lo[k, 2], 0), min(lo[k, 2] + W, Z)
         y0, y1 = max(ylo[k], 0), min(ylo[k] + len(lv), H)
         if x0 < x1 and z0 < z1 and y0 < y1:
-            ids[k, x0 - lo[k, 0]:x1 - lo[k, 0], z0 - lo[k, 2]:z1 - lo[k, 2], y0 - ylo[k]:y1 - ylo[k]] = \
-                env.cells[e, x0:x1, z0:z1, y0:y1]
-    cz = np.minimum(np.arange(W) // POOL, SIDE - 1)              # pooled row / column of each offset
+            ids[k, x0 - lo[k, 0] : x1 - lo[k, 0], z0 - lo[k, 2] : z1 - lo[k, 2], y0 - ylo[k] : y1 - ylo[k]] = env.cells[
+                e, x0:x1, z0:z1, y0:y1
+            ]
+    cz = np.minimum(np.arange(W) // POOL, SIDE - 1)  # pooled row / column of each offset
     # bins ordered (world, pooled z, pooled x, kind): a small broadcast key plus the ids
-    key = ((np.arange(n)[:, None, None] * SIDE + cz[None, None, :]) * SIDE + cz[None, :, None]) * C   # n, x, z
-    dtype = np.int32 if n * SIDE * SIDE * C < 2**31 else np.int64     # half the bytes to add and count
+    key = ((np.arange(n)[:, None, None] * SIDE + cz[None, None, :]) * SIDE + cz[None, :, None]) * C  # n, x, z
+    dtype = np.int32 if n * SIDE * SIDE * C < 2**31 else np.int64  # half the bytes to add and count
     counts = np.bincount((key.astype(dtype)[..., None] + ids).ravel(), minlength=n * SIDE * SIDE * C)
     # mobs: their own channels
     kind = env.mob_kind[rows].astype(np.int64)
     rel = env.mob_pos[rows] - pos[:, None, :]
-    vis = ((kind > 0) & (np.abs(rel[..., 0]) <= RADIUS) & (np.abs(rel[..., 2]) <= RADIUS)
-           & (rel[..., 1] >= lv[0]) & (rel[..., 1] <= lv[-1]))
+    vis = (
+        (kind > 0)
+        & (np.abs(rel[..., 0]) <= RADIUS)
+        & (np.abs(rel[..., 2]) <= RADIUS)
+        & (rel[..., 1] >= lv[0])
+        & (rel[..., 1] <= lv[-1])
+    )
     me, mm = np.nonzero(vis)
     if me.size:
         r = rel[me, mm]
@@ -88,7 +95,7 @@ def faced(obs: dict[str, Any]) -> np.ndarray:
         blocks, mobs = blocks[None], mobs[None]
     n = blocks.shape[0]
     f = np.asarray(obs["facing"]).reshape(n).astype(np.int64)
-    vec = np.array(spec.FACING_VECTORS)[f]                         # n, 3 (dx, dy, dz)
+    vec = np.array(spec.FACING_VECTORS)[f]  # n, 3 (dx, dy, dz)
     R, level0 = spec.VIEW_RADIUS, spec.VIEW_LEVELS.index(0)
     li, zi, xi = level0 + vec[:, 1], R + vec[:, 2], R + vec[:, 0]
     e = np.arange(n)

@@ -9,6 +9,7 @@ state it visits with the scripted expert's action from that state (training/cont
 `collect(policy=...)`), adds those rows to fresh behaviour-cloning rows and fine-tunes the
 network from where it was for `--steps` steps. The card records every round.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,15 +36,15 @@ HELD_OUT = 0.1
 
 @dataclass
 class DaggerConfig:
-    init: str                 # the checkpoint to start from
+    init: str  # the checkpoint to start from
     out: str
     rounds: int = 2
-    episodes: int = 600       # expert pursuits (behaviour-cloning rows kept in the mix)
-    pursuits: int = 300       # learner pursuits per round
-    steps: int = 600          # gradient steps per round
-    max_rows: int = 0         # learner rows kept per pursuit, spread evenly (0: all)
+    episodes: int = 600  # expert pursuits (behaviour-cloning rows kept in the mix)
+    pursuits: int = 300  # learner pursuits per round
+    steps: int = 600  # gradient steps per round
+    max_rows: int = 0  # learner rows kept per pursuit, spread evenly (0: all)
     batch_size: int = 128
-    lr: float = 5e-4          # lower than from scratch: a fine-tune
+    lr: float = 5e-4  # lower than from scratch: a fine-tune
     n_envs: int = 16
     seed: int = 0
     device: str = "cpu"
@@ -69,15 +70,24 @@ def goals() -> list[str]:
     return [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]
 
 
-def dagger_round(net: GoalNet, kb: Any, pursuits: int, seed: int, n_envs: int = 16, device: str = "cpu",
-                 on_pursuit=None, max_rows: int = 0) -> tuple[dict, dict]:
+def dagger_round(
+    net: GoalNet,
+    kb: Any,
+    pursuits: int,
+    seed: int,
+    n_envs: int = 16,
+    device: str = "cpu",
+    on_pursuit=None,
+    max_rows: int = 0,
+) -> tuple[dict, dict]:
     """Rows from `pursuits` pursuits driven by `net` (sampled), labelled by the expert's action;
     failed pursuits kept. No horizon labels (-1): the learner's time to a goal is not the
     expert's, and the horizon head is trained on expert rows only."""
     net.to(device).eval()
     policy = SampledPolicy(GoalPolicy(net, kb, {"goals": goals()}, device), seed)
-    data, stats = collect(kb, pursuits, seed, n_envs=n_envs, policy=policy, on_pursuit=on_pursuit, keep_failed=True,
-                          max_rows=max_rows)
+    data, stats = collect(
+        kb, pursuits, seed, n_envs=n_envs, policy=policy, on_pursuit=on_pursuit, keep_failed=True, max_rows=max_rows
+    )
     if len(data["horizon"]):
         data["horizon"] = torch.full_like(data["horizon"], -1)
     stats["rows"] = int(len(data["action"]))
@@ -98,53 +108,99 @@ def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
     kb, vocab = setup(cfg.threads, cfg.seed, cfg.mc_version)
     net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
     with _bar(cfg.episodes, "expert episodes", progress) as bar:
-        bc, stats = collect(kb, cfg.episodes, 50_000 + cfg.seed, n_envs=cfg.n_envs,
-                            on_pursuit=lambda ok: bar.update(1))
+        bc, stats = collect(kb, cfg.episodes, 50_000 + cfg.seed, n_envs=cfg.n_envs, on_pursuit=lambda ok: bar.update(1))
     train_set, held_out = split(bc, HELD_OUT, cfg.seed)
     rounds, history = [], []
     for r in range(cfg.rounds):
         t1 = time.monotonic()
         with _bar(cfg.pursuits, f"DAgger round {r + 1}", progress) as bar:
-            more, st = dagger_round(net, kb, cfg.pursuits, 60_000 + 1000 * cfg.seed + r, cfg.n_envs, cfg.device,
-                                    on_pursuit=lambda ok: bar.update(1), max_rows=cfg.max_rows)
+            more, st = dagger_round(
+                net,
+                kb,
+                cfg.pursuits,
+                60_000 + 1000 * cfg.seed + r,
+                cfg.n_envs,
+                cfg.device,
+                on_pursuit=lambda ok: bar.update(1),
+                max_rows=cfg.max_rows,
+            )
         train_set = concat(train_set, more)
         with _bar(cfg.steps, f"fit (DAgger {r + 1})", progress) as bar:
-            h = fit(net, train_set, steps=cfg.steps, batch_size=cfg.batch_size, device=cfg.device,
-                    seed=cfg.seed + 1 + r, w_policy=1.0, w_horizon=0.5, lr=cfg.lr, time_col=time_column(vocab),
-                    on_step=lambda i, parts: bar.update(1))
+            h = fit(
+                net,
+                train_set,
+                steps=cfg.steps,
+                batch_size=cfg.batch_size,
+                device=cfg.device,
+                seed=cfg.seed + 1 + r,
+                w_policy=1.0,
+                w_horizon=0.5,
+                lr=cfg.lr,
+                time_col=time_column(vocab),
+                on_step=lambda i, parts: bar.update(1),
+            )
         history += h
-        rounds.append({"pursuits": st["pursuits"], "learner_ok": st["ok"], "rows": st["rows"],
-                       "learner_ok_rate": round(st["ok"] / max(st["pursuits"], 1), 3),
-                       "train_rows_after": int(len(train_set["goal"])), "wall_s": round(time.monotonic() - t1, 1)})
+        rounds.append(
+            {
+                "pursuits": st["pursuits"],
+                "learner_ok": st["ok"],
+                "rows": st["rows"],
+                "learner_ok_rate": round(st["ok"] / max(st["pursuits"], 1), 3),
+                "train_rows_after": int(len(train_set["goal"])),
+                "wall_s": round(time.monotonic() - t1, 1),
+            }
+        )
         if progress:
             print(f"round {r + 1}: {json.dumps(rounds[-1])}", file=sys.stderr)
-        if r + 1 < cfg.rounds:   # each round's net, to be measured while the next one runs
-            checkpoint.save(Path(cfg.out) / f"round{r + 1}" / "controller.pt", net, vocab_version=vocab.version,
-                            goals=goals(), card={"command": cfg.command, "rounds": list(rounds)})
+        if r + 1 < cfg.rounds:  # each round's net, to be measured while the next one runs
+            checkpoint.save(
+                Path(cfg.out) / f"round{r + 1}" / "controller.pt",
+                net,
+                vocab_version=vocab.version,
+                goals=goals(),
+                card={"command": cfg.command, "rounds": list(rounds)},
+            )
     measured = evaluate(net, held_out, cfg.device)
     if history:
         measured["loss_first"] = round(float(np.mean(history[:20])), 4)
         measured["loss_last"] = round(float(np.mean(history[-20:])), 4)
     if cfg.eval_episodes > 0:
         policy = GoalPolicy(net, kb, {"goals": goals()}, cfg.device)
-        res = rollout(kb, eval_episodes(cfg.eval_episodes, cfg.seed), "learned", policy, budget=600, n_envs=32,
-                      seed=cfg.seed)
+        res = rollout(
+            kb, eval_episodes(cfg.eval_episodes, cfg.seed), "learned", policy, budget=600, n_envs=32, seed=cfg.seed
+        )
         measured["rollout_success"] = round(sum(x["ok"] for x in res) / len(res), 3)
         measured["rollout_episodes"] = len(res)
     card = {
-        "kind": "controller", "command": cfg.command or f"python -m training.controller.dagger --init {cfg.init} "
-        f"--out {cfg.out} --rounds {cfg.rounds}", "config": asdict(cfg),
-        "init": {"file": str(cfg.init), "command": init_card.get("command"), "data": init_card.get("data"),
-                 "wall_s": init_card.get("wall_s")},
-        "data": {"expert_pursuits": stats["pursuits"], "successful": stats["ok"], "rows": stats["rows"],
-                 "held_out_rows": int(len(held_out["goal"])), "train_rows": int(len(train_set["goal"])),
-                 "by_goal": stats["by_goal"], "dagger": rounds},
-        "device": cfg.device, "torch": str(torch.__version__),
+        "kind": "controller",
+        "command": cfg.command
+        or f"python -m training.controller.dagger --init {cfg.init} --out {cfg.out} --rounds {cfg.rounds}",
+        "config": asdict(cfg),
+        "init": {
+            "file": str(cfg.init),
+            "command": init_card.get("command"),
+            "data": init_card.get("data"),
+            "wall_s": init_card.get("wall_s"),
+        },
+        "data": {
+            "expert_pursuits": stats["pursuits"],
+            "successful": stats["ok"],
+            "rows": stats["rows"],
+            "held_out_rows": int(len(held_out["goal"])),
+            "train_rows": int(len(train_set["goal"])),
+            "by_goal": stats["by_goal"],
+            "dagger": rounds,
+        },
+        "device": cfg.device,
+        "torch": str(torch.__version__),
         "machine": f"{platform.machine()} {platform.system()}, {torch.get_num_threads()} torch threads",
-        "wall_s": round(time.monotonic() - t0, 1), "measured": measured, "vocab_version": vocab.version,
+        "wall_s": round(time.monotonic() - t0, 1),
+        "measured": measured,
+        "vocab_version": vocab.version,
     }
-    path = checkpoint.save(Path(cfg.out) / "controller.pt", net.cpu(), vocab_version=vocab.version, goals=goals(),
-                           card=card)
+    path = checkpoint.save(
+        Path(cfg.out) / "controller.pt", net.cpu(), vocab_version=vocab.version, goals=goals(), card=card
+    )
     card["file"], card["bytes"] = str(path), path.stat().st_size
     return card
 
@@ -154,15 +210,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", required=True, help="the controller checkpoint to start from")
     ap.add_argument("--out", required=True, metavar="DIR", help="writes DIR/controller.pt and its card")
     d = DaggerConfig(init="", out="")
-    for flag, typ in (("rounds", int), ("episodes", int), ("pursuits", int), ("steps", int), ("max_rows", int), ("batch_size", int),
-                      ("lr", float), ("n_envs", int), ("seed", int), ("threads", int), ("eval_episodes", int)):
-        ap.add_argument("--" + flag.replace("_", "-"), type=typ, default=getattr(d, flag),
-                        help=f"(default: {getattr(d, flag)})")
+    for flag, typ in (
+        ("rounds", int),
+        ("episodes", int),
+        ("pursuits", int),
+        ("steps", int),
+        ("max_rows", int),
+        ("batch_size", int),
+        ("lr", float),
+        ("n_envs", int),
+        ("seed", int),
+        ("threads", int),
+        ("eval_episodes", int),
+    ):
+        ap.add_argument(
+            "--" + flag.replace("_", "-"), type=typ, default=getattr(d, flag), help=f"(default: {getattr(d, flag)})"
+        )
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
-    cfg = DaggerConfig(**{k: v for k, v in vars(a).items() if k != "quiet"},
-                       command="python -m training.controller.dagger " + " ".join(sys.argv[1:] if argv is None else argv))
+    cfg = DaggerConfig(
+        **{k: v for k, v in vars(a).items() if k != "quiet"},
+        command="python -m training.controller.dagger " + " ".join(sys.argv[1:] if argv is None else argv),
+    )
     card = finetune(cfg, progress=not a.quiet)
     print(f"wrote {card['file']} ({card['bytes']} bytes): " + json.dumps(card["measured"]), file=sys.stderr)
     print(json.dumps(card, default=str))

@@ -13,10 +13,12 @@ With `policy` set (DAgger), the policy's action is executed while a fresh expert
 from the current state, gives the label: the states come from the learner, the actions
 from the teacher.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -44,15 +46,15 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
 )
 EXTRAS = ("planks", "stick", "crafting_table", "log", "dirt", "cobblestone", "wooden_pickaxe")
 GOALS_PER_WORLD = 3
-SCATTER_P = 0.5            # share of training worlds that are scatter maps (sources at set distances)
-PURSUIT_CAP = 300          # expert steps one pursuit may take before it counts as failed
+SCATTER_P = 0.5  # share of training worlds that are scatter maps (sources at set distances)
+PURSUIT_CAP = 300  # expert steps one pursuit may take before it counts as failed
 
 
 @dataclass
 class Pursuit:
     goal: Goal
     expert: Expert
-    rows: list            # (grid, vec, code, action, extras)
+    rows: list  # (grid, vec, code, action, extras)
     t0: int = 0
 
 
@@ -92,14 +94,21 @@ def start_options(rng: np.random.Generator, inv: dict) -> dict:
 
 
 def goal_key_of(goal: Goal) -> str:
-    (item, _), = goal.obj.items()
+    ((item, _),) = goal.obj.items()
     return f"{goal.action}:{item}"
 
 
-def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = None,
-            on_pursuit: Callable[[bool], None] | None = None,
-            scatter_p: float = SCATTER_P, keep_failed: bool = False,
-            max_rows: int = 0) -> tuple[dict[str, torch.Tensor], dict]:
+def collect(
+    kb: Any,
+    pursuits: int,
+    seed: int,
+    n_envs: int = 16,
+    policy: Any = None,
+    on_pursuit: Callable[[bool], None] | None = None,
+    scatter_p: float = SCATTER_P,
+    keep_failed: bool = False,
+    max_rows: int = 0,
+) -> tuple[dict[str, torch.Tensor], dict]:
     """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
     A share `scatter_p` of the worlds are scatter maps (training/controller/scenes.py).
     `keep_failed` (DAgger): the rows of failed pursuits are kept too, with horizon -1 (none):
@@ -140,14 +149,22 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
                 pa = policy.act({k: v for k, v in obs.items()}, code_arr)
                 for i in np.nonzero(live)[0]:
                     if pa[i] in (PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]) and actions[i, 0] != pa[i]:
-                        continue   # the policy's placing needs an item argument: keep the expert's step
+                        continue  # the policy's placing needs an item argument: keep the expert's step
                     actions[i] = (pa[i], -1)
         grid, vec = encode_obs(obs, vocab)
         extras = encode_extras(obs, vocab)
         for i, p in enumerate(cur):
             if labels[i] >= 0:
-                p.rows.append((grid[i], vec[i], goal_code(p.goal, vocab, kb), int(labels[i]),
-                               extras["around"][i], extras["faced"][i]))
+                p.rows.append(
+                    (
+                        grid[i],
+                        vec[i],
+                        goal_code(p.goal, vocab, kb),
+                        int(labels[i]),
+                        extras["around"][i],
+                        extras["faced"][i],
+                    )
+                )
         for i, ok in ended:
             p = cur[i]
             key = goal_key_of(p.goal)
@@ -158,9 +175,10 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
                 T = len(p.rows)
                 for t in _spread(T, max_rows):
                     gr, ve, co, ac, ar, fa = p.rows[t]
-                    grids.append(gr); vecs.append(ve); codes.append(co); acts.append(ac)
+                    for rows, value in ((grids, gr), (vecs, ve), (codes, co), (acts, ac), (arounds, ar), (faceds, fa)):
+                        rows.append(value)
                     hors.append(T - t if ok else -1)
-                    arounds.append(ar); faceds.append(fa); pids.append(seed * 1_000_000 + stats["pursuits"])
+                    pids.append(seed * 1_000_000 + stats["pursuits"])
             if ok and p.rows:
                 stats["ok"] += 1
                 s["ok"] += 1
@@ -186,7 +204,7 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
         obs[KEY] = around(env)
         for i, ev in info["events"].items():
             cur[i].expert.feedback(ev)
-        if policy is not None:     # DAgger: where the learner left the teacher's path, ask the teacher afresh
+        if policy is not None:  # DAgger: where the learner left the teacher's path, ask the teacher afresh
             for i, p in enumerate(cur):
                 if p.expert.result is None and labels[i] >= 0 and actions[i, 0] != labels[i]:
                     fresh = Expert(env, i, p.goal)
@@ -202,7 +220,7 @@ def collect(kb: Any, pursuits: int, seed: int, n_envs: int = 16, policy: Any = N
         "horizon": torch.as_tensor(np.array(hors, np.int64)),
         "around": torch.as_tensor(np.stack(arounds)) if arounds else torch.zeros(0),
         "faced": torch.as_tensor(np.stack(faceds)) if faceds else torch.zeros(0),
-        "pursuit": torch.as_tensor(np.array(pids, np.int64)),   # which pursuit a row is from (split by pursuit)
+        "pursuit": torch.as_tensor(np.array(pids, np.int64)),  # which pursuit a row is from (split by pursuit)
     }
     # the policy decides only where no block is breaking (the controller holds attack there)
     data["decide"] = data["vec"][:, mining_column(vocab)] == 0 if vecs else torch.zeros(0, dtype=torch.bool)

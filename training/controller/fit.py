@@ -6,9 +6,10 @@ action [N] (the expert's action) and horizon [N] (steps left until the goal was 
 expert's actions (behaviour cloning) plus -log mu(h_t(g) | s_t, g) over horizon bins
 (DEPS section 3.3), each weighted by what is being trained.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch.nn import functional as F
@@ -25,7 +26,7 @@ def split(data: Data, frac: float, seed: int) -> tuple[Data, Data]:
     g = torch.Generator().manual_seed(seed)
     if "pursuit" in data and len(data["pursuit"]):
         ids = torch.unique(data["pursuit"])
-        keep = ids[torch.randperm(len(ids), generator=g)[:int(len(ids) * (1 - frac))]]
+        keep = ids[torch.randperm(len(ids), generator=g)[: int(len(ids) * (1 - frac))]]
         train = torch.isin(data["pursuit"], keep)
         return ({key: v[train] for key, v in data.items()}, {key: v[~train] for key, v in data.items()})
     n = len(data["goal"])
@@ -61,7 +62,7 @@ def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tupl
     parts = {}
     decide = batch.get("decide")
     if w_policy and (decide is None or bool(decide.any())):
-        rows = slice(None) if decide is None else decide   # rows where the policy, not held attack, acts
+        rows = slice(None) if decide is None else decide  # rows where the policy, not held attack, acts
         lp = F.cross_entropy(logits[rows], batch["action"][rows])
         total = total + w_policy * lp
         parts["policy"] = float(lp.detach())
@@ -73,9 +74,21 @@ def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tupl
     return total, parts
 
 
-def fit(net: GoalNet, data: Data, *, steps: int, batch_size: int, device: str, seed: int,
-        w_policy: float = 1.0, w_horizon: float = 1.0, lr: float = 2e-3, time_col: int | None = None,
-        time_jitter: float = 0.05, on_step: Callable[[int, dict], None] | None = None) -> list[float]:
+def fit(
+    net: GoalNet,
+    data: Data,
+    *,
+    steps: int,
+    batch_size: int,
+    device: str,
+    seed: int,
+    w_policy: float = 1.0,
+    w_horizon: float = 1.0,
+    lr: float = 2e-3,
+    time_col: int | None = None,
+    time_jitter: float = 0.05,
+    on_step: Callable[[int, dict], None] | None = None,
+) -> list[float]:
     """Adam on random minibatches for `steps` steps; returns the loss per step. `time_col`:
     where the time of day sits in vec, jittered by `time_jitter` (jitter_time)."""
     torch.manual_seed(seed)
@@ -114,7 +127,7 @@ def evaluate(net: GoalNet, data: Data, device: str) -> dict[str, float]:
     agree, hits, near, abs_err, m, n_dec = 0, 0, 0, 0.0, 0, 0
     centres = bin_centres().to(device)
     for s in range(0, n, 4096):
-        b = {k: v[s:s + 4096].to(device) for k, v in data.items()}
+        b = {k: v[s : s + 4096].to(device) for k, v in data.items()}
         logits, hlogits = net(b["grid"], b["vec"], b["goal"], **net_extras(net, b))
         dec = b["decide"] if "decide" in b else torch.ones_like(b["action"], dtype=torch.bool)
         agree += int((logits.argmax(-1) == b["action"])[dec].sum())
@@ -128,7 +141,7 @@ def evaluate(net: GoalNet, data: Data, device: str) -> dict[str, float]:
             expected = torch.softmax(hlogits[has], -1) @ centres
             abs_err += float((expected - b["horizon"][has].float()).abs().sum())
             m += int(has.sum())
-    out["action_agreement"] = round(agree / max(n_dec, 1), 4)   # where the policy decides
+    out["action_agreement"] = round(agree / max(n_dec, 1), 4)  # where the policy decides
     if m:
         out["horizon_bin_accuracy"] = round(hits / m, 4)
         out["horizon_within_one_bin"] = round(near / m, 4)

@@ -4,9 +4,11 @@ expert, on the same seeded worlds: the skill table and the training card's succe
 Success is the goal's item appearing in the inventory (mine) or the mob dying by the
 agent's hand (kill) within the step budget, as the controllers judge it.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,15 +28,23 @@ def _item_ids(kb: Any, vocab: Any, item: str) -> list[int]:
     return [vocab.item_id[n] for n in names if n in vocab.item_id]
 
 
-def rollout(kb: Any, episodes: Sequence[tuple[Goal, int, dict]], driver: str, policy: Any = None,
-            budget: int = 600, n_envs: int = 32, greedy: bool = False, seed: int = 0,
-            temperature: float = 1.0) -> list[dict]:
+def rollout(
+    kb: Any,
+    episodes: Sequence[tuple[Goal, int, dict]],
+    driver: str,
+    policy: Any = None,
+    budget: int = 600,
+    n_envs: int = 32,
+    greedy: bool = False,
+    seed: int = 0,
+    temperature: float = 1.0,
+) -> list[dict]:
     """One result {ok, steps} per (goal, world seed, reset options), in order; `driver` is
     'learned' (the policy, batched) or 'scripted' (the expert)."""
     rng = np.random.default_rng(seed)
     out: list[dict] = []
     for s in range(0, len(episodes), n_envs):
-        chunk = list(episodes[s:s + n_envs])
+        chunk = list(episodes[s : s + n_envs])
         env = BatchGridWorld(len(chunk), kb)
         v = env.vocab
         obs = env.reset([sd for _, sd, _ in chunk], [o for _, _, o in chunk])
@@ -54,7 +64,7 @@ def rollout(kb: Any, episodes: Sequence[tuple[Goal, int, dict]], driver: str, po
                 break
             acts = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (len(chunk), 1))
             if driver == "learned":
-                held = env.inv[:, build_ids] > 0                          # [n, len(BUILDING)]
+                held = env.inv[:, build_ids] > 0  # [n, len(BUILDING)]
                 masks = np.tile(_NO_ITEM_MASK, (len(chunk), 1))
                 can_place = held.any(1)
                 masks[can_place, PRIMITIVE_ID["use"]] = True

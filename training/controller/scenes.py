@@ -6,23 +6,33 @@ learning "how far is this goal from here" and DEPS's Figure 4 both need: the tra
 mixes these maps with generated ones, and experiments/figure4.py builds its episodes from
 them (other seeds).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 # (skill, item) -> what to place: a cell name (block at ground level, or a tree) or a mob
 SCATTER_GOALS: dict[tuple[str, str], str] = {
-    ("mine", "log"): "tree", ("mine", "sand"): "sand",
-    ("kill", "cow"): "cow", ("kill", "pig"): "pig", ("kill", "sheep"): "sheep", ("kill", "chicken"): "chicken",
+    ("mine", "log"): "tree",
+    ("mine", "sand"): "sand",
+    ("kill", "cow"): "cow",
+    ("kill", "pig"): "pig",
+    ("kill", "sheep"): "sheep",
+    ("kill", "chicken"): "chicken",
 }
 GROUND = 64
 
 
-def scatter_layout(rng: np.random.Generator, kinds: Sequence[tuple[str, str]], size: tuple[int, int],
-                   distances: Sequence[int] | None = None, max_distance: int = 12,
-                   used: set | None = None) -> dict:
+def scatter_layout(
+    rng: np.random.Generator,
+    kinds: Sequence[tuple[str, str]],
+    size: tuple[int, int],
+    distances: Sequence[int] | None = None,
+    max_distance: int = 12,
+    used: set | None = None,
+) -> dict:
     """A layout with one source of each goal kind, at `distances` (Chebyshev, cells) or a
     random distance 2..max_distance each, in a random direction; the agent at the centre."""
     X, Z = size
@@ -49,7 +59,7 @@ def scatter_layout(rng: np.random.Generator, kinds: Sequence[tuple[str, str]], s
     return {"ground": GROUND, "blocks": blocks, "mobs": mobs, "agent": [cx, GROUND + 1, cz]}
 
 
-TRAIN_MAX_DISTANCE = 20   # as far as experiments/figure4.py's measured setting places sources
+TRAIN_MAX_DISTANCE = 20  # as far as experiments/figure4.py's measured setting places sources
 
 
 def training_scatter(rng: np.random.Generator, size: tuple[int, int]) -> dict:

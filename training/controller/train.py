@@ -5,6 +5,7 @@ auxiliary), then `dagger_rounds` rounds of DAgger (the policy acts, the expert l
 selector: the horizon predictor (horizon loss, policy loss as an auxiliary: the encoder
 is shared, DEPS 3.3). Progress bars go to stderr; the card records what was done.
 """
+
 from __future__ import annotations
 
 import platform
@@ -33,17 +34,17 @@ EVAL_EPISODES = 64
 
 @dataclass
 class TrainConfig:
-    kind: str                 # controller | selector
+    kind: str  # controller | selector
     out: str
     device: str = "cpu"
     seed: int = 0
-    episodes: int = 600       # expert goal pursuits collected
-    steps: int = 3000         # gradient steps per round
+    episodes: int = 600  # expert goal pursuits collected
+    steps: int = 3000  # gradient steps per round
     dagger_rounds: int = 0
     batch_size: int = 256
     n_envs: int = 16
-    threads: int = 1          # torch CPU threads (1: fastest on a shared or small CPU)
-    eval_episodes: int = EVAL_EPISODES   # controller only: rollouts on fresh worlds for the card (0: none)
+    threads: int = 1  # torch CPU threads (1: fastest on a shared or small CPU)
+    eval_episodes: int = EVAL_EPISODES  # controller only: rollouts on fresh worlds for the card (0: none)
     mc_version: str = "1.11.2"
     command: str = ""
 
@@ -60,17 +61,29 @@ def _collect(kb: Any, n: int, seed: int, cfg: TrainConfig, policy: Any, desc: st
     return data, stats
 
 
-def _fit(net: GoalNet, data: dict, cfg: TrainConfig, seed: int, desc: str, progress: bool,
-         time_col: int | None = None) -> list[float]:
+def _fit(
+    net: GoalNet, data: dict, cfg: TrainConfig, seed: int, desc: str, progress: bool, time_col: int | None = None
+) -> list[float]:
     w_pol, w_hor = (1.0, 0.5) if cfg.kind == "controller" else (0.5, 1.0)
     with _bar(cfg.steps, desc, progress) as bar:
+
         def on_step(i: int, parts: dict) -> None:
             bar.update(1)
             if i % 50 == 0:
                 bar.set_postfix({k: f"{v:.3f}" for k, v in parts.items()})
-        return fit(net, data, steps=cfg.steps, batch_size=cfg.batch_size, device=cfg.device, seed=seed,
-                   w_policy=w_pol, w_horizon=w_hor, time_col=time_col,
-                   on_step=on_step)
+
+        return fit(
+            net,
+            data,
+            steps=cfg.steps,
+            batch_size=cfg.batch_size,
+            device=cfg.device,
+            seed=seed,
+            w_policy=w_pol,
+            w_horizon=w_hor,
+            time_col=time_col,
+            on_step=on_step,
+        )
 
 
 def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
@@ -79,8 +92,13 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     eps = []
     for k in range(n):
         action, item, _, inv = TRAIN_GOALS[k % len(TRAIN_GOALS)]
-        eps.append((Goal(action, {item: 1}), int(rng.integers(2**30, 2**31 - 1)),
-                    {**start_options(rng, dict(inv)), "time_of_day": 0.1}))
+        eps.append(
+            (
+                Goal(action, {item: 1}),
+                int(rng.integers(2**30, 2**31 - 1)),
+                {**start_options(rng, dict(inv)), "time_of_day": 0.1},
+            )
+        )
     return eps
 
 
@@ -107,17 +125,24 @@ def train(cfg: TrainConfig, progress: bool = True) -> dict:
         raise LearnedError("the experts produced no successful episode; try more --episodes")
     train_set, held_out = split(data, HELD_OUT, cfg.seed)
     net = GoalNet(net_shape(vocab))
-    history = _fit(net, train_set, cfg, cfg.seed, "fit (behaviour cloning)" if cfg.kind == "controller"
-                   else "fit (horizon)", progress, time_column(vocab))
+    history = _fit(
+        net,
+        train_set,
+        cfg,
+        cfg.seed,
+        "fit (behaviour cloning)" if cfg.kind == "controller" else "fit (horizon)",
+        progress,
+        time_column(vocab),
+    )
     rounds = []
     for r in range(cfg.dagger_rounds if cfg.kind == "controller" else 0):
         policy = GoalPolicy(net, kb, {"goals": [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]}, cfg.device)
-        more, st = _collect(kb, max(cfg.episodes // 2, 1), cfg.seed + 1 + r, cfg, policy, f"DAgger round {r + 1}",
-                            progress)
+        more, st = _collect(
+            kb, max(cfg.episodes // 2, 1), cfg.seed + 1 + r, cfg, policy, f"DAgger round {r + 1}", progress
+        )
         train_set = concat(train_set, more)
         rounds.append({"pursuits": st["pursuits"], "rows": st["rows"], "learner_ok": st["ok"]})
-        history += _fit(net, train_set, cfg, cfg.seed + 1 + r, f"fit (DAgger {r + 1})", progress,
-                        time_column(vocab))
+        history += _fit(net, train_set, cfg, cfg.seed + 1 + r, f"fit (DAgger {r + 1})", progress, time_column(vocab))
     measured = evaluate(net, held_out, cfg.device)
     measured["loss_first"] = round(float(np.mean(history[:20])), 4)
     measured["loss_last"] = round(float(np.mean(history[-20:])), 4)
@@ -129,17 +154,28 @@ def train(cfg: TrainConfig, progress: bool = True) -> dict:
         measured["rollout_success"] = round(sum(r["ok"] for r in res) / len(res), 3)
         measured["rollout_episodes"] = len(res)
     card = {
-        "kind": cfg.kind, "command": cfg.command or f"deps train {cfg.kind} --out {cfg.out}",
-        "config": asdict(cfg), "data": {"expert_pursuits": stats["pursuits"], "successful": stats["ok"],
-                                        "rows": stats["rows"], "train_rows": int(len(train_set["goal"])),
-                                        "held_out_rows": int(len(held_out["goal"])), "by_goal": stats["by_goal"],
-                                        "dagger": rounds},
-        "device": cfg.device, "torch": str(torch.__version__), "machine": f"{platform.machine()} {platform.system()}, "
-        f"{torch.get_num_threads()} torch threads", "wall_s": round(time.monotonic() - t0, 1),
-        "measured": measured, "vocab_version": vocab.version,
+        "kind": cfg.kind,
+        "command": cfg.command or f"deps train {cfg.kind} --out {cfg.out}",
+        "config": asdict(cfg),
+        "data": {
+            "expert_pursuits": stats["pursuits"],
+            "successful": stats["ok"],
+            "rows": stats["rows"],
+            "train_rows": int(len(train_set["goal"])),
+            "held_out_rows": int(len(held_out["goal"])),
+            "by_goal": stats["by_goal"],
+            "dagger": rounds,
+        },
+        "device": cfg.device,
+        "torch": str(torch.__version__),
+        "machine": f"{platform.machine()} {platform.system()}, {torch.get_num_threads()} torch threads",
+        "wall_s": round(time.monotonic() - t0, 1),
+        "measured": measured,
+        "vocab_version": vocab.version,
     }
-    path = checkpoint.save(Path(cfg.out) / f"{cfg.kind}.pt", net.cpu(), vocab_version=vocab.version, goals=goals,
-                           card=card)
+    path = checkpoint.save(
+        Path(cfg.out) / f"{cfg.kind}.pt", net.cpu(), vocab_version=vocab.version, goals=goals, card=card
+    )
     card["file"] = str(path)
     card["bytes"] = path.stat().st_size
     return card

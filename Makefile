@@ -46,8 +46,11 @@ mineflayer: $(SIDECAR)/node_modules/.package-lock.json
 run: install
 	$(BIN)/deps run "obtain a wooden pickaxe"
 
+CODE = agent nodes skills worlds training evaluation experiments prompts tests
+
 lint: install
-	$(BIN)/ruff check agent nodes skills worlds training evaluation experiments prompts tests
+	$(BIN)/ruff format --check $(CODE)
+	$(BIN)/ruff check $(CODE)
 	$(BIN)/mypy
 
 # the documentation site (mkdocs.yml, docs/), warnings as errors

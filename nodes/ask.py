@@ -3,6 +3,7 @@
 Any LangChain chat model (or one bound to a grammar or schema) will do; the project's
 back-ends (agent/llm/__init__.py) hand the nodes such a model, and tests hand them a fake one.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -40,9 +41,9 @@ def run_name(runnable: Any) -> str:
         from langgraph.config import get_config
 
         meta: dict[str, Any] = get_config().get("metadata") or {}
-    except RuntimeError:   # called outside a graph run (a test, the teacher)
+    except RuntimeError:  # called outside a graph run (a test, the teacher)
         meta = {}
-    node = meta.get("langgraph_node") or ""   # "" as None: no node, the role is "llm"
+    node = meta.get("langgraph_node") or ""  # "" as None: no node, the role is "llm"
     role = {"plan": f"{meta.get('planner', '')} planner".strip(), "explain": "explainer"}.get(node, node or "llm")
     return f"{role} · {_model_name(runnable)}"
 

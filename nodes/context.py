@@ -4,6 +4,7 @@ Everything a node needs that is not episode state: the settings, the knowledge b
 world, and the swappable parts, each typed by the Protocol it must satisfy. Nodes receive
 it as `runtime.context`; nothing here is checkpointed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ class Parser(Protocol):
 @dataclass
 class AgentContext:
     settings: RunSettings
-    task: Task              # localized to the knowledge base's version
+    task: Task  # localized to the knowledge base's version
     kb: KnowledgeBase
     world: World
     planner: Planner
@@ -51,5 +52,5 @@ class AgentContext:
     controller: Controller
     explainer: Explainer
     describer: Describer
-    max_rounds: int = 12    # re-planning rounds allowed (0 for plan-once planners)
-    llm: Any = None         # the open LLM handle (agent.llm), for parts that ask for it
+    max_rounds: int = 12  # re-planning rounds allowed (0 for plan-once planners)
+    llm: Any = None  # the open LLM handle (agent.llm), for parts that ask for it

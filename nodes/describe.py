@@ -4,6 +4,7 @@
 wooden_pickaxe or better. My inventory now has 10 planks, 4 stick." No LLM: the game's own
 symbolic information, distilled to what the plan needs.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,7 +33,7 @@ def describe_outcomes(state: AgentState) -> str:
         parts.append(("but " if ok_steps else "") + last["error"])
     else:
         code = Goal.from_dict(last["goal"]).code()
-        parts.append(f"{'but I' if ok_steps else 'I'} failed on step {last['step'] + 1} \"{code}\": {last['error']}")
+        parts.append(f'{"but I" if ok_steps else "I"} failed on step {last["step"] + 1} "{code}": {last["error"]}')
     text = " ".join(parts) + "."
     notes = state.get("parse_notes") or []
     if notes:

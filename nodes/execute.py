@@ -4,6 +4,7 @@ It records the outcome (with the world's precise cause on failure), the inventor
 steps used, and decides whether the episode goes on: the task's item is held (success),
 or the step, round or token budget is spent (failure, with the reason stated).
 """
+
 from __future__ import annotations
 
 from langchain_core.tools import StructuredTool
@@ -41,7 +42,7 @@ def _observed() -> bool:
     when nobody does, the skill is driven directly, with no tool run to build (issue 21)."""
     try:
         callbacks = get_config().get("callbacks")
-    except RuntimeError:            # called outside a graph run
+    except RuntimeError:  # called outside a graph run
         return False
     return bool(getattr(callbacks, "handlers", callbacks))
 
@@ -60,8 +61,9 @@ def drive(ctx: AgentContext, goal: Goal) -> dict:
         return outcome
 
     name = f"{getattr(ctx.controller, 'name', 'controller')}.{goal.action}"
-    tool = StructuredTool(name=name, description=f"drive {goal.code()} in the world", func=run_goal,
-                          args_schema=_GoalArgs)
+    tool = StructuredTool(
+        name=name, description=f"drive {goal.code()} in the world", func=run_goal, args_schema=_GoalArgs
+    )
     try:
         return tool.invoke({"goal": goal.to_dict()})
     except SkillFailed as failed:
@@ -74,12 +76,26 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     plan_no = len(state["plans"]) - 1
     i = state.get("current")
     why = state.get("no_plan")
-    if why:                # the planner knows no plan can reach the task (or loops): end now
+    if why:  # the planner knows no plan can reach the task (or loops): end now
         why = why if why.startswith("the planner is looping") else f"no plan is possible: {why}"
-        return {"outcomes": [{"plan": plan_no, "step": None, "goal": None, "ok": False,
-                              "error": why, "steps": 0, "gained": {}, "missing": dict(task.target)}],
-                "inventory": world.inventory, "env_steps": world.steps, "status": "failed",
-                "failure_reason": why}
+        return {
+            "outcomes": [
+                {
+                    "plan": plan_no,
+                    "step": None,
+                    "goal": None,
+                    "ok": False,
+                    "error": why,
+                    "steps": 0,
+                    "gained": {},
+                    "missing": dict(task.target),
+                }
+            ],
+            "inventory": world.inventory,
+            "env_steps": world.steps,
+            "status": "failed",
+            "failure_reason": why,
+        }
     if i is None:
         if state.get("goals"):
             error = f"I did every step of the plan but I do not have {_target_text(task.target)}"
@@ -89,32 +105,42 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         goal_dict = None
     else:
         goal = Goal.from_dict(state["goals"][i])
-        if hasattr(world, "begin_goal"):        # --random-drop (worlds/random_drop.py)
+        if hasattr(world, "begin_goal"):  # --random-drop (worlds/random_drop.py)
             world.begin_goal(goal)
         outcome = drive(ctx, goal)
         if hasattr(world, "end_goal"):
             world.end_goal(goal, outcome)
         goal_dict = goal.to_dict()
     record = {"plan": plan_no, "step": i, "goal": goal_dict, **outcome}
-    update: dict = {"outcomes": [record], "inventory": world.inventory, "env_steps": world.steps,
-                    "status": "running", "failure_reason": None}
-    snapshot = getattr(world, "snapshot", None)   # an optional extra of some worlds
+    update: dict = {
+        "outcomes": [record],
+        "inventory": world.inventory,
+        "env_steps": world.steps,
+        "status": "running",
+        "failure_reason": None,
+    }
+    snapshot = getattr(world, "snapshot", None)  # an optional extra of some worlds
     if callable(snapshot):
         update["world"] = snapshot()
 
     spent = usage(state)
     tokens = spent.get("tokens_in", 0) + spent.get("tokens_out", 0)
-    if task_done(world, task):         # the items held, or a find task's conditions true
+    if task_done(world, task):  # the items held, or a find task's conditions true
         update["status"] = "success"
     elif world.steps >= world.max_steps:
-        update.update(status="failed",
-                      failure_reason=f"step budget spent ({world.steps} of {world.max_steps} environment steps)")
+        update.update(
+            status="failed", failure_reason=f"step budget spent ({world.steps} of {world.max_steps} environment steps)"
+        )
     elif not outcome["ok"] and rounds(state) >= ctx.max_rounds:
-        update.update(status="failed",
-                      failure_reason=f"re-planning budget spent ({rounds(state)} of {ctx.max_rounds} rounds); "
-                                     f"last failure: {outcome['error']}")
+        update.update(
+            status="failed",
+            failure_reason=f"re-planning budget spent ({rounds(state)} of {ctx.max_rounds} rounds); "
+            f"last failure: {outcome['error']}",
+        )
     elif not outcome["ok"] and tokens >= ctx.settings.max_tokens:
-        update.update(status="failed",
-                      failure_reason=f"token budget spent ({tokens} of {ctx.settings.max_tokens} tokens); "
-                                     f"last failure: {outcome['error']}")
+        update.update(
+            status="failed",
+            failure_reason=f"token budget spent ({tokens} of {ctx.settings.max_tokens} tokens); "
+            f"last failure: {outcome['error']}",
+        )
     return update

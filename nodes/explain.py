@@ -2,6 +2,7 @@
 message and the inventory (DEPS's explainer, with its few-shot demonstrations in
 prompts/deps_explainer.txt). Planners without an LLM use the game's message as it is.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -6,17 +6,20 @@ the planner has one (nodes/planners/mp5/knowledge.py): the nearest stored fact. 
 planner (deps, dep, rider, mp5, and the DEPS baselines with --baseline-facts) takes its facts
 from here, so the ablation flag means the same everywhere.
 """
+
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from worlds.facts import facts, facts_text, missing_names
 
 __all__ = ["prompt_facts", "recipe_book", "failure_missing", "facts_text"]
 
 
-def prompt_facts(kb: Any, targets: Iterable[str], missing: Iterable[str] = (), mode: str = "target",
-                 memory: Any = None) -> list[str]:
+def prompt_facts(
+    kb: Any, targets: Iterable[str], missing: Iterable[str] = (), mode: str = "target", memory: Any = None
+) -> list[str]:
     """The fact lines for `targets` and `missing` under `mode`; unknown names from `memory`."""
     if kb is None or mode == "none":
         return []
@@ -30,8 +33,9 @@ def prompt_facts(kb: Any, targets: Iterable[str], missing: Iterable[str] = (), m
     return lines
 
 
-def recipe_book(kb: Any, targets: Iterable[str], missing: Iterable[str] = (), mode: str = "target",
-                memory: Any = None) -> str:
+def recipe_book(
+    kb: Any, targets: Iterable[str], missing: Iterable[str] = (), mode: str = "target", memory: Any = None
+) -> str:
     """The facts as one prompt sentence, "Recipe book: ...." ("" when there are none)."""
     lines = prompt_facts(kb, targets, missing, mode, memory)
     return f"Recipe book: {facts_text(lines)}." if lines else ""

@@ -8,6 +8,7 @@ exp(-h(g)), and picks the most probable goal, i.e. the nearest one.
 It needs a world with a body (the grid world): on the text world every skill is one
 dictionary update, distance does not exist, and `fixed` stays the default there.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,7 +21,7 @@ class HorizonSelector:
     name = "horizon"
 
     def __init__(self, predictor: Any):
-        self.predictor = predictor   # skills.learned.predictor.HorizonPredictor (or any .horizons(world, goals))
+        self.predictor = predictor  # skills.learned.predictor.HorizonPredictor (or any .horizons(world, goals))
 
     def choose(self, goals, remaining, candidates, inventory, ctx):
         if not candidates:
@@ -29,7 +30,7 @@ class HorizonSelector:
             return candidates[0], {"rule": "only one candidate holds"}
         hs = self.predictor.horizons(ctx.world, [goals[i] for i in candidates])
         low = min(hs)
-        weights = [math.exp(-(h - low) / max(low, 1.0)) for h in hs]   # f(g|s,P) ~ exp(-h), scaled
+        weights = [math.exp(-(h - low) / max(low, 1.0)) for h in hs]  # f(g|s,P) ~ exp(-h), scaled
         total = sum(weights)
         best = min(range(len(candidates)), key=lambda k: (hs[k], candidates[k]))
         return candidates[best], {
@@ -43,8 +44,10 @@ def make_horizon_selector(settings: RunSettings) -> HorizonSelector:
     """The selector with the trained predictor for `settings.world`; one-line SettingsError
     when the world has no body or the checkpoint is missing or does not fit."""
     if settings.world != "gridworld":
-        raise SettingsError(f"the horizon selector needs a world with distances; {settings.world!r} has none "
-                            "(accepted there: fixed, random, oracle; --world gridworld for horizon)")
+        raise SettingsError(
+            f"the horizon selector needs a world with distances; {settings.world!r} has none "
+            "(accepted there: fixed, random, oracle; --world gridworld for horizon)"
+        )
     from skills.learned.paths import LearnedError
     from skills.learned.predictor import HorizonPredictor
 

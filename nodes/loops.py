@@ -10,6 +10,7 @@ station), or when it had no goal that could run; a failure by the controller's s
 own rule (nodes/planners/oracle.py: the same failure twice, with the same cause) and says
 so with `loop_guard = False`.
 """
+
 from __future__ import annotations
 
 import re
@@ -39,8 +40,11 @@ def failed_plans(outcomes: list[dict]) -> dict[int, dict]:
             last[int(o["plan"])] = o
             if o.get("step") is not None:
                 ran.add(int(o["plan"]))
-    return {p: o for p, o in last.items() if not o.get("ok") and not o.get("chance")
-            and (o.get("step") is not None or p not in ran)}
+    return {
+        p: o
+        for p, o in last.items()
+        if not o.get("ok") and not o.get("chance") and (o.get("step") is not None or p not in ran)
+    }
 
 
 def loop_cause(plans: list[str], outcomes: list[dict], text: str) -> str | None:
@@ -55,5 +59,7 @@ def loop_cause(plans: list[str], outcomes: list[dict], text: str) -> str | None:
     shown = "; ".join(block[:3]) + (f"; ... ({len(block)} goals)" if len(block) > 3 else "")
     rounds = ", ".join(str(r + 1) for r in same)
     last = failed[same[-1]].get("error") or "it failed"
-    return (f"the planner is looping: it proposed a third time the goal block that failed in plans {rounds} "
-            f"({shown}); last failure: {last}")
+    return (
+        f"the planner is looping: it proposed a third time the goal block that failed in plans {rounds} "
+        f"({shown}); last failure: {last}"
+    )

@@ -6,6 +6,7 @@ sentence embedding. Item names go through the knowledge base's aliases, then the
 known name. Whatever cannot be mapped is reported in `parse_notes`, which the descriptor
 passes back to the planner: nothing is dropped silently.
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,8 +23,20 @@ _CALL = re.compile(r"\b(" + "|".join(SKILLS) + r")\s*\(")
 _SKIP = re.compile(r"^\s*(def |return\b|```|#|ok\.?$|the (code|plan)\b|planner:|thinking:|from actions|$)", re.I)
 _PROG = re.compile(r"\b(" + "|".join(ACTIONS) + r")_(\w+)\s*\(\s*(?:num\s*=\s*)?(\d+)?\s*\)")
 _NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
 }
 
 
@@ -56,9 +69,9 @@ def parse_call(text: str) -> Goal:
         obj = {obj: 1}
     if not isinstance(obj, dict) or not obj:
         raise ValueError(f"{action}() needs an object like {{'log': 1}}: {text!r}")
-    materials: object = {}   # checked below: a dict of counts
+    materials: object = {}  # checked below: a dict of counts
     tool = None
-    if action in TRAVEL:   # find({'pig':1}, {'time':'night'}): the conditions, not materials
+    if action in TRAVEL:  # find({'pig':1}, {'time':'night'}): the conditions, not materials
         where = kw.pop("where", None) if "where" in kw else (args.pop(0) if args else None)
         if where is not None and not isinstance(where, dict):
             raise ValueError(f"{action}() takes its conditions as a dict like {{'time': 'night'}}: {text!r}")
@@ -73,11 +86,28 @@ def parse_call(text: str) -> Goal:
     return Goal(action, counts, {str(k): int(v) for k, v in materials.items()}, tool)
 
 
-_VERBS = {"mine": "mine", "craft": "craft", "smelt": "smelt", "kill": "kill", "equip": "equip",
-          "cook": "smelt", "chop": "mine", "collect": "mine", "gather": "mine", "dig": "mine",
-          "hunt": "kill", "slay": "kill", "wear": "equip", "make": "craft", "build": "craft"}
-_FREE = re.compile(r"^(" + "|".join(_VERBS) + r")\s+(?:(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|"
-                   r"eleven|twelve)\s+)?([a-z_ ]+?)(?:\s+(?:from|with|without|on|using|in|by|for|at)\b.*)?[.,;]?$", re.I)
+_VERBS = {
+    "mine": "mine",
+    "craft": "craft",
+    "smelt": "smelt",
+    "kill": "kill",
+    "equip": "equip",
+    "cook": "smelt",
+    "chop": "mine",
+    "collect": "mine",
+    "gather": "mine",
+    "dig": "mine",
+    "hunt": "kill",
+    "slay": "kill",
+    "wear": "equip",
+    "make": "craft",
+    "build": "craft",
+}
+_FREE = re.compile(
+    r"^(" + "|".join(_VERBS) + r")\s+(?:(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve)\s+)?([a-z_ ]+?)(?:\s+(?:from|with|without|on|using|in|by|for|at)\b.*)?[.,;]?$",
+    re.I,
+)
 
 
 def _count(text: str) -> int:
@@ -100,6 +130,7 @@ class GoalParser:
     def _lib(self):
         if self.library is None:
             from skills.library import SkillLibrary
+
             self.library = SkillLibrary(self.kb)
         return self.library
 
@@ -117,7 +148,7 @@ class GoalParser:
         return None
 
     def _ground(self, goal: Goal, notes: list[str]) -> Goal | None:
-        if goal.action in TRAVEL:   # a thing to go to: a word of the context tasks, a mob or a block
+        if goal.action in TRAVEL:  # a thing to go to: a word of the context tasks, a mob or a block
             from worlds.context_tasks import findable
 
             bad = [n for n in goal.obj if not findable(n, self.kb)]
@@ -191,7 +222,7 @@ class GoalParser:
 
 
 def parse(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    if state.get("no_plan"):   # the planner said no plan is possible: nothing to map (execute ends the episode)
+    if state.get("no_plan"):  # the planner said no plan is possible: nothing to map (execute ends the episode)
         return {"goals": [], "parse_notes": []}
     goals, notes = runtime.context.parser.parse(state["plans"][-1])
     return {"goals": [g.to_dict() for g in goals], "parse_notes": notes}

@@ -1,4 +1,5 @@
 """The plan node: the planner writes (or rewrites) the plan from the dialogue so far."""
+
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
@@ -30,8 +31,8 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     result = ctx.planner.plan(request)
     cause = result.no_plan_cause()
     if cause is None and getattr(ctx.planner, "loop_guard", True):
-        loop = loop_cause(request.plans, request.outcomes, result.text)   # nodes/loops.py
-        if loop:   # the block is not run a third time: the episode ends, the loop said as such
+        loop = loop_cause(request.plans, request.outcomes, result.text)  # nodes/loops.py
+        if loop:  # the block is not run a third time: the episode ends, the loop said as such
             result = no_plan(loop, result.usage)
             cause = loop
     return {"plans": [result.text], "plan_usage": result.usage or {}, "no_plan": cause}

@@ -16,12 +16,14 @@ if it takes **kwargs). A world's factory returns the world already reset for the
 Factories and options are given as `"module:attr"` strings and imported on first use, so
 listing the parts (for `--help`) loads none of their code.
 """
+
 from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Callable
+from typing import Any
 
 KINDS = ("world", "planner", "selector", "controller", "explainer", "describer", "parser")
 
@@ -37,7 +39,7 @@ class Part:
     factory: str | Callable[..., Any]
     help: str
     needs_llm: bool = False
-    options: str | type | None = None   # a dataclass whose fields (with metadata["help"]) become CLI flags
+    options: str | type | None = None  # a dataclass whose fields (with metadata["help"]) become CLI flags
 
     def load(self) -> Callable[..., Any]:
         return _resolve(self.factory)
@@ -56,8 +58,16 @@ def _resolve(ref: Any) -> Any:
 _PARTS: dict[str, dict[str, Part]] = {k: {} for k in KINDS}
 
 
-def register(kind: str, name: str, factory: str | Callable[..., Any], *, help: str, needs_llm: bool = False,
-             options: str | type | None = None, replace: bool = False) -> Part:
+def register(
+    kind: str,
+    name: str,
+    factory: str | Callable[..., Any],
+    *,
+    help: str,
+    needs_llm: bool = False,
+    options: str | type | None = None,
+    replace: bool = False,
+) -> Part:
     """Add a part; `replace=True` to swap a registered one. Returns the registered Part."""
     if kind not in KINDS:
         raise RegistryError(f"unknown kind of part {kind!r}; accepted: {', '.join(KINDS)}")
@@ -123,99 +133,226 @@ def flag_of(f: Any) -> str:
 
 # --- each part's own options -------------------------------------------------------------------
 
+
 @dataclass
 class TextWorldOptions:
-    stochastic: bool = field(default=False, metadata={
-        "help": "text world: skills succeed with DEPS Table 18's rates instead of always"})
+    stochastic: bool = field(
+        default=False, metadata={"help": "text world: skills succeed with DEPS Table 18's rates instead of always"}
+    )
 
 
 @dataclass
 class GridWorldOptions:
-    biome: str | None = field(default=None, metadata={
-        "help": "grid world: the biome around the spawn (plains, forest, birch_forest, savanna, desert, taiga, "
-                "extreme_hills; default: the task's, else chosen by the seed)", "metavar": "NAME"})
-    render: bool = field(default=False, metadata={
-        "help": "grid world: draw the local view on stderr while it runs"})
+    biome: str | None = field(
+        default=None,
+        metadata={
+            "help": "grid world: the biome around the spawn (plains, forest, birch_forest, savanna, desert, taiga, "
+            "extreme_hills; default: the task's, else chosen by the seed)",
+            "metavar": "NAME",
+        },
+    )
+    render: bool = field(default=False, metadata={"help": "grid world: draw the local view on stderr while it runs"})
 
 
 @dataclass
 class RiderOptions:
-    revisions: int = field(default=5, metadata={
-        "help": "rider: feedback-revisions of a skill that cannot run, before the episode gives up (default: 5)",
-        "metavar": "N", "bounds": (0, 100)})
-    relabel: bool = field(default=True, metadata={
-        "help": "rider: keep the episode's task in the prompt (no sub-task relabelling)", "flag": "--no-relabel"})
-    rider_cot: bool = field(default=False, metadata={
-        "help": "rider: check the recipe's requirements against the inventory (one more LLM call) first"})
+    revisions: int = field(
+        default=5,
+        metadata={
+            "help": "rider: feedback-revisions of a skill that cannot run, before the episode gives up (default: 5)",
+            "metavar": "N",
+            "bounds": (0, 100),
+        },
+    )
+    relabel: bool = field(
+        default=True,
+        metadata={
+            "help": "rider: keep the episode's task in the prompt (no sub-task relabelling)",
+            "flag": "--no-relabel",
+        },
+    )
+    rider_cot: bool = field(
+        default=False,
+        metadata={"help": "rider: check the recipe's requirements against the inventory (one more LLM call) first"},
+    )
 
 
-ABLATABLE = ("performer-memory", "patroller")   # MP5 Table 7's ablations (--ablate)
+ABLATABLE = ("performer-memory", "patroller")  # MP5 Table 7's ablations (--ablate)
 
 
 @dataclass
 class MP5Options:
-    memory: str | None = field(default=None, metadata={
-        "help": "mp5: the knowledge and performer memory folder, kept across runs (default: ~/.cache/deps-agent/mp5)",
-        "metavar": "DIR"})
-    percipient: str | None = field(default=None, metadata={
-        "help": "mp5: who answers the patroller's questions (default: the observation's symbols)",
-        "metavar": "package.module:factory", "plugin": True})
-    ablate: tuple[str, ...] | None = field(default=None, metadata={
-        "help": "mp5: modules to switch off, comma-separated: performer-memory,patroller", "metavar": "LIST",
-        "choices": ABLATABLE})
+    memory: str | None = field(
+        default=None,
+        metadata={
+            "help": "mp5: the knowledge and performer memory folder, kept across runs (default: ~/.cache/deps-agent/mp5)",
+            "metavar": "DIR",
+        },
+    )
+    percipient: str | None = field(
+        default=None,
+        metadata={
+            "help": "mp5: who answers the patroller's questions (default: the observation's symbols)",
+            "metavar": "package.module:factory",
+            "plugin": True,
+        },
+    )
+    ablate: tuple[str, ...] | None = field(
+        default=None,
+        metadata={
+            "help": "mp5: modules to switch off, comma-separated: performer-memory,patroller",
+            "metavar": "LIST",
+            "choices": ABLATABLE,
+        },
+    )
 
 
 # --- the built-in parts, each named once ---------------------------------------------------------
 
 _P = "nodes.planners"
 for _kind, _name, _factory, _help, _llm, _opts in (
-    ("world", "textworld", "worlds.textworld:make_world",
-     "MC-TextWorld semantics: inventory, recipes and mining rules from minecraft-data", False, TextWorldOptions),
-    ("world", "gridworld", "worlds.gridworld.factory:make_world",
-     "a seeded voxel world with biomes, depths, mobs, day and night", False, GridWorldOptions),
-    ("world", "mineflayer", "worlds.mineflayer:make_world",
-     "a real Minecraft server, played by a mineflayer bot through a Node sidecar", False,
-     "worlds.mineflayer.world:MineflayerOptions"),
-    ("world", "minedojo", "worlds.minedojo:make_world",
-     "MineDojo's observations and MultiDiscrete actions: its stand-in simulator, or the real one (Java 8)", False,
-     "worlds.minedojo:MineDojoOptions"),
-    ("planner", "deps", f"{_P}.llm:deps_planner", "describe, explain, plan (one growing dialogue), with a selector",
-     True, None),
+    (
+        "world",
+        "textworld",
+        "worlds.textworld:make_world",
+        "MC-TextWorld semantics: inventory, recipes and mining rules from minecraft-data",
+        False,
+        TextWorldOptions,
+    ),
+    (
+        "world",
+        "gridworld",
+        "worlds.gridworld.factory:make_world",
+        "a seeded voxel world with biomes, depths, mobs, day and night",
+        False,
+        GridWorldOptions,
+    ),
+    (
+        "world",
+        "mineflayer",
+        "worlds.mineflayer:make_world",
+        "a real Minecraft server, played by a mineflayer bot through a Node sidecar",
+        False,
+        "worlds.mineflayer.world:MineflayerOptions",
+    ),
+    (
+        "world",
+        "minedojo",
+        "worlds.minedojo:make_world",
+        "MineDojo's observations and MultiDiscrete actions: its stand-in simulator, or the real one (Java 8)",
+        False,
+        "worlds.minedojo:MineDojoOptions",
+    ),
+    (
+        "planner",
+        "deps",
+        f"{_P}.llm:deps_planner",
+        "describe, explain, plan (one growing dialogue), with a selector",
+        True,
+        None,
+    ),
     ("planner", "dep", f"{_P}.llm:dep_planner", "the same loop as deps, goals run in plan order", True, None),
-    ("planner", "zero-shot", f"{_P}.baselines:zero_shot", "plan once from the task (DEPS baseline)", True,
-     f"{_P}.baselines:ZeroShotOptions"),
-    ("planner", "progprompt", f"{_P}.baselines:progprompt", "plan once as a program (DEPS baseline)", True,
-     f"{_P}.baselines:ProgPromptOptions"),
-    ("planner", "cot", f"{_P}.baselines:chain_of_thought", "plan once after reasoning (DEPS baseline)", True,
-     f"{_P}.baselines:CoTOptions"),
-    ("planner", "inner-monologue", f"{_P}.baselines:InnerMonologuePlanner",
-     "one goal at a time from the scene and success feedback (DEPS baseline)", True,
-     f"{_P}.baselines:InnerMonologueOptions"),
-    ("planner", "code-as-policies", f"{_P}.baselines:code_as_policies",
-     "a program with assertions, re-planned on the game's message (DEPS baseline)", True,
-     f"{_P}.baselines:CodeAsPoliciesOptions"),
-    ("planner", "rider", f"{_P}.rider:make_rider",
-     "LLaMA-Rider: one skill a round, feedback-revision, sub-task relabelling", True, RiderOptions),
-    ("planner", "mp5", f"{_P}.mp5.planner:MP5Planner",
-     "MP5: parser, percipient, performer memory and patroller", True, MP5Options),
-    ("planner", "oracle", f"{_P}.oracle:OraclePlanner", "the shortest plan from the recipe data (no LLM)", False,
-     None),
+    (
+        "planner",
+        "zero-shot",
+        f"{_P}.baselines:zero_shot",
+        "plan once from the task (DEPS baseline)",
+        True,
+        f"{_P}.baselines:ZeroShotOptions",
+    ),
+    (
+        "planner",
+        "progprompt",
+        f"{_P}.baselines:progprompt",
+        "plan once as a program (DEPS baseline)",
+        True,
+        f"{_P}.baselines:ProgPromptOptions",
+    ),
+    (
+        "planner",
+        "cot",
+        f"{_P}.baselines:chain_of_thought",
+        "plan once after reasoning (DEPS baseline)",
+        True,
+        f"{_P}.baselines:CoTOptions",
+    ),
+    (
+        "planner",
+        "inner-monologue",
+        f"{_P}.baselines:InnerMonologuePlanner",
+        "one goal at a time from the scene and success feedback (DEPS baseline)",
+        True,
+        f"{_P}.baselines:InnerMonologueOptions",
+    ),
+    (
+        "planner",
+        "code-as-policies",
+        f"{_P}.baselines:code_as_policies",
+        "a program with assertions, re-planned on the game's message (DEPS baseline)",
+        True,
+        f"{_P}.baselines:CodeAsPoliciesOptions",
+    ),
+    (
+        "planner",
+        "rider",
+        f"{_P}.rider:make_rider",
+        "LLaMA-Rider: one skill a round, feedback-revision, sub-task relabelling",
+        True,
+        RiderOptions,
+    ),
+    (
+        "planner",
+        "mp5",
+        f"{_P}.mp5.planner:MP5Planner",
+        "MP5: parser, percipient, performer memory and patroller",
+        True,
+        MP5Options,
+    ),
+    ("planner", "oracle", f"{_P}.oracle:OraclePlanner", "the shortest plan from the recipe data (no LLM)", False, None),
     ("selector", "fixed", "nodes.selectors:FixedSelector", "plan order (DEP)", False, None),
-    ("selector", "random", "nodes.selectors:random_selector", "a random goal among those whose preconditions hold",
-     False, None),
-    ("selector", "horizon", "nodes.horizon:make_horizon_selector",
-     "DEPS's learned horizon predictor: the goal nearest to reach", False, None),
-    ("selector", "oracle", "nodes.selectors:OracleSelector", "the candidate the world says is cheapest", False,
-     None),
-    ("controller", "scripted", "skills.controller:make_scripted",
-     "the world's unit skills (text world) or the scripted experts (grid world)", False, None),
-    ("controller", "learned", "skills.controller:make_learned",
-     "the torch goal-conditioned policy (grid world)", False, "skills.learned.options:LearnedOptions"),
+    (
+        "selector",
+        "random",
+        "nodes.selectors:random_selector",
+        "a random goal among those whose preconditions hold",
+        False,
+        None,
+    ),
+    (
+        "selector",
+        "horizon",
+        "nodes.horizon:make_horizon_selector",
+        "DEPS's learned horizon predictor: the goal nearest to reach",
+        False,
+        None,
+    ),
+    ("selector", "oracle", "nodes.selectors:OracleSelector", "the candidate the world says is cheapest", False, None),
+    (
+        "controller",
+        "scripted",
+        "skills.controller:make_scripted",
+        "the world's unit skills (text world) or the scripted experts (grid world)",
+        False,
+        None,
+    ),
+    (
+        "controller",
+        "learned",
+        "skills.controller:make_learned",
+        "the torch goal-conditioned policy (grid world)",
+        False,
+        "skills.learned.options:LearnedOptions",
+    ),
     ("explainer", "llm", "nodes.explain:LLMExplainer", "the LLM explains the failure (DEPS)", True, None),
     ("explainer", "game", "nodes.explain:GameMessageExplainer", "the game's own message, no LLM", False, None),
-    ("describer", "game", "nodes.describe:make_describer", "the outcome in the DEPS descriptor's words", False,
-     None),
-    ("parser", "goals", "nodes.parse:GoalParser",
-     "code form, then a small grammar, then embedding nearest neighbour", False, None),
+    ("describer", "game", "nodes.describe:make_describer", "the outcome in the DEPS descriptor's words", False, None),
+    (
+        "parser",
+        "goals",
+        "nodes.parse:GoalParser",
+        "code form, then a small grammar, then embedding nearest neighbour",
+        False,
+        None,
+    ),
 ):
     register(_kind, _name, _factory, help=_help, needs_llm=_llm, options=_opts)

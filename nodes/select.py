@@ -1,4 +1,5 @@
 """The select node: among the goals whose preconditions hold now, choose one."""
+
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
@@ -25,5 +26,4 @@ def select(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     inventory = state["inventory"] if "inventory" in state else ctx.world.inventory
     candidates = [i for i in remaining if preconditions_hold(goals[i], inventory, ctx.kb)]
     choice, why = ctx.selector.choose(goals, remaining, candidates, inventory, ctx)
-    return {"current": choice, "selection": {"selector": ctx.selector.name,
-                                             "candidates": candidates, **why}}
+    return {"current": choice, "selection": {"selector": ctx.selector.name, "candidates": candidates, **why}}

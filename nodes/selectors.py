@@ -4,6 +4,7 @@ The candidates are the remaining goals whose stated preconditions (materials and
 hold in the current inventory: DEPS's parallel goals. Selectors are registered by name;
 `--selector package.module:factory` loads a user's own.
 """
+
 from __future__ import annotations
 
 import random
@@ -16,8 +17,9 @@ from worlds.types import Goal
 class Selector(Protocol):
     name: str
 
-    def choose(self, goals: list[Goal], remaining: list[int], candidates: list[int],
-               inventory: dict[str, int], ctx: Any) -> tuple[int, dict]: ...
+    def choose(
+        self, goals: list[Goal], remaining: list[int], candidates: list[int], inventory: dict[str, int], ctx: Any
+    ) -> tuple[int, dict]: ...
 
 
 def preconditions_hold(goal: Goal, inventory: dict[str, int], kb: Any) -> bool:
@@ -59,7 +61,7 @@ class OracleSelector:
         if not candidates:
             return remaining[0], {"rule": "no candidate holds; plan order"}
         distance = getattr(ctx.world, "goal_distance", None)
-        if distance is not None:   # a world with space (the grid world): true path steps, -1 = unreachable
+        if distance is not None:  # a world with space (the grid world): true path steps, -1 = unreachable
             cost = {i: distance(goals[i]) for i in candidates}
             cost = {i: (c if c >= 0 else float("inf")) for i, c in cost.items()}
             best = min(candidates, key=lambda i: (cost[i], i))

@@ -3,6 +3,7 @@
 These are the CLI flags of docs/cli.md as one typed object; the graph reads them through
 its runtime context (nodes/context.py), never through globals.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,8 +15,8 @@ from typing import Any
 from worlds.types import ACTIONS
 
 MC_VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
-SKILL_TYPES = ACTIONS               # the skill types a plan may use (worlds.types)
-KNOWLEDGE = ("none", "target", "tree")   # how much of the recipe book a planner's prompt carries (--knowledge)
+SKILL_TYPES = ACTIONS  # the skill types a plan may use (worlds.types)
+KNOWLEDGE = ("none", "target", "tree")  # how much of the recipe book a planner's prompt carries (--knowledge)
 # The parts' names (worlds, planners, selectors, controllers...) live in one place: nodes/registry.py.
 
 
@@ -35,7 +36,7 @@ def redact_llm(spec: str) -> str:
         port = parts.port
         scheme = parts.scheme.lower()
     except ValueError:
-        return "***"          # not a URL we can take apart: show none of it
+        return "***"  # not a URL we can take apart: show none of it
     if not re.fullmatch(r"[a-z][a-z0-9+.-]{0,15}", scheme) or not re.fullmatch(r"[A-Za-z0-9._:%-]{0,255}", host):
         return "***"
     shown = f"[{host}]" if ":" in host else host
@@ -63,12 +64,12 @@ class SettingsError(ValueError):
 
 # Bounds on every number a user gives: a count past these is a typo, and would otherwise mean
 # unbounded work or memory (or a seed that no store can keep).
-MAX_SEED = 2**53 - 1             # exact in JSON and every store (an eval's base seed: evaluation.runner)
-MAX_ROUNDS = 1_000_000        # a sweep's "inf" (evaluation.sweep.INF_ROUNDS)
+MAX_SEED = 2**53 - 1  # exact in JSON and every store (an eval's base seed: evaluation.runner)
+MAX_ROUNDS = 1_000_000  # a sweep's "inf" (evaluation.sweep.INF_ROUNDS)
 MAX_TOKENS = 100_000_000
 MAX_LLM_RETRIES = 20
 MAX_LLM_TIMEOUT_S = 3600.0
-MAX_COUNT = 1_000_000            # items of one kind, in an inventory or a goal
+MAX_COUNT = 1_000_000  # items of one kind, in an inventory or a goal
 MAX_INVENTORY_KINDS = 10_000
 
 
@@ -94,28 +95,29 @@ def plugin_spec(flag: str, spec: str, names: tuple[str, ...]) -> str:
 class RunSettings:
     """The core of an episode's settings; each part's own options (the rider's revisions, the grid
     world's biome...) are in `options`, keyed by the part's name (see `option`)."""
+
     world: str = "textworld"
     mc_version: str = "1.11.2"
     planner: str = "deps"
-    selector: str | None = None      # None: horizon where a trained one exists, else fixed
-    controller: str | None = None    # None: learned where a trained one exists, else scripted
-    explainer: str | None = None     # None: the LLM where the planner has one, else the game's message
-    parser: str | None = None        # None: code form, then grammar, then embedding nearest neighbour
-    describer: str | None = None     # None: the game's outcome in the DEPS descriptor's words
+    selector: str | None = None  # None: horizon where a trained one exists, else fixed
+    controller: str | None = None  # None: learned where a trained one exists, else scripted
+    explainer: str | None = None  # None: the LLM where the planner has one, else the game's message
+    parser: str | None = None  # None: code form, then grammar, then embedding nearest neighbour
+    describer: str | None = None  # None: the game's outcome in the DEPS descriptor's words
     llm: str = "local"
     inventory: dict[str, int] = field(default_factory=dict)
-    skills: tuple[str, ...] | None = None   # allowed skill types; None = all
+    skills: tuple[str, ...] | None = None  # allowed skill types; None = all
     seed: int = 0
     max_rounds: int = 12
-    max_tokens: int = 200_000        # token budget (in + out) for one episode
-    recipe_hints: bool = True        # descriptions add the recipe book's line for a missing item
-    knowledge: str = "target"        # recipe facts in planner prompts: none, target (and what is missing), tree
+    max_tokens: int = 200_000  # token budget (in + out) for one episode
+    recipe_hints: bool = True  # descriptions add the recipe book's line for a missing item
+    knowledge: str = "target"  # recipe facts in planner prompts: none, target (and what is missing), tree
     trace_dir: str | None = None
-    random_drop: bool = False        # MP5's Random Drop: a new goal first loses one done goal's items
+    random_drop: bool = False  # MP5's Random Drop: a new goal first loses one done goal's items
     llm_timeout: float | None = None  # seconds per LLM request (None: 300 for the embedded model, 60 remote)
-    llm_retries: int = 2             # extra attempts after a transient LLM fault
-    llm_faults: str | None = None    # inject faults at the wire, e.g. "timeout=0.1,http500=0.1" (agent/llm/faults.py)
-    options: dict[str, Any] = field(default_factory=dict)   # part name -> its options dataclass (nodes/registry.py)
+    llm_retries: int = 2  # extra attempts after a transient LLM fault
+    llm_faults: str | None = None  # inject faults at the wire, e.g. "timeout=0.1,http500=0.1" (agent/llm/faults.py)
+    options: dict[str, Any] = field(default_factory=dict)  # part name -> its options dataclass (nodes/registry.py)
 
     def option(self, part: str) -> Any:
         """The options of the part named `part` (its dataclass; the defaults when none were given)."""
@@ -129,7 +131,7 @@ class RunSettings:
             except ValueError:
                 continue
             if cls is not None:
-                return cls()   # the defaults, not stored: the settings stay as they were given
+                return cls()  # the defaults, not stored: the settings stay as they were given
         raise SettingsError(f"no part named {part!r} has options")
 
     @classmethod
@@ -143,7 +145,7 @@ class RunSettings:
             settings.configure(part, **{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
         return settings
 
-    def configure(self, part: str, **values: Any) -> "RunSettings":
+    def configure(self, part: str, **values: Any) -> RunSettings:
         """Set some of a part's options (the rest keep their defaults); returns the settings:
         `RunSettings(planner="rider").configure("rider", revisions=2)`."""
         from dataclasses import replace
@@ -151,7 +153,7 @@ class RunSettings:
         self.options[part] = replace(self.option(part), **values)
         return self
 
-    def validate(self) -> "RunSettings":
+    def validate(self) -> RunSettings:
         def check(name: str, value: Any, accepted: tuple[str, ...]) -> None:
             if value not in accepted:
                 raise SettingsError(f"unknown {name} {value!r}; accepted: {', '.join(accepted)}")
@@ -165,24 +167,28 @@ class RunSettings:
             spec = getattr(self, name)
             if spec is None:
                 continue
-            if ":" in spec:   # package.module:factory loads a user's own
+            if ":" in spec:  # package.module:factory loads a user's own
                 plugin_spec(name, spec, names(name))
             elif spec not in names(name):
-                raise SettingsError(f"unknown --{name} {spec!r}; accepted: {', '.join(names(name))}, "
-                                    "or package.module:factory")
+                raise SettingsError(
+                    f"unknown --{name} {spec!r}; accepted: {', '.join(names(name))}, or package.module:factory"
+                )
         known = {p.name: p for p in parts() if p.options is not None}
         for part_name, opts in self.options.items():
             if part_name not in known:
-                raise SettingsError(f"options given for {part_name!r}, which has none; accepted: "
-                                    f"{', '.join(sorted(known))}")
+                raise SettingsError(
+                    f"options given for {part_name!r}, which has none; accepted: {', '.join(sorted(known))}"
+                )
             part = known[part_name]
             chosen = getattr(self, part.kind, None)
             given = [flag_of(f) for f in option_fields(part) if getattr(opts, f.name) != f.default]
             if chosen and ":" not in chosen and chosen != part_name and given:
                 one = len(given) == 1
-                raise SettingsError(f"{', '.join(given)} {'belongs' if one else 'belong'} to the {part_name} "
-                                    f"{part.kind}, and this run's {part.kind} is {chosen}; accepted: drop "
-                                    f"{'it' if one else 'them'}, or --{part.kind} {part_name}")
+                raise SettingsError(
+                    f"{', '.join(given)} {'belongs' if one else 'belong'} to the {part_name} "
+                    f"{part.kind}, and this run's {part.kind} is {chosen}; accepted: drop "
+                    f"{'it' if one else 'them'}, or --{part.kind} {part_name}"
+                )
             for f in option_fields(part):
                 _check_option(f, getattr(opts, f.name))
         for s in self.skills or ():
@@ -191,16 +197,24 @@ class RunSettings:
         bounded("--max-rounds", self.max_rounds, 0, MAX_ROUNDS)
         bounded("--max-tokens", self.max_tokens, 1, MAX_TOKENS)
         bounded("--llm-retries", self.llm_retries, 0, MAX_LLM_RETRIES)
-        if self.llm_timeout is not None and (isinstance(self.llm_timeout, bool)
-                                             or not 0 < self.llm_timeout <= MAX_LLM_TIMEOUT_S):
-            raise SettingsError(f"--llm-timeout must be above 0 and at most {MAX_LLM_TIMEOUT_S:g} seconds, "
-                                f"got {self.llm_timeout!r}")
+        if self.llm_timeout is not None and (
+            isinstance(self.llm_timeout, bool) or not 0 < self.llm_timeout <= MAX_LLM_TIMEOUT_S
+        ):
+            raise SettingsError(
+                f"--llm-timeout must be above 0 and at most {MAX_LLM_TIMEOUT_S:g} seconds, got {self.llm_timeout!r}"
+            )
         if len(self.inventory) > MAX_INVENTORY_KINDS:
-            raise SettingsError(f"the inventory names {len(self.inventory)} kinds of item; accepted: at most "
-                                f"{MAX_INVENTORY_KINDS}")
+            raise SettingsError(
+                f"the inventory names {len(self.inventory)} kinds of item; accepted: at most {MAX_INVENTORY_KINDS}"
+            )
         for k, v in self.inventory.items():
-            if not isinstance(k, str) or not k.strip() or not isinstance(v, int) or isinstance(v, bool) \
-                    or not 0 <= v <= MAX_COUNT:
+            if (
+                not isinstance(k, str)
+                or not k.strip()
+                or not isinstance(v, int)
+                or isinstance(v, bool)
+                or not 0 <= v <= MAX_COUNT
+            ):
                 raise SettingsError(
                     f"bad inventory entry {k!r}: {v!r}; accepted: a JSON object of item name to whole count "
                     f"from 0 to {MAX_COUNT}, e.g. '{{\"stone_pickaxe\": 1}}'"

@@ -5,6 +5,7 @@ episode use the `add` reducer, so a node returns only what it appends. The dialo
 LLM sees is not stored: it is rebuilt from `plans`, `descriptions` and `explanations`,
 which interleave round by round (plan 0, description 0, explanation 0, plan 1, ...).
 """
+
 from __future__ import annotations
 
 import operator
@@ -23,28 +24,28 @@ def add_usage(a: dict[str, int] | None, b: dict[str, int] | None) -> dict[str, i
 
 class AgentState(TypedDict, total=False):
     # input
-    task: dict[str, Any]                                  # input: Task.to_dict()
+    task: dict[str, Any]  # input: Task.to_dict()
     # plan
-    plans: Annotated[list[str], operator.add]             # plan: each plan's text, initial first
-    plan_usage: Annotated[dict[str, int], add_usage]      # plan: LLM calls and tokens
-    no_plan: str | None                                   # plan: why no plan is possible (the episode ends), else None
+    plans: Annotated[list[str], operator.add]  # plan: each plan's text, initial first
+    plan_usage: Annotated[dict[str, int], add_usage]  # plan: LLM calls and tokens
+    no_plan: str | None  # plan: why no plan is possible (the episode ends), else None
     # parse
-    goals: list[dict[str, Any]]                           # parse: the current plan as Goal dicts
-    parse_notes: list[str]                                # parse: steps it could not map, or mapped loosely
+    goals: list[dict[str, Any]]  # parse: the current plan as Goal dicts
+    parse_notes: list[str]  # parse: steps it could not map, or mapped loosely
     # select
-    current: int | None                                   # select: index into goals, None when none is left
-    selection: dict[str, Any]                             # select: candidates and why one was chosen
+    current: int | None  # select: index into goals, None when none is left
+    selection: dict[str, Any]  # select: candidates and why one was chosen
     # execute
     outcomes: Annotated[list[dict[str, Any]], operator.add]  # execute: one per executed goal
-    inventory: dict[str, int]                             # execute (and input): what the agent holds
-    env_steps: int                                        # execute: environment steps used so far
-    status: str                                           # execute: running | success | failed
-    world: dict[str, Any]                                 # execute (and input): the world's snapshot, to resume from
-    failure_reason: str | None                            # execute: why the episode ended unsuccessfully
+    inventory: dict[str, int]  # execute (and input): what the agent holds
+    env_steps: int  # execute: environment steps used so far
+    status: str  # execute: running | success | failed
+    world: dict[str, Any]  # execute (and input): the world's snapshot, to resume from
+    failure_reason: str | None  # execute: why the episode ended unsuccessfully
     # describe / explain
-    descriptions: Annotated[list[str], operator.add]      # describe
-    explanations: Annotated[list[str], operator.add]      # explain
-    explain_usage: Annotated[dict[str, int], add_usage]   # explain: LLM calls and tokens
+    descriptions: Annotated[list[str], operator.add]  # describe
+    explanations: Annotated[list[str], operator.add]  # explain
+    explain_usage: Annotated[dict[str, int], add_usage]  # explain: LLM calls and tokens
 
 
 def rounds(state: AgentState) -> int:

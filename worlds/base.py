@@ -5,6 +5,7 @@ The text world (worlds/textworld.py) implements it today; the grid world and the
 adapter implement the same protocol, so the graph, the controllers and the eval harness
 never ask which world they are in.
 """
+
 from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
@@ -23,10 +24,10 @@ class WorldError(ValueError):
 
 @runtime_checkable
 class World(Protocol):
-    steps: int            # environment steps used so far in this episode
-    max_steps: int        # the episode's step budget (the task's max_steps)
+    steps: int  # environment steps used so far in this episode
+    max_steps: int  # the episode's step budget (the task's max_steps)
     observation_space: Any  # a description of `obs`: {key: what it holds}
-    action_space: Any       # a description of what `step` accepts
+    action_space: Any  # a description of what `step` accepts
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Start an episode: options carry inventory, biome, max_steps and target."""

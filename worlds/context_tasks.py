@@ -13,12 +13,14 @@ world can judge follows from the keys it reports: `find` and `near` read mobs an
 `biome` reads biome, and so on (worlds/data/context_terms.yaml).  A task that needs a key
 the world lacks is refused before the episode starts, naming a world that has it.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fnmatch import fnmatch
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 
@@ -94,8 +96,10 @@ def refusal(task: Task, world_name: str, keys: Iterable[str]) -> str | None:
         where = f"run it with --world {able[0]}"
     else:
         where = f"--world {able[0]} can judge it (not in this build yet)"
-    return (f"task {task.id} ({task.instruction!r}) needs the world to judge {', '.join(missing)}, which "
-            f"the {world_name} cannot (it reports only {', '.join(sorted(keys)) or 'nothing'}); {where}")
+    return (
+        f"task {task.id} ({task.instruction!r}) needs the world to judge {', '.join(missing)}, which "
+        f"the {world_name} cannot (it reports only {', '.join(sorted(keys)) or 'nothing'}); {where}"
+    )
 
 
 def _built(world_name: str) -> bool:

@@ -19,12 +19,13 @@ same name (smooth sandstone is "sandstone" data 3 there) are skipped, and the ha
 (worlds/data/smelting.yaml, `modern_gaps`) supplies those few.  1.11.2 predates data packs
 and recipes as data; its furnace recipes stay in the hand table.
 """
+
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -40,16 +41,16 @@ class Cooking:
     input: str
     output: str
     count: int
-    kinds: tuple[str, ...]   # smelting | blasting | smoking | campfire, as the data set has them
+    kinds: tuple[str, ...]  # smelting | blasting | smoking | campfire, as the data set has them
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rules() -> dict[str, Any]:
     with open(DATA / "cooking.yaml") as f:
         return yaml.safe_load(f) or {}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _expansions() -> dict[str, list[str]]:
     """{overworld_wood} and {color} in a rename, as groups.yaml lists them."""
     with open(DATA / "groups.yaml") as f:
@@ -79,13 +80,13 @@ def _names(name: str, rules: dict[str, Any], items: dict[str, dict], groups: dic
     out: list[str] = []
     for t in targets:
         keys = [k for k in subst if "{" + k + "}" in t]
-        for n in ([t.replace("{" + keys[0] + "}", v) for v in subst[keys[0]]] if keys else [t]):
+        for n in [t.replace("{" + keys[0] + "}", v) for v in subst[keys[0]]] if keys else [t]:
             if (n in items or n in groups) and n not in out:
                 out.append(n)
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _table(source: str) -> list[tuple[str, str, int, str]]:
     """(input, output, count, kind) of every cooking recipe in one Bedrock table."""
     folder = _bedrock_paths()[source]["recipes"]
@@ -93,7 +94,7 @@ def _table(source: str) -> list[tuple[str, str, int, str]]:
         raw = json.load(f)
     kinds = _rules()["kinds"]
     out = []
-    for r in (raw.values() if isinstance(raw, dict) else raw):
+    for r in raw.values() if isinstance(raw, dict) else raw:
         kind = kinds.get(r.get("type"))
         ins, outs = r.get("ingredients") or [], r.get("output") or []
         if kind and len(ins) == 1 and len(outs) == 1:
@@ -111,13 +112,13 @@ def load_cooking(version: str, items: dict[str, dict], groups: dict[str, list[st
     found: dict[tuple[str, str], tuple[int, list[str]]] = {}
     for b_in, b_out, count, kind in _table(source):
         if b_in == b_out:
-            continue   # a metadata variant lost in the extract (smooth sandstone): smelting.yaml has it
+            continue  # a metadata variant lost in the extract (smooth sandstone): smelting.yaml has it
         outs = _names(b_out, rules, items, groups)
         if len(outs) != 1:
             continue
         output = outs[0]
         colour_rule = rules.get("input_from_output_colour", {}).get(b_in)
-        if colour_rule:   # stained terracotta of the glazed output's colour
+        if colour_rule:  # stained terracotta of the glazed output's colour
             colour = output.removesuffix(colour_rule["output_suffix"])
             ins = [n for n in [colour_rule["input"].replace("{color}", colour)] if n in items]
         else:

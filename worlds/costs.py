@@ -4,6 +4,7 @@
 for one unit of a skill: mining one block, killing one mob, one craft batch, one smelt,
 one equip.  The formula lives in the data file's header: base + k * L * (1 - p).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

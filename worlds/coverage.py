@@ -5,6 +5,7 @@ which names the feature of the game that is not modelled, data/unmodelled.yaml).
     python -m worlds.coverage            # the three versions, one line each, then each refusal's feature
     python -m worlds.coverage 1.19.2 --count 3   # one version, three of each item
 """
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,7 @@ from worlds.knowledge import VERSIONS, load_kb
 from worlds.solver import Unreachable, solve
 from worlds.textworld import TextWorld
 
-MAX_STEPS = 10 ** 8    # a bound, never reached: the longest plan (a trident) is far shorter
+MAX_STEPS = 10**8  # a bound, never reached: the longest plan (a trident) is far shorter
 MAX_ACTIONS = 200_000  # env actions per item, a bound against a loop
 _NEEDS = re.compile(r"it needs (.+?) \(")
 
@@ -25,7 +26,7 @@ _NEEDS = re.compile(r"it needs (.+?) \(")
 class ItemResult:
     item: str
     solved: bool
-    reason: str = ""            # the refusal, or why a plan failed in the world
+    reason: str = ""  # the refusal, or why a plan failed in the world
     feature: str | None = None  # the feature a refusal names
     steps: int = 0
 
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--count {value!r}: accepted: a whole number from 1 to 64", file=sys.stderr)
             return 2
         count = int(value)
-        del args[i:i + 2]
+        del args[i : i + 2]
     versions = args or list(VERSIONS)
     for v in versions:
         if v not in VERSIONS:
@@ -100,8 +101,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     for v in versions:
         c = coverage(v, count=count)
-        print(f"{v}: {len(c.results)} items, {c.solved} solved, {c.refused} refused"
-              + (f" (count {count})" if count > 1 else ""))
+        print(
+            f"{v}: {len(c.results)} items, {c.solved} solved, {c.refused} refused"
+            + (f" (count {count})" if count > 1 else "")
+        )
         for feature, n in c.features().most_common():
             print(f"    {n:4d} refused: needs {feature}")
         for r in c.results:

@@ -6,15 +6,17 @@ credit grows by the chance each break and pays out whole items (every 10th grave
 flint); in a stochastic world each break draws.  The text world and the oracle's solver
 both call these, so a plan's count of breaks is the world's.
 """
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     from worlds.knowledge import KnowledgeBase
     from worlds.recipes import MineSource
 
-EPS = 1e-3   # chances are written to 3-4 digits (1/120 as 0.008333): 120 of them pay one item
+EPS = 1e-3  # chances are written to 3-4 digits (1/120 as 0.008333): 120 of them pay one item
 
 
 def roll(credit: dict[str, float], key: str, chance: float, draw: Callable[[], float] | None = None) -> int:
@@ -27,8 +29,9 @@ def roll(credit: dict[str, float], key: str, chance: float, draw: Callable[[], f
     return n
 
 
-def break_gains(kb: "KnowledgeBase", source: "MineSource", credit: dict[str, float],
-                draw: Callable[[], float] | None = None) -> dict[str, int]:
+def break_gains(
+    kb: KnowledgeBase, source: MineSource, credit: dict[str, float], draw: Callable[[], float] | None = None
+) -> dict[str, int]:
     """One block broken via `source`: its drops, and its chance drops when broken by hand
     (shears on leaves give the leaves, nothing else)."""
     gained = dict(kb.source_drops(source))
@@ -40,8 +43,9 @@ def break_gains(kb: "KnowledgeBase", source: "MineSource", credit: dict[str, flo
     return gained
 
 
-def kill_gains(kb: "KnowledgeBase", mob: str, credit: dict[str, float],
-               draw: Callable[[], float] | None = None) -> dict[str, int]:
+def kill_gains(
+    kb: KnowledgeBase, mob: str, credit: dict[str, float], draw: Callable[[], float] | None = None
+) -> dict[str, int]:
     """One mob killed: its drops, and its rare drops by chance."""
     gained = dict(kb.mob_drops(mob))
     for item, p in kb.mob_chance_drops(mob).items():

@@ -24,9 +24,11 @@ do them).  Facts, never a plan: no counts summed over the task, no order of step
 Bounded: at most MAX_LINES lines ("target") or MAX_TREE_LINES ("tree"); the measured token
 bound is in docs/knowledge-in-prompts.md.
 """
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from worlds.options import best_option, describe_option
 from worlds.recipes import MineSource
@@ -35,11 +37,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from worlds.knowledge import KnowledgeBase
 
 MODES = ("none", "target", "tree")
-MAX_LINES = 6          # "target": the task's items and the missing ones
-MAX_TREE_LINES = 12    # "tree": the way down from the task's item
+MAX_LINES = 6  # "target": the task's items and the missing ones
+MAX_TREE_LINES = 12  # "tree": the way down from the task's item
 
 
-def fact(kb: "KnowledgeBase", name: str) -> str | None:
+def fact(kb: KnowledgeBase, name: str) -> str | None:
     """The recipe book's line for `name`, or None when the knowledge base does not know the name."""
     canon = kb.canonical(name)
     if canon is None:
@@ -49,7 +51,7 @@ def fact(kb: "KnowledgeBase", name: str) -> str | None:
         why = kb.unmodelled(canon)
         return f"{canon} cannot be obtained here" + (f" ({why[0]} is not modelled)" if why else "")
     line = describe_option(kb, opt)
-    if kb.is_generic(canon) and isinstance(opt.source, MineSource):   # "log": the world picks the biome's member
+    if kb.is_generic(canon) and isinstance(opt.source, MineSource):  # "log": the world picks the biome's member
         block = opt.source.block
         line = line.replace(block, kb.group_of(block) or block).replace(opt.source.item, canon)
     return line
@@ -66,7 +68,7 @@ def missing_names(missing: dict | None) -> list[str]:
     return out
 
 
-def _way_down(kb: "KnowledgeBase", name: str) -> list[str]:
+def _way_down(kb: KnowledgeBase, name: str) -> list[str]:
     """`name`, then what its cheapest way uses (inputs, the tool or station, fuel), breadth first."""
     order, queue, seen = [], [name], set()
     while queue:
@@ -83,8 +85,9 @@ def _way_down(kb: "KnowledgeBase", name: str) -> list[str]:
     return order
 
 
-def fact_names(kb: "KnowledgeBase", targets: Iterable[str], missing: Iterable[str] = (),
-               mode: str = "target") -> list[str]:
+def fact_names(
+    kb: KnowledgeBase, targets: Iterable[str], missing: Iterable[str] = (), mode: str = "target"
+) -> list[str]:
     """The names whose facts a prompt carries, in the order given, each once."""
     if mode not in MODES:
         raise ValueError(f"unknown knowledge mode {mode!r}; accepted: {', '.join(MODES)}")
@@ -102,8 +105,7 @@ def fact_names(kb: "KnowledgeBase", targets: Iterable[str], missing: Iterable[st
     return out[: MAX_TREE_LINES if mode == "tree" else MAX_LINES]
 
 
-def facts(kb: "KnowledgeBase", targets: Iterable[str], missing: Iterable[str] = (),
-          mode: str = "target") -> list[str]:
+def facts(kb: KnowledgeBase, targets: Iterable[str], missing: Iterable[str] = (), mode: str = "target") -> list[str]:
     """The fact lines for `targets` (the task's items, or the sub-task's) and `missing`
     (what the world reported missing), as `mode` says; names the knowledge base does not
     know are left out (nodes/facts.py asks MP5's knowledge memory about those)."""

@@ -11,6 +11,7 @@ Rules (the text world's, MC-TextWorld's): materials are consumed; a recipe that 
 table needs one; smelting burns fuel fractionally (one coal smelts 8 items, the credit
 carries over); equipping moves one item from the inventory to its slot, the old one back.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -23,9 +24,17 @@ import yaml
 from worlds.options import default_fuel, how_to_obtain, route_items, unit_costs
 from worlds.recipes import Recipe, SmeltRecipe
 
-SLOTS = (("_helmet", "head"), ("_cap", "head"), ("_chestplate", "chest"), ("_tunic", "chest"),
-         ("elytra", "chest"), ("_leggings", "legs"), ("_pants", "legs"), ("_boots", "feet"),
-         ("shield", "offhand"))
+SLOTS = (
+    ("_helmet", "head"),
+    ("_cap", "head"),
+    ("_chestplate", "chest"),
+    ("_tunic", "chest"),
+    ("elytra", "chest"),
+    ("_leggings", "legs"),
+    ("_pants", "legs"),
+    ("_boots", "feet"),
+    ("shield", "offhand"),
+)
 
 
 @lru_cache(maxsize=1)
@@ -44,6 +53,7 @@ def slot_of(item: str) -> str:
 @dataclass
 class Refusal:
     """Why an action cannot be done: the words and the data ({item: n}, {"tool": t}, {"fuel": 1})."""
+
     error: str
     missing: dict = field(default_factory=dict)
 
@@ -54,7 +64,7 @@ class Bag:
         self.items: dict[str, int] = {}
         self.equipment: dict[str, str] = {}
         self.fuel_credit = 0.0
-        self.chance_credit: dict[str, float] = {}   # chance drops owed, per "source>item" (worlds/drops.py)
+        self.chance_credit: dict[str, float] = {}  # chance drops owed, per "source>item" (worlds/drops.py)
         self.biome = biome
 
     # ------------------------------------------------------------------ reading
@@ -90,14 +100,15 @@ class Bag:
         canon = self.kb.canonical(name)
         if canon is None:
             return None
-        return max((v for v in self.kb.variants(canon) if self.items.get(v)),
-                   key=lambda v: self.items[v], default=None)
+        return max((v for v in self.kb.variants(canon) if self.items.get(v)), key=lambda v: self.items[v], default=None)
 
     def shortfall(self, ingredients: dict[str, int], recipe: Recipe | None = None) -> dict[str, int]:
         """What is missing of `ingredients` ({name: lacking}); with `recipe`, the items its
         slots accept (blackstone for cobblestone) count too."""
+
         def have(k: str) -> int:
             return self.kb.count_for(self.items, recipe, k) if recipe else self.kb.count(self.items, k)
+
         return {k: n - have(k) for k, n in ingredients.items() if have(k) < n}
 
     # ------------------------------------------------------------------ changing
@@ -128,8 +139,10 @@ class Bag:
         if all(any(item in route_items(kb, i) for i in r.ingredients) for r in generic):
             if not any(not self.shortfall(r.ingredients, r) for r in generic):
                 made_of = ", ".join(sorted({i for r in generic for i in r.ingredients}))
-                return Refusal(f"{item} cannot be crafted from raw materials (only from {made_of}, itself made "
-                               f"of {item}); obtain it by {how_to_obtain(kb, item)}")
+                return Refusal(
+                    f"{item} cannot be crafted from raw materials (only from {made_of}, itself made "
+                    f"of {item}); obtain it by {how_to_obtain(kb, item)}"
+                )
         if kb.is_generic(item):  # craft a concrete member: the first one whose recipe is met
             pref = self.preferred_variant(kb.variants(item))
             members = sorted(kb.variants(item), key=lambda v: v != pref)
@@ -141,8 +154,13 @@ class Bag:
                 return r
         # nothing craftable: explain against the recipe closest to being met
         pool = generic + [r for r in concrete if r not in generic]
-        r = min(pool, key=lambda r: (sum(self.shortfall(r.ingredients, r).values())
-                                     + (r.needs_table and not has_table), pool.index(r)))
+        r = min(
+            pool,
+            key=lambda r: (
+                sum(self.shortfall(r.ingredients, r).values()) + (r.needs_table and not has_table),
+                pool.index(r),
+            ),
+        )
         short = self.shortfall(r.ingredients, r)
         if not short and not (r.needs_table and not has_table):  # generic counts met, no single variant
             r = min(concrete, key=lambda r: sum(self.shortfall(r.ingredients, r).values()))
@@ -169,8 +187,9 @@ class Bag:
         """The fuel a smelt burns when none is named (options.default_fuel)."""
         return default_fuel(self.kb, self.items, exclude, making)
 
-    def plan_smelt(self, item: str, has_furnace: bool, fuel_name: str | None = None,
-                   furnace_words: str = "a furnace") -> tuple[SmeltRecipe, str | None] | Refusal:
+    def plan_smelt(
+        self, item: str, has_furnace: bool, fuel_name: str | None = None, furnace_words: str = "a furnace"
+    ) -> tuple[SmeltRecipe, str | None] | Refusal:
         """(the furnace recipe, the fuel item to burn or None while credit lasts), or why not."""
         kb = self.kb
         recipes = kb.smelting(item)

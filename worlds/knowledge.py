@@ -10,12 +10,13 @@ type's planks, "log" in 1.11.2 is log + log2.  Recipes state an ingredient gener
 when the game accepts any member (stick <- 2 planks).  Aliases (aliases.yaml) and
 display names ("Wooden Pickaxe") resolve through `canonical`.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import yaml
@@ -30,8 +31,18 @@ TOOL_TIERS = {"wooden": 0, "golden": 0, "stone": 1, "iron": 2, "diamond": 3, "ne
 TOOL_KINDS = ("pickaxe", "axe", "shovel", "shears", "sword", "hoe")
 TIER_NAMES = {-1: "hand", 0: "wooden", 1: "stone", 2: "iron", 3: "diamond", 4: "netherite"}
 
-__all__ = ["KnowledgeBase", "load_kb", "VERSIONS", "Recipe", "SmeltRecipe", "MineSource",
-           "Interaction", "AmbiguousName", "tool_tier", "normalize"]
+__all__ = [
+    "KnowledgeBase",
+    "load_kb",
+    "VERSIONS",
+    "Recipe",
+    "SmeltRecipe",
+    "MineSource",
+    "Interaction",
+    "AmbiguousName",
+    "tool_tier",
+    "normalize",
+]
 
 
 class AmbiguousName(ValueError):
@@ -43,12 +54,13 @@ class Interaction:
     """Using a held item on a mob or a block gives an item (data/interactions.yaml): the
     held item is consumed (a bucket becomes a milk bucket), the mob or block stays.  With
     no held item (`uses` None) the item is picked up where the mob left it (a chicken's egg)."""
-    item: str     # what one use gives
+
+    item: str  # what one use gives
     count: int
-    source: str   # the mob or block it is used on
-    on: str       # "mob" | "block"
+    source: str  # the mob or block it is used on
+    on: str  # "mob" | "block"
     uses: str | None  # the held item, consumed, one per use; None: nothing is held
-    skill: str    # the agent skill that does it: "mine"
+    skill: str  # the agent skill that does it: "mine"
 
     def describe(self, units: int = 1) -> str:
         """'mine 1 milk_bucket with a bucket (use it on a cow; the bucket is used up)'."""
@@ -56,15 +68,17 @@ class Interaction:
             return f"{self.skill} {units * self.count} {self.item} (pick up what {self.where()} leaves)"
         held = a(self.uses) if units == 1 else f"{units} {self.uses}"
         each = "it" if units == 1 else "each"
-        return (f"{self.skill} {units * self.count} {self.item} with {held} "
-                f"(use {each} on {self.where()}; the {self.uses} is used up)")
+        return (
+            f"{self.skill} {units * self.count} {self.item} with {held} "
+            f"(use {each} on {self.where()}; the {self.uses} is used up)"
+        )
 
     def where(self) -> str:
         """'a cow', 'water'."""
         return a(self.source) if self.on == "mob" else self.source
 
 
-@lru_cache(maxsize=None)
+@cache
 def _data(name: str) -> dict:
     with open(DATA / name) as f:
         return yaml.safe_load(f) or {}
@@ -87,19 +101,23 @@ def tool_tier(tool: str | None) -> int:
 
 def _tool_rank(tool: str) -> tuple:
     kind = tool.rsplit("_", 1)[-1]
-    return (tool_tier(tool), TOOL_KINDS.index(kind) if kind in TOOL_KINDS else len(TOOL_KINDS),
-            tool.startswith("golden"), tool)  # wooden before golden: same tier, the usual one
+    return (
+        tool_tier(tool),
+        TOOL_KINDS.index(kind) if kind in TOOL_KINDS else len(TOOL_KINDS),
+        tool.startswith("golden"),
+        tool,
+    )  # wooden before golden: same tier, the usual one
 
 
-def load_kb(version: str = "1.11.2") -> "KnowledgeBase":
+def load_kb(version: str = "1.11.2") -> KnowledgeBase:
     """The knowledge base of `version` (cached)."""
     if version not in VERSIONS:
         raise ValueError(f"unknown Minecraft version {version!r}; accepted: {', '.join(VERSIONS)}")
     return _load_kb(version)
 
 
-@lru_cache(maxsize=None)
-def _load_kb(version: str) -> "KnowledgeBase":
+@cache
+def _load_kb(version: str) -> KnowledgeBase:
     return KnowledgeBase(version)
 
 
@@ -117,8 +135,14 @@ class KnowledgeBase:
         by_id = {it["id"]: name for name, it in self._items.items()}
         for v in patches.get("metadata_items", []):
             self._variant_of[v["name"]] = by_id[int(v["id"])]
-            self._items.setdefault(v["name"], {"id": f"{v['id']}:{v['metadata']}", "displayName": v["displayName"],
-                                               "stackSize": self._items[by_id[int(v["id"])]]["stackSize"]})
+            self._items.setdefault(
+                v["name"],
+                {
+                    "id": f"{v['id']}:{v['metadata']}",
+                    "displayName": v["displayName"],
+                    "stackSize": self._items[by_id[int(v["id"])]]["stackSize"],
+                },
+            )
         self._groups = self._load_groups()
         self._group_of = {m: g for g, ms in self._groups.items() for m in ms}
         self._aliases = self._load_aliases()
@@ -150,7 +174,7 @@ class KnowledgeBase:
     def _load_aliases(self) -> dict[str, str]:
         d = _data("aliases.yaml")
         flat = _data("flattening.yaml")["renames"]
-        if self.era == "legacy":   # 1.13+ names understood at 1.11.2, where they name nothing else
+        if self.era == "legacy":  # 1.13+ names understood at 1.11.2, where they name nothing else
             flat = {new: old for old, new in flat.items()}
         flat = {k: v for k, v in flat.items() if not self._known(k)}
         raw = {**flat, **(d.get("all") or {}), **(d.get(self.era) or {})}
@@ -168,9 +192,14 @@ class KnowledgeBase:
         return name in self._groups or name in self._items
 
     def _load_recipes(self, patches: dict) -> dict[str, list[Recipe]]:
-        raw = mcdata.load_recipes(self.version, self._items, set(patches.get("metadata_any", [])),
-                                  drop_metadata_specific=self.era == "legacy", variants=self._variants,
-                                  any_variant_for=patches.get("any_variant_for") or {})
+        raw = mcdata.load_recipes(
+            self.version,
+            self._items,
+            set(patches.get("metadata_any", [])),
+            drop_metadata_specific=self.era == "legacy",
+            variants=self._variants,
+            any_variant_for=patches.get("any_variant_for") or {},
+        )
         by_out: dict[str, dict[tuple, Recipe]] = {}
 
         def add(r: Recipe) -> None:
@@ -193,19 +222,23 @@ class KnowledgeBase:
             for rec in list(by_out.get(src, {}).values()):
                 for dst in dsts:
                     add(Recipe(dst, rec.count, dict(rec.ingredients), rec.needs_table))
-        return {out: merge_alternatives(generalize(list(rs.values()), self._group_of))
-                for out, rs in by_out.items()}
+        return {out: merge_alternatives(generalize(list(rs.values()), self._group_of)) for out, rs in by_out.items()}
 
     def _load_mining(self) -> None:
         natural = _data("natural_blocks.yaml")["blocks"]
         fixes = _data("block_patches.yaml")
-        self._blocks = mcdata.load_blocks(self.version, self._items, fixes.get("shears_only") or {},
-                                          (fixes.get("tools") or {}).get(self.version) or {}, self._variants)
+        self._blocks = mcdata.load_blocks(
+            self.version,
+            self._items,
+            fixes.get("shears_only") or {},
+            (fixes.get("tools") or {}).get(self.version) or {},
+            self._variants,
+        )
         for block, drops in ((fixes.get("drops") or {}).get(self.version) or {}).items():
             if block in self._blocks:
                 self._blocks[block]["drops"] = dict(drops)
-        self._chance: dict[str, dict[str, float]] = {}     # block -> {item: chance per break by hand}
-        self._shears: dict[str, dict[str, int]] = {}       # block -> what breaking it with shears gives
+        self._chance: dict[str, dict[str, float]] = {}  # block -> {item: chance per break by hand}
+        self._shears: dict[str, dict[str, int]] = {}  # block -> what breaking it with shears gives
         for block, info in self._blocks.items():
             chance = self._chance_rules(block, info["drops"], fixes.get("chance") or {})
             for item in chance:
@@ -225,14 +258,14 @@ class KnowledgeBase:
             low = tools[0] if tools else None
             for item, n in info["drops"].items():
                 if item in self._items:
-                    self._mine.setdefault(item, []).append(
-                        MineSource(block, item, n, tools, low, tool_tier(low)))
+                    self._mine.setdefault(item, []).append(MineSource(block, item, n, tools, low, tool_tier(low)))
             for item, p in self._chance.get(block, {}).items():
                 self._mine.setdefault(item, []).append(MineSource(block, item, 1, tools, low, tool_tier(low), p))
             if "shears" in self._items:
                 for item, n in self._shears.get(block, {}).items():
                     self._mine.setdefault(item, []).append(
-                        MineSource(block, item, n, ("shears",), "shears", tool_tier("shears"), 1.0, True))
+                        MineSource(block, item, n, ("shears",), "shears", tool_tier("shears"), 1.0, True)
+                    )
 
     def _chance_rules(self, block: str, drops: dict[str, int], rules: dict) -> dict[str, float]:
         """{item: chance} of the first rule matching `block` (block_patches.yaml `chance`)."""
@@ -261,7 +294,9 @@ class KnowledgeBase:
         self._mobs: dict[str, dict[str, int]] = {}
         self._mob_chance: dict[str, dict[str, float]] = {
             mob: {renames.get(i, i): float(p) for i, p in items.items() if renames.get(i, i) in self._items}
-            for mob, items in (_data("mob_drops.yaml").get("chance") or {}).items() if mob in entities}
+            for mob, items in (_data("mob_drops.yaml").get("chance") or {}).items()
+            if mob in entities
+        }
         self._huntable = set(_data("mobs.yaml")["huntable"])
         for mob in sorted(set(loot) | set(extra) | set(self._mob_chance)):
             if mob not in entities:
@@ -311,7 +346,8 @@ class KnowledgeBase:
             uses = e.get("uses")
             if present and e["item"] in self._items and (uses is None or uses in self._items):
                 self._interactions.setdefault(e["item"], []).append(
-                    Interaction(e["item"], int(e.get("count", 1)), source, on, uses, skill))
+                    Interaction(e["item"], int(e.get("count", 1)), source, on, uses, skill)
+                )
 
     # ------------------------------------------------------------------ names
     def canonical(self, name: str) -> str | None:
@@ -346,7 +382,8 @@ class KnowledgeBase:
             if key in flat["ambiguous"]:
                 raise AmbiguousName(
                     f"{key!r} (Minecraft {from_version}) became several items in {self.version}: "
-                    f"{', '.join(flat['ambiguous'][key])}; name one of them")
+                    f"{', '.join(flat['ambiguous'][key])}; name one of them"
+                )
             return self.canonical(flat["renames"].get(key, key))
         back = {new: old for old, new in flat["renames"].items()}
         return self.canonical(back.get(key, key))
@@ -357,8 +394,10 @@ class KnowledgeBase:
         key = normalize(name)
         amb = _data("flattening.yaml")["ambiguous"]
         if self.era == "modern" and key in amb:
-            return (f"{key!r} is a Minecraft 1.11/1.12 id that became several items in {self.version}: "
-                    f"{', '.join(amb[key])}; name one of them")
+            return (
+                f"{key!r} is a Minecraft 1.11/1.12 id that became several items in {self.version}: "
+                f"{', '.join(amb[key])}; name one of them"
+            )
         return f"unknown item {key!r} in Minecraft {self.version}"
 
     def _name(self, name: str) -> str:
@@ -473,8 +512,11 @@ class KnowledgeBase:
     def mob_chance_sources(self, item: str) -> list[tuple[str, float]]:
         """Huntable mobs that drop item (or a variant) only by chance, with the chance."""
         vs = set(self.variants(item)) or {item}
-        return [(m, sum(p for i, p in ch.items() if i in vs)) for m, ch in sorted(self._mob_chance.items())
-                if m in self._huntable and vs & set(ch)]
+        return [
+            (m, sum(p for i, p in ch.items() if i in vs))
+            for m, ch in sorted(self._mob_chance.items())
+            if m in self._huntable and vs & set(ch)
+        ]
 
     def harvest_tools(self, block: str) -> list[str] | None:
         b = block if block in self._blocks else self._name(block)

@@ -20,6 +20,7 @@ What the package provides, per version we support (checked on minecraft-data 3.2
   1.19.2  blocks/items pc/1.19.2, recipes/blockLoot/entityLoot pc/1.19.
 Metadata variants (1.11 wool colours, planks wood types) are collapsed to the item id.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 from fnmatch import fnmatch
-from functools import lru_cache
+from functools import cache
 
 import minecraft_data
 
@@ -48,7 +49,7 @@ def version_key(v: str) -> tuple[int, ...]:
     return tuple(int(p) for p in v.split(".") if p.isdigit())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _paths() -> dict[str, dict[str, str]]:
     with open(os.path.join(DATA_DIR, "dataPaths.json")) as f:
         return json.load(f)["pc"]
@@ -91,9 +92,14 @@ def _folder(version: str, category: str) -> str:
 
 
 def load_items(version: str) -> dict[str, dict]:
-    return {it["name"]: {"id": it["id"], "displayName": it.get("displayName", it["name"]),
-                         "stackSize": it.get("stackSize", 64)}
-            for it in _load(_folder(version, "items"), "items")}
+    return {
+        it["name"]: {
+            "id": it["id"],
+            "displayName": it.get("displayName", it["name"]),
+            "stackSize": it.get("stackSize", 64),
+        }
+        for it in _load(_folder(version, "items"), "items")
+    }
 
 
 def _id_names(version: str, items: dict[str, dict]) -> dict[int, str]:
@@ -121,7 +127,7 @@ def _metadata_specific(cell, names: dict[int, str], metadata_any: set[str]) -> b
     return name is None or name not in metadata_any
 
 
-Variants = dict[tuple[int, int], str]   # (id, metadata) -> the variant's own name (dye:4 -> lapis_lazuli)
+Variants = dict[tuple[int, int], str]  # (id, metadata) -> the variant's own name (dye:4 -> lapis_lazuli)
 
 
 def _variant(cell, variants: Variants | None) -> str | None:
@@ -137,9 +143,14 @@ def _variant_name(cell, names: dict[int, str], variants: Variants | None, loose:
     return v if v and _ref(cell, names) not in loose else _ref(cell, names)
 
 
-def load_recipes(version: str, items: dict[str, dict], metadata_any: set[str] | None = None,
-                 drop_metadata_specific: bool = False, variants: Variants | None = None,
-                 any_variant_for: dict[str, list[str]] | None = None) -> list[RawRecipe]:
+def load_recipes(
+    version: str,
+    items: dict[str, dict],
+    metadata_any: set[str] | None = None,
+    drop_metadata_specific: bool = False,
+    variants: Variants | None = None,
+    any_variant_for: dict[str, list[str]] | None = None,
+) -> list[RawRecipe]:
     """All crafting recipes.  With `drop_metadata_specific` (pre-1.13 data), recipes that
     need one metadata variant of an ingredient (other than `metadata_any` items) are left
     out: with metadata collapsed they would accept every variant.  `variants` names the
@@ -166,8 +177,9 @@ def load_recipes(version: str, items: dict[str, dict], metadata_any: set[str] | 
                 small = len(cells) <= 4
             loose = set(any_for.get(output, ()))
 
-            if drop_metadata_specific and any(_metadata_specific(c, names, metadata_any | loose)
-                                              and not _variant(c, variants) for c in cells):
+            if drop_metadata_specific and any(
+                _metadata_specific(c, names, metadata_any | loose) and not _variant(c, variants) for c in cells
+            ):
                 continue
             refs = [_variant_name(c, names, variants, loose) for c in cells]
             named = [n for n in refs if n is not None]
@@ -191,8 +203,13 @@ def _shears_only(block: str, rules: dict[str, list[str]]) -> list[str] | None:
     return None
 
 
-def load_blocks(version: str, items: dict[str, dict], shears_only: dict[str, list[str]] | None = None,
-                tools: dict[str, list[str] | None] | None = None, variants: Variants | None = None) -> dict[str, dict]:
+def load_blocks(
+    version: str,
+    items: dict[str, dict],
+    shears_only: dict[str, list[str]] | None = None,
+    tools: dict[str, list[str] | None] | None = None,
+    variants: Variants | None = None,
+) -> dict[str, dict]:
     """Blocks with their drops (without silk touch) and harvest tools.  `shears_only`
     (block pattern -> items dropped only to shears or silk touch) reads the loot tables that
     flag nothing (leaves, grass, crops: minecraft-data lists every alternative unflagged);
@@ -213,7 +230,9 @@ def load_blocks(version: str, items: dict[str, dict], shears_only: dict[str, lis
         elif only is not None:  # blocks.json has the silk-touch drop (oak_leaves) or none: the loot's others
             for d in loot[b["name"]]:
                 if not d.get("silkTouch") and d["item"] not in only:
-                    drops[d["item"]] = max(drops.get(d["item"], 0), max(1, int((d.get("stackSizeRange") or [1])[0] or 1)))
+                    drops[d["item"]] = max(
+                        drops.get(d["item"], 0), max(1, int((d.get("stackSizeRange") or [1])[0] or 1))
+                    )
         else:
             for d in b.get("drops", []):
                 if isinstance(d, dict) and "drop" in d:  # 1.11 form {drop: id|{id,metadata}, minCount, maxCount}

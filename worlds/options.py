@@ -9,12 +9,14 @@ from worlds/costs.py; `yield_` is what one unit gives.
 `compute_unit_costs` finds, for every name, the cheapest expected steps per item by
 fixed-point iteration (recipes can form cycles: iron_block <-> iron_ingot).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
-from typing import TYPE_CHECKING, AbstractSet, Any
+from typing import TYPE_CHECKING, Any
 
 from worlds.costs import Rate, SkillCosts, default_costs
 from worlds.recipes import MineSource, a
@@ -27,19 +29,19 @@ INF = math.inf
 
 @dataclass
 class Option:
-    kind: str                       # mine | kill | craft | smelt
-    name: str                       # what it produces (as asked)
-    yield_: int                     # items per unit action
-    unit_cost: int                  # env steps per unit action
+    kind: str  # mine | kill | craft | smelt
+    name: str  # what it produces (as asked)
+    yield_: int  # items per unit action
+    unit_cost: int  # env steps per unit action
     inputs: dict[str, int] = field(default_factory=dict)  # consumed per unit
-    tool: str | None = None         # crafting_table, furnace, the pickaxe, or None
-    source: Any = None              # the Recipe / SmeltRecipe / MineSource / mob name / Interaction
-    fuel: str | None = None         # smelting: the cheapest fuel (set by best_option)
+    tool: str | None = None  # crafting_table, furnace, the pickaxe, or None
+    source: Any = None  # the Recipe / SmeltRecipe / MineSource / mob name / Interaction
+    fuel: str | None = None  # smelting: the cheapest fuel (set by best_option)
     success_rate: float = 1.0
-    chance: float = 1.0             # a chance drop: one item per `1/chance` breaks or kills, priced so
+    chance: float = 1.0  # a chance drop: one item per `1/chance` breaks or kills, priced so
 
 
-def use_rate(costs: SkillCosts, it: "Interaction") -> Rate:
+def use_rate(costs: SkillCosts, it: Interaction) -> Rate:
     """Cost and success rate of one use of a held item on a mob or a block: the `use:` row
     of skill_costs.yaml naming the source, else what reaching it costs (its kill / mine row)."""
     for row in costs.table.get("use", []):
@@ -53,14 +55,17 @@ def is_use(o: Option) -> bool:
     return o.kind == "mine" and not isinstance(o.source, MineSource)
 
 
-def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> list[Option]:
+def options(kb: KnowledgeBase, name: str, costs: SkillCosts | None = None) -> list[Option]:
     costs = costs or default_costs()
     out: list[Option] = []
     for s in kb.mine_sources(name):
         r = costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
-        if s.chance < 1:   # expected breaks per item
-            out.append(Option("mine", name, 1, r.cost * s.tries, {}, s.min_tool, s, success_rate=r.success_rate,
-                              chance=s.chance))
+        if s.chance < 1:  # expected breaks per item
+            out.append(
+                Option(
+                    "mine", name, 1, r.cost * s.tries, {}, s.min_tool, s, success_rate=r.success_rate, chance=s.chance
+                )
+            )
             continue
         out.append(Option("mine", name, s.count, r.cost, {}, s.min_tool, s, success_rate=r.success_rate))
     for it in kb.interactions(name):  # the held item is consumed: an input, not a tool
@@ -72,26 +77,36 @@ def options(kb: "KnowledgeBase", name: str, costs: SkillCosts | None = None) -> 
         n = sum(c for i, c in kb.mob_drops(mob).items() if i in vs)
         r = costs.kill(mob)
         out.append(Option("kill", name, n, r.cost, {}, None, mob, success_rate=r.success_rate))
-    for mob, p in kb.mob_chance_sources(name):   # rare drops: expected kills per item
+    for mob, p in kb.mob_chance_sources(name):  # rare drops: expected kills per item
         r = costs.kill(mob)
-        out.append(Option("kill", name, 1, r.cost * max(1, round(1 / p)), {}, None, mob,
-                          success_rate=r.success_rate, chance=p))
+        out.append(
+            Option("kill", name, 1, r.cost * max(1, round(1 / p)), {}, None, mob, success_rate=r.success_rate, chance=p)
+        )
     for rec in (c for r in kb.recipes(name) for c in r.choices()):  # each accepted material priced
         r = costs.craft(rec.needs_table)
-        out.append(Option("craft", name, rec.count, r.cost, dict(rec.ingredients),
-                          "crafting_table" if rec.needs_table else None, rec, success_rate=r.success_rate))
+        out.append(
+            Option(
+                "craft",
+                name,
+                rec.count,
+                r.cost,
+                dict(rec.ingredients),
+                "crafting_table" if rec.needs_table else None,
+                rec,
+                success_rate=r.success_rate,
+            )
+        )
     for sm in kb.smelting(name):
         r = costs.smelt()
-        out.append(Option("smelt", name, sm.count, r.cost, {sm.input: 1}, "furnace", sm,
-                          success_rate=r.success_rate))
+        out.append(Option("smelt", name, sm.count, r.cost, {sm.input: 1}, "furnace", sm, success_rate=r.success_rate))
     return out
 
 
-def _names(kb: "KnowledgeBase") -> list[str]:
+def _names(kb: KnowledgeBase) -> list[str]:
     return list(kb.item_names()) + [g for g in kb.groups() if not kb.is_item(g)]
 
 
-def compute_unit_costs(kb: "KnowledgeBase", costs: SkillCosts | None = None) -> dict[str, float]:
+def compute_unit_costs(kb: KnowledgeBase, costs: SkillCosts | None = None) -> dict[str, float]:
     costs = costs or default_costs()
     names = _names(kb)
     opts = {n: options(kb, n, costs) for n in names}
@@ -119,7 +134,7 @@ def compute_unit_costs(kb: "KnowledgeBase", costs: SkillCosts | None = None) -> 
     return uc
 
 
-def option_cost(kb: "KnowledgeBase", o: Option, uc: dict[str, float] | None = None) -> float:
+def option_cost(kb: KnowledgeBase, o: Option, uc: dict[str, float] | None = None) -> float:
     """Expected env steps per item via this option (inputs at their unit costs)."""
     uc = uc if uc is not None else unit_costs(kb)
     c = o.unit_cost + sum(uc.get(i, INF) * k for i, k in o.inputs.items())
@@ -128,8 +143,9 @@ def option_cost(kb: "KnowledgeBase", o: Option, uc: dict[str, float] | None = No
     return c / max(o.yield_, 1)
 
 
-def best_fuel(kb: "KnowledgeBase", uc: dict[str, float] | None = None, exclude: AbstractSet[str] = frozenset(),
-              smelts: int = 1) -> str | None:
+def best_fuel(
+    kb: KnowledgeBase, uc: dict[str, float] | None = None, exclude: AbstractSet[str] = frozenset(), smelts: int = 1
+) -> str | None:
     """The fuel that makes `smelts` smelts cheapest (whole fuel items: 9 coal for a coal
     block is no bargain for one smelt)."""
     uc = uc if uc is not None else unit_costs(kb)
@@ -138,7 +154,7 @@ def best_fuel(kb: "KnowledgeBase", uc: dict[str, float] | None = None, exclude: 
     return min(cands)[1] if cands else None
 
 
-def best_option(kb: "KnowledgeBase", name: str) -> Option | None:
+def best_option(kb: KnowledgeBase, name: str) -> Option | None:
     uc = unit_costs(kb)
     scored = [(option_cost(kb, o, uc), i, o) for i, o in enumerate(options(kb, name))]
     scored = [s for s in scored if s[0] < INF]
@@ -150,8 +166,9 @@ def best_option(kb: "KnowledgeBase", name: str) -> Option | None:
     return o
 
 
-def default_fuel(kb: "KnowledgeBase", inventory: dict[str, int], exclude: str | None = None,
-                 making: str | None = None) -> str | None:
+def default_fuel(
+    kb: KnowledgeBase, inventory: dict[str, int], exclude: str | None = None, making: str | None = None
+) -> str | None:
     """The fuel a furnace burns when none is named: the held fuel of highest value (ties:
     the order of smelting.yaml).  `exclude` (the item being smelted) counts only beyond
     the one in the furnace; `making` (what the furnace makes: charcoal from logs) is burnt
@@ -176,7 +193,7 @@ def default_fuel(kb: "KnowledgeBase", inventory: dict[str, int], exclude: str | 
     return best[1] if best else None
 
 
-def route_items(kb: "KnowledgeBase", name: str) -> frozenset[str]:
+def route_items(kb: KnowledgeBase, name: str) -> frozenset[str]:
     """Every name the cheapest route to `name` passes through (name included)."""
     cache = kb.cache.setdefault("route_items", {})
     if name in cache:
@@ -191,7 +208,7 @@ def route_items(kb: "KnowledgeBase", name: str) -> frozenset[str]:
     return cache[name]
 
 
-def describe_option(kb: "KnowledgeBase", o: Option, units: int = 1) -> str:
+def describe_option(kb: KnowledgeBase, o: Option, units: int = 1) -> str:
     if o.kind == "craft":
         return o.source.describe(units)
     if o.kind == "smelt":
@@ -211,7 +228,7 @@ def describe_option(kb: "KnowledgeBase", o: Option, units: int = 1) -> str:
     return f"kill {units} {o.source} (drops {units * o.yield_} {o.name})"
 
 
-def unit_costs(kb: "KnowledgeBase") -> dict[str, float]:
+def unit_costs(kb: KnowledgeBase) -> dict[str, float]:
     """Expected env steps to obtain one unit of each name (cheapest way, tools free); cached
     on the knowledge base."""
     if "unit_costs" not in kb.cache:
@@ -219,7 +236,7 @@ def unit_costs(kb: "KnowledgeBase") -> dict[str, float]:
     return kb.cache["unit_costs"]
 
 
-def closure(kb: "KnowledgeBase", item: str, count: int = 1) -> dict[str, int]:
+def closure(kb: KnowledgeBase, item: str, count: int = 1) -> dict[str, int]:
     """Raw materials (mined or dropped by mobs, incl. smelting fuel) that `count` of
     `item` needs along the cheapest route, batch sizes respected (6 planks -> 2 log).
     Tools and platforms are not counted; an item filled from a mob or a block (a milk
@@ -261,7 +278,7 @@ def closure(kb: "KnowledgeBase", item: str, count: int = 1) -> dict[str, int]:
     return raw
 
 
-def how_to_make(kb: "KnowledgeBase", item: str) -> str:
+def how_to_make(kb: KnowledgeBase, item: str) -> str:
     """The recipe book's line for an item: 'mine 1 diamond_ore with an iron_pickaxe or better (drops 1 diamond)'."""
     name = kb.canonical(item)
     if name is None:
@@ -272,7 +289,7 @@ def how_to_make(kb: "KnowledgeBase", item: str) -> str:
     return describe_option(kb, opt)
 
 
-def how_to_obtain(kb: "KnowledgeBase", item: str) -> str:
+def how_to_obtain(kb: KnowledgeBase, item: str) -> str:
     """The same fact as a phrase for a world's message: 'mining diamond_ore with an
     iron_pickaxe or better', 'smelting iron_ore in a furnace', 'crafting it from 2 planks'."""
     o = best_option(kb, item)

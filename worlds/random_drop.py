@@ -12,6 +12,7 @@ The wrapper forwards everything to the world it wraps; the execute node calls
 `begin_goal(goal)` before driving a goal and `end_goal(goal, outcome)` after it.  The world
 must offer `discard(items)`.
 """
+
 from __future__ import annotations
 
 import random
@@ -21,15 +22,16 @@ from typing import Any
 class RandomDrop:
     def __init__(self, world: Any, seed: int = 0):
         if not callable(getattr(world, "discard", None)):
-            raise ValueError(f"--random-drop needs a world that can take items away; "
-                             f"{type(world).__name__} has no discard(items)")
+            raise ValueError(
+                f"--random-drop needs a world that can take items away; {type(world).__name__} has no discard(items)"
+            )
         self.world = world
         self._rng = random.Random(f"random-drop-{seed}")
         self._seen: set[tuple[str, str]] = set()
-        self._completed: list[tuple[str, dict[str, int]]] = []   # (goal label, what it gained)
-        self.drops: list[dict[str, Any]] = []                   # what was taken, in order
+        self._completed: list[tuple[str, dict[str, int]]] = []  # (goal label, what it gained)
+        self.drops: list[dict[str, Any]] = []  # what was taken, in order
 
-    def __getattr__(self, name: str) -> Any:   # everything else is the wrapped world's
+    def __getattr__(self, name: str) -> Any:  # everything else is the wrapped world's
         return getattr(self.world, name)
 
     @property
@@ -49,8 +51,9 @@ class RandomDrop:
             return {}
         label, items = held[self._rng.randrange(len(held))]
         self.world.discard(items)
-        self.drops.append({"before": goal.code() if hasattr(goal, "code") else str(goal),
-                           "dropped_from": label, "items": items})
+        self.drops.append(
+            {"before": goal.code() if hasattr(goal, "code") else str(goal), "dropped_from": label, "items": items}
+        )
         return items
 
     def end_goal(self, goal: Any, outcome: dict) -> None:

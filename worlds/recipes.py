@@ -9,6 +9,7 @@ ingredient concrete when the family never varies it (white_bed <- 3 white_wool +
 that names the first and `accepts` the others, mixed in any proportion as the game allows
 (1 cobblestone + 1 blackstone makes a hoe).
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -38,7 +39,7 @@ class Recipe:
         """The names that fill `ingredient`'s slots: ('cobblestone', 'blackstone')."""
         return self.accepts.get(ingredient) or (ingredient,)
 
-    def choices(self) -> list["Recipe"]:
+    def choices(self) -> list[Recipe]:
         """One recipe per accepted alternative, each naming it and still accepting the others
         (what the planner prices: the hoe from cobblestone, the hoe from blackstone)."""
         out = [self]
@@ -47,8 +48,15 @@ class Recipe:
                 if alt == ing or alt in self.ingredients:
                     continue
                 ingredients = {(alt if k == ing else k): n for k, n in self.ingredients.items()}
-                out.append(Recipe(self.output, self.count, ingredients, self.needs_table,
-                                  {(alt if k == ing else k): v for k, v in self.accepts.items()}))
+                out.append(
+                    Recipe(
+                        self.output,
+                        self.count,
+                        ingredients,
+                        self.needs_table,
+                        {(alt if k == ing else k): v for k, v in self.accepts.items()},
+                    )
+                )
         return out
 
     def describe(self, batches: int = 1) -> str:
@@ -72,12 +80,12 @@ class SmeltRecipe:
 class MineSource:
     block: str
     item: str
-    count: int                     # items one block yields (the guaranteed minimum)
+    count: int  # items one block yields (the guaranteed minimum)
     tools: tuple[str, ...] | None  # tools that harvest the block; None: any tool or the hand
-    min_tool: str | None           # the lowest-tier tool of `tools` ("stone_pickaxe")
-    tier: int                      # its tier: -1 hand, 0 wooden/golden, 1 stone, 2 iron, 3 diamond, 4 netherite
-    chance: float = 1.0            # per block broken (flint from gravel 0.1); 1: every time
-    with_tool: bool = False        # dropped only when broken with `tools` (leaves to shears), not the usual drops
+    min_tool: str | None  # the lowest-tier tool of `tools` ("stone_pickaxe")
+    tier: int  # its tier: -1 hand, 0 wooden/golden, 1 stone, 2 iron, 3 diamond, 4 netherite
+    chance: float = 1.0  # per block broken (flint from gravel 0.1); 1: every time
+    with_tool: bool = False  # dropped only when broken with `tools` (leaves to shears), not the usual drops
 
     @property
     def tries(self) -> int:
@@ -146,16 +154,16 @@ def merge_alternatives(recipes: list[Recipe]) -> list[Recipe]:
             (k, n), (alt, n2) = next(iter(mine)), next(iter(theirs))
             if n != n2:
                 continue
-            accepts = {**m.accepts, k: tuple(dict.fromkeys(m.fillers(k) + (alt,)))}   # slots vary apart (tags)
+            accepts = {**m.accepts, k: tuple(dict.fromkeys(m.fillers(k) + (alt,)))}  # slots vary apart (tags)
             out[i] = Recipe(m.output, m.count, dict(m.ingredients), m.needs_table, accepts)
             break
         else:
             out.append(r)
-    kept: list[Recipe] = []   # the widest first, so two that cover each other keep one
+    kept: list[Recipe] = []  # the widest first, so two that cover each other keep one
     for r in sorted(out, key=lambda r: -sum(len(a) for a in r.accepts.values())):
         if not any(_covers(m, r) for m in kept):
             kept.append(r)
-    return [r for r in out if any(r is k for k in kept)]   # in the data's order, which the worlds follow
+    return [r for r in out if any(r is k for k in kept)]  # in the data's order, which the worlds follow
 
 
 def _covers(m: Recipe, r: Recipe) -> bool:
@@ -183,7 +191,8 @@ def as_generic(recipes: list[Recipe], group: str, group_of: dict[str, str]) -> l
             ingredients[g] = ingredients.get(g, 0) + n
         if group in ingredients:  # re-colouring a bed with dye is not a way to get one
             continue
-        generic = Recipe(group, r.count, ingredients, r.needs_table,
-                         {k: v for k, v in r.accepts.items() if k in ingredients})
+        generic = Recipe(
+            group, r.count, ingredients, r.needs_table, {k: v for k, v in r.accepts.items() if k in ingredients}
+        )
         seen.setdefault(generic.key(), generic)
     return list(seen.values())

@@ -12,6 +12,7 @@ furnace) are made once and kept, and smelting gets its fuel.  It simulates the t
 backtracks to the next option when one turns out impossible.  `Unreachable` says why no
 plan exists.
 """
+
 from __future__ import annotations
 
 import copy
@@ -28,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from worlds.knowledge import KnowledgeBase
 
 MAX_EXPANSIONS = 5000
-MAX_TRIES = 100_000   # breaks or kills for chance drops (1 in 200 apples: 200 per apple)
+MAX_TRIES = 100_000  # breaks or kills for chance drops (1 in 200 apples: 200 per apple)
 MAX_DEPTH = 40
 
 
@@ -37,8 +38,14 @@ class Unreachable(Exception):
 
 
 class _Planner:
-    def __init__(self, kb: "KnowledgeBase", inventory: dict[str, int], allowed: set[str], costs: SkillCosts,
-                 prefetch: dict[tuple[str, str], int] | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        inventory: dict[str, int],
+        allowed: set[str],
+        costs: SkillCosts,
+        prefetch: dict[tuple[str, str], int] | None = None,
+    ):
         self.kb, self.allowed, self.costs = kb, allowed, costs
         # second pass: the first time (action, item) is done, do it for the whole amount the
         # first pass needed in total (mine 3 logs at once rather than 1 + 1 + 1)
@@ -47,7 +54,7 @@ class _Planner:
         for name, n in inventory.items():
             self._add(self._concrete(name), int(n))
         self.res: dict[str, int] = {}  # reserved concrete items (gathered for a pending step)
-        self.credit = 0.0              # furnace fuel credit, as the world keeps it
+        self.credit = 0.0  # furnace fuel credit, as the world keeps it
         self.chance: dict[str, float] = {}  # chance drops owed, as the world keeps them (worlds/drops.py)
         self.goals: list[Goal] = []
         self.stack: list[str] = []
@@ -99,7 +106,7 @@ class _Planner:
 
     def restore(self, snap: tuple) -> None:
         self.inv, self.res, self.credit = dict(snap[0]), dict(snap[1]), snap[2]
-        del self.goals[snap[3]:]
+        del self.goals[snap[3] :]
         self.prefetch = dict(snap[4])
         self.chance = dict(snap[5])
 
@@ -153,8 +160,7 @@ class _Planner:
                 continue
             if not any(name in route_items(self.kb, x) for x in o.inputs):
                 continue  # an ordinary recipe: ranked with the rest
-            units = min(math.ceil(short / max(1, o.yield_)),
-                        min(self.avail(i) // k for i, k in o.inputs.items()))
+            units = min(math.ceil(short / max(1, o.yield_)), min(self.avail(i) // k for i, k in o.inputs.items()))
             if units <= 0:
                 continue
             snap = self.snapshot()
@@ -169,12 +175,13 @@ class _Planner:
         if not every:
             missing = self.kb.unmodelled(name)
             if missing:
-                return (f"nothing gives {name} in Minecraft {self.kb.version} here: it needs {missing[0]} "
-                        f"({missing[1]})")
+                return f"nothing gives {name} in Minecraft {self.kb.version} here: it needs {missing[0]} ({missing[1]})"
             return f"nothing gives {name} in Minecraft {self.kb.version} (no recipe, furnace recipe, block or mob)"
         kinds = sorted({o.kind for o in every})
-        return (f"{name} needs skill {' or '.join(repr(k) for k in kinds)}, not allowed here "
-                f"(allowed: {', '.join(sorted(self.allowed))})")
+        return (
+            f"{name} needs skill {' or '.join(repr(k) for k in kinds)}, not allowed here "
+            f"(allowed: {', '.join(sorted(self.allowed))})"
+        )
 
     def ranked(self, name: str, short: int) -> list[Option]:
         scored = []
@@ -213,27 +220,43 @@ class _Planner:
             self.release(held)
             how = f" with {a(s.min_tool)}" if s.min_tool else ""
             src = f" from {s.block}" if s.block != s.item else ""
-            if s.chance < 1:   # break until the item has come as often as wanted, as the world does
+            if s.chance < 1:  # break until the item has come as often as wanted, as the world does
                 self._until(name, short, lambda: break_gains(self.kb, s, self.chance))
-                self.goals.append(Goal("mine", {name: short}, {}, s.min_tool,
-                                       f"mine {short} {name}{src}{how} (1 in {s.tries} breaks drops it)"))
+                self.goals.append(
+                    Goal(
+                        "mine",
+                        {name: short},
+                        {},
+                        s.min_tool,
+                        f"mine {short} {name}{src}{how} (1 in {s.tries} breaks drops it)",
+                    )
+                )
                 return
             for _ in range(units):
                 for d, k in break_gains(self.kb, s, self.chance).items():
                     self._add(d, k)
-            self.goals.append(Goal("mine", {name: units * o.yield_}, {}, s.min_tool,
-                                   f"mine {units * o.yield_} {name}{src}{how}"))
+            self.goals.append(
+                Goal("mine", {name: units * o.yield_}, {}, s.min_tool, f"mine {units * o.yield_} {name}{src}{how}")
+            )
         elif o.kind == "kill":
             if o.chance < 1:
                 self._until(name, short, lambda: kill_gains(self.kb, o.source, self.chance))
-                self.goals.append(Goal("kill", {name: short}, {}, None,
-                                       f"kill {o.source} until {short} {name} drop (1 in {round(1 / o.chance)} kills)"))
+                self.goals.append(
+                    Goal(
+                        "kill",
+                        {name: short},
+                        {},
+                        None,
+                        f"kill {o.source} until {short} {name} drop (1 in {round(1 / o.chance)} kills)",
+                    )
+                )
                 return
             for _ in range(units):
                 for d, k in kill_gains(self.kb, o.source, self.chance).items():
                     self._add(d, k)
-            self.goals.append(Goal("kill", {o.source: units}, {}, None,
-                                   f"kill {units} {o.source} for {units * o.yield_} {name}"))
+            self.goals.append(
+                Goal("kill", {o.source: units}, {}, None, f"kill {units} {o.source} for {units * o.yield_} {name}")
+            )
         elif o.kind == "craft":
             self.craft(o, name, units)
         else:
@@ -255,7 +278,7 @@ class _Planner:
         """Use a held container on a mob or a block `units` times (a bucket on a cow): the
         containers are made first, each is consumed and the filled item given."""
         it = o.source
-        used = {it.uses: units} if it.uses else {}   # nothing held: an egg picked up where a chicken laid it
+        used = {it.uses: units} if it.uses else {}  # nothing held: an egg picked up where a chicken laid it
         self.release(self.gather(used, None))
         for held, k in used.items():
             self._take(held, k)
@@ -267,7 +290,7 @@ class _Planner:
         held fill its slots first (blackstone held counts for a hoe's cobblestone)."""
         held = self.need_tool((tool,)) if tool else []
         for i, k in needs.items():
-            for alt in (recipe.fillers(i) if recipe else ()):
+            for alt in recipe.fillers(i) if recipe else ():
                 if alt != i and k > 0:
                     got = self.reserve(alt, min(k, self.avail(alt)))
                     held += got
@@ -293,8 +316,11 @@ class _Planner:
         self.release(self.gather(needs, o.tool, r))
         # the world crafts with the first recipe (of a concrete member, for a generic
         # name) that what is held satisfies: simulate exactly that
-        concrete = ([c for v in self.kb.variants(name) for c in self.kb.concrete_recipes(v)]
-                    if self.kb.is_generic(name) else self.kb.recipes(name))
+        concrete = (
+            [c for v in self.kb.variants(name) for c in self.kb.concrete_recipes(v)]
+            if self.kb.is_generic(name)
+            else self.kb.recipes(name)
+        )
         made: dict[str, int] = {}
         for _ in range(units):  # batch by batch, as the world does
             c = next((c for c in concrete if all(self._held_for(c, i) >= k for i, k in c.ingredients.items())), None)
@@ -390,8 +416,14 @@ def _retext(g: Goal) -> str:
     return f"{g.action} {obj}{tool}"
 
 
-def solve(kb: "KnowledgeBase", target: dict[str, int], inventory: dict[str, int] | None = None, *,
-          allowed_skills=None, costs: SkillCosts | None = None) -> list[Goal]:
+def solve(
+    kb: KnowledgeBase,
+    target: dict[str, int],
+    inventory: dict[str, int] | None = None,
+    *,
+    allowed_skills=None,
+    costs: SkillCosts | None = None,
+) -> list[Goal]:
     """Goals that obtain `target` ({item: count}) from `inventory`; raises Unreachable."""
     allowed = set(allowed_skills) if allowed_skills else set(ACTIONS)
     costs = costs or default_costs()
@@ -422,7 +454,7 @@ def solve(kb: "KnowledgeBase", target: dict[str, int], inventory: dict[str, int]
     return batched if steps_estimate(kb, batched, costs) <= steps_estimate(kb, first, costs) else first
 
 
-def steps_estimate(kb: "KnowledgeBase", goals: list[Goal], costs: SkillCosts | None = None) -> int:
+def steps_estimate(kb: KnowledgeBase, goals: list[Goal], costs: SkillCosts | None = None) -> int:
     """Env steps the goals take in the deterministic text world."""
     costs = costs or default_costs()
     total = 0
@@ -441,7 +473,7 @@ def steps_estimate(kb: "KnowledgeBase", goals: list[Goal], costs: SkillCosts | N
                 total += math.ceil(n / s.count) * rate.cost * s.tries
             elif g.action == "kill":
                 chance = kb.mob_chance_sources(item) if not kb.is_mob(item) and not kb.mob_sources(item) else []
-                if chance:   # kill until a rare drop comes: expected kills
+                if chance:  # kill until a rare drop comes: expected kills
                     mob, p = max(chance, key=lambda m: (m[1] / costs.kill(m[0]).cost, m[0]))
                     total += n * round(1 / p) * costs.kill(mob).cost
                 else:
@@ -458,7 +490,7 @@ def steps_estimate(kb: "KnowledgeBase", goals: list[Goal], costs: SkillCosts | N
     return total
 
 
-def plan_raw_materials(kb: "KnowledgeBase", goals: list[Goal]) -> dict[str, int]:
+def plan_raw_materials(kb: KnowledgeBase, goals: list[Goal]) -> dict[str, int]:
     """What a plan gathers from the world (its mine and kill goals), tools' materials
     included: the raw materials of exactly this plan ({'log': 4, 'cobblestone': 11, ...}).
     A kill goal counts the mob's drops (a kill for a rare drop counts that drop)."""

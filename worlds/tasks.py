@@ -11,15 +11,17 @@ A suite file is a JSON or YAML list of tasks with the ``deps tasks`` keys (id, g
 instruction, target {item: count}, max_steps) plus optional inventory / biome. Other keys
 (paper_object, required_skills, conditions, ...) are kept by :func:`load_records`.
 """
+
 from __future__ import annotations
 
 import copy
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from worlds.types import Task
 
@@ -29,12 +31,12 @@ REQUIRED_KEYS = ("id", "group", "instruction", "target", "max_steps")
 OPTIONAL_KEYS = ("inventory", "biome")
 FILE_SUFFIXES = (".json", ".yaml", ".yml")
 CUSTOM_MAX_STEPS = 12000
-MAX_GOAL_COUNT = 100_000   # items of one kind a task may ask for (beyond it no budget is meaningful)
-MAX_INVENTORY_COUNT = 1_000_000   # items of one kind a task may start with
-MAX_STEPS = 10_000_000     # a task's step budget
-MAX_TASKS = 100_000        # tasks in one suite file
+MAX_GOAL_COUNT = 100_000  # items of one kind a task may ask for (beyond it no budget is meaningful)
+MAX_INVENTORY_COUNT = 1_000_000  # items of one kind a task may start with
+MAX_STEPS = 10_000_000  # a task's step budget
+MAX_TASKS = 100_000  # tasks in one suite file
 MAX_SUITE_BYTES = 16 * 2**20
-MAX_DEPTH = 32             # nesting of a suite file's lists and mappings
+MAX_DEPTH = 32  # nesting of a suite file's lists and mappings
 
 _ACCEPTED = f"accepted: {', '.join(SUITES)}, or a path to a {'/'.join(FILE_SUFFIXES)} file"
 _KEYS_HELP = f"required keys: {', '.join(REQUIRED_KEYS)}; optional: {', '.join(OPTIONAL_KEYS)}"
@@ -57,7 +59,7 @@ def suite_path(name_or_path: str | Path) -> Path:
     path = Path(text).expanduser()
     try:
         path.is_file()
-    except OSError as e:   # a name too long for the file system, and the like
+    except OSError as e:  # a name too long for the file system, and the like
         raise SuiteError(f"suite {text[:60]!r}: {e.strerror or e} ({_ACCEPTED})") from None
     if path.suffix.lower() not in FILE_SUFFIXES:
         if path.is_file():
@@ -80,8 +82,9 @@ def _parse(path: Path, label: str) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise SuiteError(f"{label}: cannot read file: {_one_line(exc)}") from None
     if len(data) > MAX_SUITE_BYTES:
-        raise SuiteError(f"{label}: the file is over {MAX_SUITE_BYTES // 2**20} MiB; accepted: a suite file "
-                         "of at most that size")
+        raise SuiteError(
+            f"{label}: the file is over {MAX_SUITE_BYTES // 2**20} MiB; accepted: a suite file of at most that size"
+        )
     if path.suffix.lower() == ".json":
         try:
             value = json.loads(text)
@@ -92,9 +95,8 @@ def _parse(path: Path, label: str) -> Any:
     else:
         import yaml  # a dependency of the project; imported here so JSON suites never need it
 
-        if _flow_depth(text) > MAX_DEPTH:   # before parsing: PyYAML takes seconds to fail on thousands
-            raise SuiteError(f"{label}: nested more than {MAX_DEPTH} levels deep; accepted: a list of task "
-                             "mappings")
+        if _flow_depth(text) > MAX_DEPTH:  # before parsing: PyYAML takes seconds to fail on thousands
+            raise SuiteError(f"{label}: nested more than {MAX_DEPTH} levels deep; accepted: a list of task mappings")
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError as exc:
@@ -129,18 +131,14 @@ def _depth(value: Any) -> int:
 
 
 def _type_name(value: Any) -> str:
-    return {dict: "mapping", list: "list", str: "string", type(None): "null"}.get(
-        type(value), type(value).__name__
-    )
+    return {dict: "mapping", list: "list", str: "string", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def _counts(value: Any, key: str, where: str, allow_empty: bool) -> dict[str, int]:
     if value is None and key == "inventory":
         return {}
     if not isinstance(value, dict):
-        raise SuiteError(
-            f"{where}: key '{key}' must be a mapping {{item: count}}, got {_type_name(value)}"
-        )
+        raise SuiteError(f"{where}: key '{key}' must be a mapping {{item: count}}, got {_type_name(value)}")
     if not value and not allow_empty:
         raise SuiteError(f"{where}: key '{key}' is empty (expected at least one {{item: count}})")
     out: dict[str, int] = {}
@@ -158,9 +156,7 @@ def _counts(value: Any, key: str, where: str, allow_empty: bool) -> dict[str, in
 
 def _validate(raw: Any, label: str) -> list[dict[str, Any]]:
     if not isinstance(raw, list):
-        raise SuiteError(
-            f"{label}: expected a list of tasks at the top level, got {_type_name(raw)} ({_KEYS_HELP})"
-        )
+        raise SuiteError(f"{label}: expected a list of tasks at the top level, got {_type_name(raw)} ({_KEYS_HELP})")
     if not raw:
         raise SuiteError(f"{label}: the suite has no tasks (expected a non-empty list)")
     if len(raw) > MAX_TASKS:
@@ -179,9 +175,7 @@ def _validate(raw: Any, label: str) -> list[dict[str, Any]]:
             raise SuiteError(f"{where}: missing key '{missing[0]}' ({_KEYS_HELP})")
         for key in ("id", "group", "instruction"):
             if not isinstance(entry[key], str) or not entry[key].strip():
-                raise SuiteError(
-                    f"{where}: key '{key}' must be a non-empty string, got {entry[key]!r}"
-                )
+                raise SuiteError(f"{where}: key '{key}' must be a non-empty string, got {entry[key]!r}")
         steps = entry["max_steps"]
         if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
             raise SuiteError(f"{where}: key 'max_steps' must be an integer >= 1 and at most {MAX_STEPS}, got {steps!r}")
@@ -207,7 +201,7 @@ def _validate(raw: Any, label: str) -> list[dict[str, Any]]:
     return records
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _builtin_records(name: str) -> tuple[dict[str, Any], ...]:
     return tuple(_validate(_parse(SUITE_DIR / f"{name}.yaml", name), name))
 
@@ -236,8 +230,7 @@ def _to_task(rec: dict[str, Any], suite: str) -> Task:
         inventory=dict(rec["inventory"]),
         biome=rec["biome"],
         suite=suite,
-        context=({"find": rec["find"], "conditions": dict(rec.get("conditions") or {})}
-                 if rec.get("find") else None),
+        context=({"find": rec["find"], "conditions": dict(rec.get("conditions") or {})} if rec.get("find") else None),
     )
 
 
@@ -252,8 +245,20 @@ def load_suite(name_or_path: str | Path) -> list[Task]:
 _ARTICLES = {"a", "an", "the"}
 _VERBS = {"obtain", "craft", "make", "get", "mine", "cook", "smelt", "equip", "harvest"}
 _NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
 }
 
 
@@ -357,7 +362,9 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
         if not toks:
             continue
         if not 1 <= count <= MAX_GOAL_COUNT:
-            raise SuiteError(f"instruction {raw[:80]!r}: count must be from 1 to {MAX_GOAL_COUNT}, got {count} ({example})")
+            raise SuiteError(
+                f"instruction {raw[:80]!r}: count must be from 1 to {MAX_GOAL_COUNT}, got {count} ({example})"
+            )
         phrase = " ".join(toks)
         item = _resolve_phrase(phrase, verb, resolve_item)
         if item is None:
@@ -368,8 +375,7 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
         what = ", ".join(repr(p) for p in unresolved) or "no item named"
         raise SuiteError(f"instruction {raw!r}: unknown item {what} ({example}, naming a Minecraft item)")
     tid = "custom-" + "-".join(item if n == 1 else f"{n}-{item}" for item, n in target.items())
-    return Task(id=tid, group="custom", instruction=raw, target=target,
-                max_steps=CUSTOM_MAX_STEPS, suite="custom")
+    return Task(id=tid, group="custom", instruction=raw, target=target, max_steps=CUSTOM_MAX_STEPS, suite="custom")
 
 
 def _resolve_phrase(phrase: str, verb: str | None, resolve_item: Callable[[str], str | None]) -> str | None:
@@ -384,7 +390,7 @@ def _resolve_phrase(phrase: str, verb: str | None, resolve_item: Callable[[str],
     return None
 
 
-SUITE_NAMES_VERSION = "1.11.2"   # the item names suites are written in (MineDojo's)
+SUITE_NAMES_VERSION = "1.11.2"  # the item names suites are written in (MineDojo's)
 
 
 def localize(task: Task, kb: Any) -> Task:
@@ -394,14 +400,17 @@ def localize(task: Task, kb: Any) -> Task:
     if task.mc_version == kb.version:
         return task
     if not task.target and not task.context:
-        raise SuiteError(f"task {task.id} has neither an item target nor find conditions; "
-                         "accepted: tasks whose target is {item: count}, or find tasks (mp5-context)")
+        raise SuiteError(
+            f"task {task.id} has neither an item target nor find conditions; "
+            "accepted: tasks whose target is {item: count}, or find tasks (mp5-context)"
+        )
+
     def name(item: str) -> str | None:
-        if not task.suite or task.suite == "custom":   # typed or built for this version: its own names
+        if not task.suite or task.suite == "custom":  # typed or built for this version: its own names
             return kb.canonical(item)
-        try:   # suites are written in 1.11.2 names: across the 1.13 flattening, the game's own table
+        try:  # suites are written in 1.11.2 names: across the 1.13 flattening, the game's own table
             return kb.translate(item, SUITE_NAMES_VERSION)
-        except ValueError as e:   # a 1.11 id that became several items (skull): one line
+        except ValueError as e:  # a 1.11 id that became several items (skull): one line
             raise SuiteError(f"task {task.id}: {e}") from None
 
     target = {}
@@ -410,4 +419,6 @@ def localize(task: Task, kb: Any) -> Task:
         if canon is None:
             raise SuiteError(f"task {task.id}: item {item!r} does not exist in Minecraft {kb.version}")
         target[canon] = n
-    return replace(task, target=target, mc_version=kb.version, inventory={name(k) or k: v for k, v in task.inventory.items()})
+    return replace(
+        task, target=target, mc_version=kb.version, inventory={name(k) or k: v for k, v in task.inventory.items()}
+    )

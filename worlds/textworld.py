@@ -24,6 +24,7 @@ crafting screen tells at once); the unit's full cost when the attempt itself fai
 `info["error"]` says why in words, `info["missing"]` as data: {item: count} or
 {"tool": "stone_pickaxe"} or {"fuel": 1}.
 """
+
 from __future__ import annotations
 
 import random
@@ -56,8 +57,12 @@ def _fail(error: str, missing: dict | None = None, cost: int = 0) -> Outcome:
 
 
 class TextWorld:
-    observation_space = {"inventory": "item -> count", "equipment": "slot -> item",
-                         "biome": "biome name", "steps": "environment steps used"}
+    observation_space = {
+        "inventory": "item -> count",
+        "equipment": "slot -> item",
+        "biome": "biome name",
+        "steps": "environment steps used",
+    }
     action_space = {"action": ACTIONS, "item": "an item (or mob for kill)", "fuel": "optional, for smelt"}
 
     # the agent's belongings live in self.bag (worlds/inventory.py, shared with the grid world)
@@ -66,8 +71,14 @@ class TextWorld:
     fuel_credit = property(lambda self: self.bag.fuel_credit, lambda self, v: setattr(self.bag, "fuel_credit", v))
     biome = property(lambda self: self.bag.biome, lambda self, v: setattr(self.bag, "biome", v))
 
-    def __init__(self, kb: KnowledgeBase, *, stochastic: bool = False,
-                 allowed_skills: set[str] | None = None, costs: dict | SkillCosts | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        *,
+        stochastic: bool = False,
+        allowed_skills: set[str] | None = None,
+        costs: dict | SkillCosts | None = None,
+    ):
         self.kb = kb
         self.stochastic = stochastic
         if allowed_skills:
@@ -76,15 +87,15 @@ class TextWorld:
                 raise ValueError(f"unknown skill(s) {', '.join(bad)}; accepted: {', '.join(ACTIONS)}")
         self.allowed = set(allowed_skills) if allowed_skills else set(ACTIONS)
         self.costs = costs if isinstance(costs, SkillCosts) else (SkillCosts(costs) if costs else default_costs())
-        self.bag = Bag(kb)          # inventory, equipment, fuel credit, biome (worlds/inventory.py)
-        self.time_of_day = "day"   # an option for MP5's context tasks; nothing else reads it
+        self.bag = Bag(kb)  # inventory, equipment, fuel credit, biome (worlds/inventory.py)
+        self.time_of_day = "day"  # an option for MP5's context tasks; nothing else reads it
         self.steps = 0
         self.max_steps = DEFAULT_MAX_STEPS
         self.target: dict[str, int] = {}
         self.fuel_credit = 0.0
         self._rng = random.Random(0)
-        self._seed: int | None = None   # the RNG's seed
-        self._draws = 0                 # and how many numbers it gave
+        self._seed: int | None = None  # the RNG's seed
+        self._draws = 0  # and how many numbers it gave
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -141,9 +152,15 @@ class TextWorld:
     def snapshot(self) -> dict:
         """What the episode has changed, as plain data: checkpointed with the graph's state so a
         run can be resumed or replayed from any step (`restore`)."""
-        return {"inventory": dict(self._inv), "equipment": dict(self.equipment), "fuel_credit": self.fuel_credit,
-                "steps": self.steps, "time_of_day": self.time_of_day, "rng": [self._seed, self._draws],
-                "chance_credit": dict(self.bag.chance_credit)}
+        return {
+            "inventory": dict(self._inv),
+            "equipment": dict(self.equipment),
+            "fuel_credit": self.fuel_credit,
+            "steps": self.steps,
+            "time_of_day": self.time_of_day,
+            "rng": [self._seed, self._draws],
+            "chance_credit": dict(self.bag.chance_credit),
+        }
 
     def restore(self, snap: dict) -> None:
         self._inv, self.equipment = dict(snap["inventory"]), dict(snap["equipment"])
@@ -152,7 +169,7 @@ class TextWorld:
         self.bag.chance_credit = dict(snap.get("chance_credit") or {})
         self._seed, self._draws = snap["rng"]
         self._rng = random.Random(self._seed)
-        for _ in range(self._draws):   # the same stream, from where the snapshot left it
+        for _ in range(self._draws):  # the same stream, from where the snapshot left it
             self._rng.random()
 
     def discard(self, items: dict[str, int]) -> None:
@@ -165,13 +182,23 @@ class TextWorld:
 
     # ------------------------------------------------------------------ helpers
     def _obs(self) -> dict:
-        return {"inventory": dict(self._inv), "equipment": dict(self.equipment),
-                "biome": self.biome, "steps": self.steps}
+        return {
+            "inventory": dict(self._inv),
+            "equipment": dict(self.equipment),
+            "biome": self.biome,
+            "steps": self.steps,
+        }
 
     @staticmethod
     def _info(out: Outcome) -> dict:
-        return {"ok": out.ok, "error": out.error, "cost": out.cost, "gained": dict(out.gained),
-                "missing": dict(out.missing), "chance": out.chance}
+        return {
+            "ok": out.ok,
+            "error": out.error,
+            "cost": out.cost,
+            "gained": dict(out.gained),
+            "missing": dict(out.missing),
+            "chance": out.chance,
+        }
 
     def _held(self, name: str) -> int:
         return self.bag.held(name)
@@ -195,8 +222,14 @@ class TextWorld:
     def _roll(self, out: Outcome, rate: float, skill: str) -> Outcome:
         """Stochastic worlds: the unit succeeds with the skill's Table 18 rate."""
         if self.stochastic and self._draw() >= rate:
-            return Outcome(False, f"the {skill} attempt failed (controller success rate {rate:.2f}); try again",
-                           out.cost, {}, {}, True)
+            return Outcome(
+                False,
+                f"the {skill} attempt failed (controller success rate {rate:.2f}); try again",
+                out.cost,
+                {},
+                {},
+                True,
+            )
         return out
 
     def _dispatch(self, action: dict) -> Outcome:
@@ -240,7 +273,7 @@ class TextWorld:
         s = usable[0]
         rate = self.costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
         out = self._roll(Outcome(True, None, rate.cost, {}), rate.success_rate, "mine")
-        if out.ok:   # the block's drops, its chance drops as expected (worlds/drops.py)
+        if out.ok:  # the block's drops, its chance drops as expected (worlds/drops.py)
             out.gained = break_gains(kb, s, self.bag.chance_credit, self._draw if self.stochastic else None)
             self._add(out.gained)
         return out
@@ -298,14 +331,16 @@ class TextWorld:
     def _kill(self, item: str, action: dict) -> Outcome:
         kb = self.kb
         mobs = kb.mob_sources(item)
-        if not mobs and kb.mob_chance_sources(item):   # a rare drop: kill until it comes
+        if not mobs and kb.mob_chance_sources(item):  # a rare drop: kill until it comes
             mob, _ = max(kb.mob_chance_sources(item), key=lambda m: (m[1] / self.costs.kill(m[0]).cost, m[0]))
             return self._kill_mob(mob)
         if not mobs:
             return _fail(f"no mob here drops {item}; obtain it by {how_to_obtain(kb, item)}")
         vs = set(kb.variants(item))
-        mob = min(mobs, key=lambda m: (self.costs.kill(m).cost / max(1, sum(
-            n for i, n in kb.mob_drops(m).items() if i in vs)), m))
+        mob = min(
+            mobs,
+            key=lambda m: (self.costs.kill(m).cost / max(1, sum(n for i, n in kb.mob_drops(m).items() if i in vs)), m),
+        )
         return self._kill_mob(mob)
 
     def _kill_mob(self, mob: str) -> Outcome:
@@ -332,9 +367,18 @@ class TextWorld:
 def make_world(settings: Any, kb: KnowledgeBase, task: Any) -> TextWorld:
     """The text world reset for `task` (the factory nodes/registry.py names): the task's inventory
     with the user's on top, its step budget and target."""
-    world = TextWorld(kb, stochastic=settings.option("textworld").stochastic,
-                      allowed_skills=set(settings.skills) if settings.skills else None)
-    world.reset(seed=settings.seed, options={"inventory": {**task.inventory, **settings.inventory},
-                                             "biome": task.biome, "max_steps": task.max_steps,
-                                             "target": task.target})
+    world = TextWorld(
+        kb,
+        stochastic=settings.option("textworld").stochastic,
+        allowed_skills=set(settings.skills) if settings.skills else None,
+    )
+    world.reset(
+        seed=settings.seed,
+        options={
+            "inventory": {**task.inventory, **settings.inventory},
+            "biome": task.biome,
+            "max_steps": task.max_steps,
+            "target": task.target,
+        },
+    )
     return world

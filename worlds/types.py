@@ -3,6 +3,7 @@
 They are JSON-friendly so they can live in the LangGraph state (and its checkpoints)
 and in result files unchanged.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -37,7 +38,7 @@ class Goal:
     materials: dict[str, int] = field(default_factory=dict)
     tool: str | None = None
     text: str = ""  # the line the planner wrote, kept for descriptions and traces
-    where: dict[str, str] = field(default_factory=dict)   # find: conditions {"time": "night", "near": "grass"}
+    where: dict[str, str] = field(default_factory=dict)  # find: conditions {"time": "night", "near": "grass"}
 
     def code(self) -> str:
         """Render in the DEPS code form: craft({'stick':4}, {'planks':2}, null)."""
@@ -53,7 +54,7 @@ class Goal:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Goal":
+    def from_dict(cls, d: dict[str, Any]) -> Goal:
         return cls(
             action=d["action"],
             obj=dict(d.get("obj") or {}),
@@ -76,7 +77,7 @@ class Task:
     inventory: dict[str, int] = field(default_factory=dict)
     biome: str | None = None
     suite: str | None = None
-    mc_version: str | None = None   # set once the names are this version's (worlds.tasks.localize)
+    mc_version: str | None = None  # set once the names are this version's (worlds.tasks.localize)
     context: dict[str, Any] | None = None  # a find task's {find, conditions} (worlds.context_tasks)
 
     def to_dict(self) -> dict[str, Any]:

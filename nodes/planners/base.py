@@ -4,11 +4,13 @@ A planner gets a `PlanRequest` (the task, what the agent holds, the dialogue so 
 returns a `PlanResult` (the plan as text in the DEPS code form, plus LLM usage). Anything
 with a `plan(request)` method is a planner; so is a plain function `request -> str`.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from worlds.types import Goal, Task
 
@@ -17,15 +19,15 @@ from worlds.types import Goal, Task
 class PlanRequest:
     task: Task
     inventory: dict[str, int]
-    plans: list[str]                 # earlier plans, oldest first
-    descriptions: list[str]          # what happened to each earlier plan
-    explanations: list[str]          # why it failed, per the explainer
+    plans: list[str]  # earlier plans, oldest first
+    descriptions: list[str]  # what happened to each earlier plan
+    explanations: list[str]  # why it failed, per the explainer
     outcomes: list[dict] = field(default_factory=list)  # every executed goal so far, with its result
-    kb: Any = None                   # worlds.knowledge.KnowledgeBase
+    kb: Any = None  # worlds.knowledge.KnowledgeBase
     allowed_skills: tuple[str, ...] | None = None
-    recipe_hints: bool = False       # the describer's switch (--no-recipe-hints); planners read `knowledge`
-    knowledge: str = "target"        # recipe facts in the prompt: none | target | tree (worlds/facts.py)
-    seed: int = 0                    # the episode's seed (sampling seeds derive from it)
+    recipe_hints: bool = False  # the describer's switch (--no-recipe-hints); planners read `knowledge`
+    knowledge: str = "target"  # recipe facts in the prompt: none | target | tree (worlds/facts.py)
+    seed: int = 0  # the episode's seed (sampling seeds derive from it)
     observation: dict[str, Any] = field(default_factory=dict)  # the world's context_state(), normalised
 
     @property
@@ -36,8 +38,8 @@ class PlanRequest:
 @dataclass
 class PlanResult:
     text: str
-    usage: dict[str, int] = field(default_factory=dict)   # {calls, tokens_in, tokens_out}
-    impossible: str | None = None    # the cause, when the planner knows no plan can reach the task
+    usage: dict[str, int] = field(default_factory=dict)  # {calls, tokens_in, tokens_out}
+    impossible: str | None = None  # the cause, when the planner knows no plan can reach the task
 
     def no_plan_cause(self) -> str | None:
         """Why no plan is possible: `impossible`, or a plan whose first line says so
@@ -60,7 +62,7 @@ def no_plan(cause: str, usage: dict[str, int] | None = None) -> PlanResult:
 
 class Planner(Protocol):
     name: str
-    replans: bool   # False for plan-once planners (zero-shot): the episode ends at the first failure
+    replans: bool  # False for plan-once planners (zero-shot): the episode ends at the first failure
 
     def plan(self, request: PlanRequest) -> PlanResult: ...
 

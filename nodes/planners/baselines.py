@@ -8,6 +8,7 @@ prompt in prompts/ plus how it uses feedback:
 | code-as-policies | loops with assertions            | re-plans with the game's message       |
 | inner-monologue  | one goal at a time               | scene and success after every goal     |
 """
+
 from __future__ import annotations
 
 import re
@@ -25,7 +26,9 @@ from worlds.facts import missing_names
 from worlds.types import ACTIONS
 
 _CAP_LOOP = re.compile(r"while not inventory\.has\(\{\s*['\"](\w+)['\"]\s*:\s*(\d+)\s*\}\)")
-_CAP_CALL = re.compile(r"\b(" + "|".join(ACTIONS) + r")\s*\(\s*obj\s*=\s*['\"](\w+)['\"](?:\s*,\s*tool\s*=\s*['\"]?(\w+)['\"]?)?")
+_CAP_CALL = re.compile(
+    r"\b(" + "|".join(ACTIONS) + r")\s*\(\s*obj\s*=\s*['\"](\w+)['\"](?:\s*,\s*tool\s*=\s*['\"]?(\w+)['\"]?)?"
+)
 
 
 def _call(llm: Any, msgs: list) -> tuple[str, dict]:
@@ -47,7 +50,11 @@ def cap_to_code(text: str) -> str:
             action, obj, tool = call.groups()
             item, n = pending if pending and pending[0] == obj else (obj, 1)
             tool_text = f"'{tool}'" if tool and tool not in ("null", "None") else "null"
-            args = f"{{'{item}':{n}}}, {{}}, {tool_text}" if action in ("craft", "smelt") else f"{{'{item}':{n}}}, {tool_text}"
+            args = (
+                f"{{'{item}':{n}}}, {{}}, {tool_text}"
+                if action in ("craft", "smelt")
+                else f"{{'{item}':{n}}}, {tool_text}"
+            )
             lines.append(f"{action}({args})")
             pending = None
     return "\n".join(lines) if lines else text
@@ -82,8 +89,11 @@ class PromptPlanner:
         msgs.append(HumanMessage(f"How to obtain {target_text(req.task.target)}?{_facts(req, self.facts)}"))
         for r, text in enumerate(req.plans):
             msgs.append(AIMessage(text))
-            more = "" if "Recipe book:" in req.descriptions[r] else \
-                _facts(req, self.facts, failure_missing(req.outcomes, r))
+            more = (
+                ""
+                if "Recipe book:" in req.descriptions[r]
+                else _facts(req, self.facts, failure_missing(req.outcomes, r))
+            )
             msgs.append(HumanMessage(f"{req.descriptions[r]}{more} Plan the task again from my current inventory."))
         text, used = _call(self.llm, msgs)
         return PlanResult(self.postprocess(text) if self.postprocess else text, used)
@@ -95,7 +105,7 @@ class InnerMonologuePlanner:
     name = "inner-monologue"
     replans = True
     explainer = "game"
-    rounds_per_budget = 10   # it re-plans after every goal: 10 goals per --max-rounds round
+    rounds_per_budget = 10  # it re-plans after every goal: 10 goals per --max-rounds round
 
     def __init__(self, llm: Any, settings: Any = None):
         self.llm = llm
@@ -104,15 +114,25 @@ class InnerMonologuePlanner:
     def plan(self, req: PlanRequest) -> PlanResult:
         msgs = prompts.chat("inner_monologue")
         start = inventory_text(req.task.inventory)
-        msgs.append(HumanMessage(f"Task: obtain {target_text(req.task.target)}.{_facts(req, self.facts)}"
-                                 f"\nScene: my inventory has {start}."))
+        msgs.append(
+            HumanMessage(
+                f"Task: obtain {target_text(req.task.target)}.{_facts(req, self.facts)}"
+                f"\nScene: my inventory has {start}."
+            )
+        )
         executed = [o for o in req.outcomes if o.get("goal")]
         for goal_line, outcome in zip(req.plans[-8:], executed[-8:]):
             msgs.append(AIMessage(goal_line))
-            why = "" if outcome["ok"] else \
-                f" ({outcome['error']}{_facts(req, self.facts, missing_names(outcome.get('missing')))})"
-            msgs.append(HumanMessage(f"Successful action: {outcome['ok']}{why}. "
-                                     f"Scene: my inventory has {inventory_text(req.inventory)}."))
+            why = (
+                ""
+                if outcome["ok"]
+                else f" ({outcome['error']}{_facts(req, self.facts, missing_names(outcome.get('missing')))})"
+            )
+            msgs.append(
+                HumanMessage(
+                    f"Successful action: {outcome['ok']}{why}. Scene: my inventory has {inventory_text(req.inventory)}."
+                )
+            )
         text, used = _call(self.llm, msgs)
         first = next((line for line in text.splitlines() if line.strip()), "")
         return PlanResult(first.strip(), used)
@@ -121,9 +141,13 @@ class InnerMonologuePlanner:
 # Each baseline's one option: the recipe facts in its prompt (--<name>-facts), off by default so
 # that the baselines stay the papers' prompts; nodes/registry.py registers them.
 def _facts_flag(name: str) -> Any:
-    return field(default=False, metadata={
-        "help": f"{name}: add the recipe facts of --knowledge to its prompt (default: the paper's prompt, none)",
-        "flag": f"--{name}-facts"})
+    return field(
+        default=False,
+        metadata={
+            "help": f"{name}: add the recipe facts of --knowledge to its prompt (default: the paper's prompt, none)",
+            "flag": f"--{name}-facts",
+        },
+    )
 
 
 @dataclass
@@ -156,19 +180,21 @@ def _facts_on(settings: Any, name: str) -> bool:
         return False
     try:
         return bool(getattr(settings.option(name), "facts", False))
-    except ValueError:   # registered without options (a user's registry): no facts
+    except ValueError:  # registered without options (a user's registry): no facts
         return False
 
 
 # The factories nodes/registry.py names (the registry holds the planners' names and help).
 def zero_shot(llm: Any, settings: Any = None) -> PromptPlanner:
-    return PromptPlanner(llm, name="zero-shot", prompt="zero_shot", replans=False,
-                         facts=_facts_on(settings, "zero-shot"))
+    return PromptPlanner(
+        llm, name="zero-shot", prompt="zero_shot", replans=False, facts=_facts_on(settings, "zero-shot")
+    )
 
 
 def progprompt(llm: Any, settings: Any = None) -> PromptPlanner:
-    return PromptPlanner(llm, name="progprompt", prompt="progprompt", replans=False,
-                         facts=_facts_on(settings, "progprompt"))
+    return PromptPlanner(
+        llm, name="progprompt", prompt="progprompt", replans=False, facts=_facts_on(settings, "progprompt")
+    )
 
 
 def chain_of_thought(llm: Any, settings: Any = None) -> PromptPlanner:
@@ -176,5 +202,11 @@ def chain_of_thought(llm: Any, settings: Any = None) -> PromptPlanner:
 
 
 def code_as_policies(llm: Any, settings: Any = None) -> PromptPlanner:
-    return PromptPlanner(llm, name="code-as-policies", prompt="code_as_policies", replans=True,
-                         postprocess=cap_to_code, facts=_facts_on(settings, "code-as-policies"))
+    return PromptPlanner(
+        llm,
+        name="code-as-policies",
+        prompt="code_as_policies",
+        replans=True,
+        postprocess=cap_to_code,
+        facts=_facts_on(settings, "code-as-policies"),
+    )

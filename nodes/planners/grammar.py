@@ -6,6 +6,7 @@ goals to write entirely to the model.
 Given the task's item, a plan ends with the first line that obtains it: lines before it may
 not name it as what they make, and after it the plan is over. A plan therefore stops when it
 is done instead of running on to the line cap, and every plan reaches for the task's item."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -13,8 +14,7 @@ from typing import Any
 
 from worlds.types import ACTIONS
 
-_TOOLISH = ("pickaxe", "_axe", "shovel", "sword", "shears", "crafting_table", "furnace", "bucket",
-            "flint_and_steel")
+_TOOLISH = ("pickaxe", "_axe", "shovel", "sword", "shears", "crafting_table", "furnace", "bucket", "flint_and_steel")
 
 
 def _alts(names: list[str] | tuple[str, ...]) -> str:
@@ -27,7 +27,7 @@ def _alts(names: list[str] | tuple[str, ...]) -> str:
         node = trie
         for ch in name:
             node = node.setdefault(ch, {})
-        node[""] = {}   # the end of a name
+        node[""] = {}  # the end of a name
     return _trie_expr(trie)
 
 
@@ -40,14 +40,14 @@ def _trie_expr(node: dict) -> str:
     branches = []
     for ch in sorted(k for k in node if k):
         text, child = ch, node[ch]
-        while len(child) == 1 and "" not in child:   # a chain with no fork or end: one literal
-            (nxt, child), = child.items()
+        while len(child) == 1 and "" not in child:  # a chain with no fork or end: one literal
+            ((nxt, child),) = child.items()
             text += nxt
         rest = _trie_expr(child)
         branches.append(f"{_lit(text)} {rest}".strip())
     if not branches:
         return ""
-    if ends:                                          # the name may stop here: the rest is optional
+    if ends:  # the name may stop here: the rest is optional
         return "(" + " | ".join(branches) + ")?"
     return branches[0] if len(branches) == 1 else "(" + " | ".join(branches) + ")"
 
@@ -64,11 +64,13 @@ def _lines(p: str, items: tuple[str, ...], mobs: tuple[str, ...], *, equip: bool
     verbs = [a for a in ACTIONS if (mobs if a == "kill" else items) and (equip or a != "equip")]
     rules = [f'{p}line ::= ({" | ".join(p + a for a in verbs)}) "  # step " [1-9] [0-9]? ": " comment "\\n"']
     if items:
-        rules += [f'{p}mine ::= "mine({{" {p}obj "}}, " tool ")"',
-                  f'{p}craft ::= "craft({{" {p}obj "}}, " mats ", " tool ")"',
-                  f'{p}smelt ::= "smelt({{" {p}obj "}}, " mats ", \'furnace\')"',
-                  f'{p}obj ::= "\'" {p}item "\':" num',
-                  f"{p}item ::= {_alts(items)}"]
+        rules += [
+            f'{p}mine ::= "mine({{" {p}obj "}}, " tool ")"',
+            f'{p}craft ::= "craft({{" {p}obj "}}, " mats ", " tool ")"',
+            f'{p}smelt ::= "smelt({{" {p}obj "}}, " mats ", \'furnace\')"',
+            f'{p}obj ::= "\'" {p}item "\':" num',
+            f"{p}item ::= {_alts(items)}",
+        ]
         if equip:
             rules.append(f'{p}equip ::= "equip({{" {p}obj "}}, null)"')
     if mobs:
@@ -77,20 +79,35 @@ def _lines(p: str, items: tuple[str, ...], mobs: tuple[str, ...], *, equip: bool
 
 
 @lru_cache(maxsize=16)
-def _grammar(items: tuple[str, ...], mobs: tuple[str, ...], tools: tuple[str, ...], max_steps: int,
-             final_items: tuple[str, ...] = (), final_mobs: tuple[str, ...] = ()) -> str:
-    shared = ['mats ::= "null" | "{" obj (", " obj){0,4} "}"',
-              'tool ::= "null" | "\'" toolname "\'"',
-              "num ::= [1-9] [0-9]?",
-              "comment ::= [^\\n]{0,60}",
-              f"toolname ::= {_alts(tools)}"]
+def _grammar(
+    items: tuple[str, ...],
+    mobs: tuple[str, ...],
+    tools: tuple[str, ...],
+    max_steps: int,
+    final_items: tuple[str, ...] = (),
+    final_mobs: tuple[str, ...] = (),
+) -> str:
+    shared = [
+        'mats ::= "null" | "{" obj (", " obj){0,4} "}"',
+        'tool ::= "null" | "\'" toolname "\'"',
+        "num ::= [1-9] [0-9]?",
+        "comment ::= [^\\n]{0,60}",
+        f"toolname ::= {_alts(tools)}",
+    ]
     if not (final_items or final_mobs):
         return "\n".join([f"root ::= line{{1,{max_steps}}}", *_lines("", items, mobs), *shared])
     others = tuple(n for n in items if n not in final_items)
     other_mobs = tuple(m for m in mobs if m not in final_mobs)
-    return "\n".join([f"root ::= wayline{{0,{max_steps - 1}}} doneline",
-                      *_lines("way", others, other_mobs), *_lines("done", final_items, final_mobs, equip=False),
-                      'obj ::= "\'" item "\':" num', f"item ::= {_alts(items)}", *shared])
+    return "\n".join(
+        [
+            f"root ::= wayline{{0,{max_steps - 1}}} doneline",
+            *_lines("way", others, other_mobs),
+            *_lines("done", final_items, final_mobs, equip=False),
+            'obj ::= "\'" item "\':" num',
+            f"item ::= {_alts(items)}",
+            *shared,
+        ]
+    )
 
 
 def code_form_grammar(kb: Any, max_steps: int = 16, target: dict[str, int] | None = None) -> str:
@@ -102,6 +119,6 @@ def code_form_grammar(kb: Any, max_steps: int = 16, target: dict[str, int] | Non
     finals = {kb.canonical(name) or name, *kb.variants(name)}
     final_items = tuple(n for n in items if n in finals)
     final_mobs = tuple(m for m in mobs if m in set(kb.mob_sources(name)))
-    if not final_items and not final_mobs:    # a name the grammar cannot write: no end to force
+    if not final_items and not final_mobs:  # a name the grammar cannot write: no end to force
         return _grammar(items, mobs, tools, max_steps)
     return _grammar(items, mobs, tools, max_steps, final_items, final_mobs)

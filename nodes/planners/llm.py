@@ -5,6 +5,7 @@ Where the back-end constrains output to a JSON schema (the local llama.cpp serve
 plan is asked for as JSON and rendered back to the code form; else the code form is read
 from the text. The prompt files are in prompts/ and can be swapped per planner.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,18 +24,27 @@ PLAN_SCHEMA = {
     "type": "object",
     "properties": {
         "goals": {
-            "type": "array", "minItems": 1, "maxItems": 16,
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 16,
             "items": {
                 "type": "object",
                 "properties": {
                     "action": {"type": "string", "enum": list(ACTIONS)},
                     "item": {"type": "string"},
                     "count": {"type": "integer", "minimum": 1, "maximum": 64},
-                    "materials": {"type": "array", "maxItems": 6, "items": {
-                        "type": "object",
-                        "properties": {"item": {"type": "string"},
-                                       "count": {"type": "integer", "minimum": 1, "maximum": 64}},
-                        "required": ["item", "count"]}},
+                    "materials": {
+                        "type": "array",
+                        "maxItems": 6,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "item": {"type": "string"},
+                                "count": {"type": "integer", "minimum": 1, "maximum": 64},
+                            },
+                            "required": ["item", "count"],
+                        },
+                    },
                     "tool": {"type": "string"},
                 },
                 "required": ["action", "item", "count", "materials", "tool"],
@@ -43,6 +53,8 @@ PLAN_SCHEMA = {
     },
     "required": ["goals"],
 }
+
+
 def plan_schema(kb: Any) -> dict:
     """PLAN_SCHEMA with item and tool names constrained to the knowledge base's names, so a
     grammar-constrained model cannot invent items (it can still pick the wrong ones)."""
@@ -66,10 +78,20 @@ def target_text(target: dict[str, int]) -> str:
 
 
 def goals_to_json(goals: list[Goal]) -> str:
-    return json.dumps({"goals": [
-        {"action": g.action, "item": next(iter(g.obj)), "count": next(iter(g.obj.values())),
-         "materials": [{"item": k, "count": v} for k, v in g.materials.items()],
-         "tool": g.tool or "none"} for g in goals]})
+    return json.dumps(
+        {
+            "goals": [
+                {
+                    "action": g.action,
+                    "item": next(iter(g.obj)),
+                    "count": next(iter(g.obj.values())),
+                    "materials": [{"item": k, "count": v} for k, v in g.materials.items()],
+                    "tool": g.tool or "none",
+                }
+                for g in goals
+            ]
+        }
+    )
 
 
 def json_to_goals(text: str) -> list[Goal]:
@@ -81,8 +103,14 @@ def json_to_goals(text: str) -> list[Goal]:
         mats = g.get("materials") or []
         if isinstance(mats, dict):
             mats = [{"item": k, "count": v} for k, v in mats.items()]
-        goals.append(Goal(g["action"], {str(g["item"]): int(g.get("count", 1))},
-                          {str(m["item"]): int(m.get("count", 1)) for m in mats}, tool))
+        goals.append(
+            Goal(
+                g["action"],
+                {str(g["item"]): int(g.get("count", 1))},
+                {str(m["item"]): int(m.get("count", 1)) for m in mats},
+                tool,
+            )
+        )
     return goals
 
 
@@ -103,9 +131,16 @@ class DialoguePlanner:
 
     replans = True
 
-    def __init__(self, llm: Any, *, name: str = "deps", prompt: str = "deps_planner",
-                 output: str = "auto", history_chars: int = 8000,
-                 replan_temperature: float | None = 0.7):
+    def __init__(
+        self,
+        llm: Any,
+        *,
+        name: str = "deps",
+        prompt: str = "deps_planner",
+        output: str = "auto",
+        history_chars: int = 8000,
+        replan_temperature: float | None = 0.7,
+    ):
         self.llm, self.name, self.prompt = llm, name, prompt
         if output == "auto":
             output = "grammar" if getattr(llm, "supports_grammar", False) else "text"
@@ -119,33 +154,46 @@ class DialoguePlanner:
         return _code_lines_to_json(text) if self.structured else text
 
     def messages(self, req: PlanRequest) -> list:
-        msgs = [AIMessage(_code_lines_to_json(m.content))
-                if self.structured and isinstance(m, AIMessage) and isinstance(m.content, str) and "(" in m.content
-                else m
-                for m in prompts.chat(self.prompt)]
+        msgs = [
+            AIMessage(_code_lines_to_json(m.content))
+            if self.structured and isinstance(m, AIMessage) and isinstance(m.content, str) and "(" in m.content
+            else m
+            for m in prompts.chat(self.prompt)
+        ]
         if self.structured:
-            msgs[0] = SystemMessage(str(msgs[0].content) + "\nWrite the plan as JSON: {\"goals\": [{\"action\", "
-                                    "\"item\", \"count\", \"materials\": [{\"item\", \"count\"}], \"tool\"}, ...]}.")
+            msgs[0] = SystemMessage(
+                str(msgs[0].content) + '\nWrite the plan as JSON: {"goals": [{"action", '
+                '"item", "count", "materials": [{"item", "count"}], "tool"}, ...]}.'
+            )
         rounds, left_out = self.window(req)
-        start_inv = "My inventory is empty." if not req.task.inventory else \
-            f"My inventory has {inventory_text(req.task.inventory)}."
+        start_inv = (
+            "My inventory is empty."
+            if not req.task.inventory
+            else f"My inventory has {inventory_text(req.task.inventory)}."
+        )
         question = prompts.render("deps_question", target=target_text(req.task.target), inventory=start_inv).strip()
-        book = recipe_book(req.kb, req.task.target, (), req.knowledge)   # --knowledge (nodes/facts.py)
+        book = recipe_book(req.kb, req.task.target, (), req.knowledge)  # --knowledge (nodes/facts.py)
         if book:
             question += " " + book
-        if left_out and left_out[0] == 0:   # even the first plan did not fit
+        if left_out and left_out[0] == 0:  # even the first plan did not fit
             question += " " + _summary(req, left_out)
         msgs.append(HumanMessage(question))
         for r in rounds:
             msgs.append(AIMessage(self._as_plan(req.plans[r])))
             description = req.descriptions[r]
-            if req.knowledge != "none" and "Recipe book:" not in description:   # the describer's hints, else ours
+            if req.knowledge != "none" and "Recipe book:" not in description:  # the describer's hints, else ours
                 more = recipe_book(req.kb, (), failure_missing(req.outcomes, r), "target")
                 description = f"{description} {more}".strip()
-            msgs.append(HumanMessage(prompts.render(
-                "deps_replan", description=description,
-                explanation=req.explanations[r] if r < len(req.explanations) else "",
-                task=f"obtain {target_text(req.task.target)}").strip()))
+            msgs.append(
+                HumanMessage(
+                    prompts.render(
+                        "deps_replan",
+                        description=description,
+                        explanation=req.explanations[r] if r < len(req.explanations) else "",
+                        task=f"obtain {target_text(req.task.target)}",
+                    ).strip()
+                )
+            )
             if left_out and r == rounds[0] and r + 1 == left_out[0]:
                 msgs[-1] = HumanMessage(str(msgs[-1].content) + " " + _summary(req, left_out))
         return msgs
@@ -160,8 +208,11 @@ class DialoguePlanner:
             return [], []
 
         def size(r: int) -> int:
-            return len(req.plans[r]) + len(req.descriptions[r] if r < len(req.descriptions) else "") + \
-                len(req.explanations[r] if r < len(req.explanations) else "")
+            return (
+                len(req.plans[r])
+                + len(req.descriptions[r] if r < len(req.descriptions) else "")
+                + len(req.explanations[r] if r < len(req.explanations) else "")
+            )
 
         kept = [n - 1]
         used = size(n - 1)
@@ -208,8 +259,10 @@ def _summary(req: PlanRequest, left_out: list[int]) -> str:
         d = req.descriptions[r] if r < len(req.descriptions) else ""
         ends.append(" ".join(d.split())[:100])
     more = f"; and {len(left_out) - 4} more" if len(left_out) > 4 else ""
-    return (f"(Rounds {left_out[0] + 1} to {left_out[-1] + 1} are left out to fit the context; "
-            f"each plan failed: {' | '.join(ends)}{more}.)")
+    return (
+        f"(Rounds {left_out[0] + 1} to {left_out[-1] + 1} are left out to fit the context; "
+        f"each plan failed: {' | '.join(ends)}{more}.)"
+    )
 
 
 def deps_planner(llm: Any) -> DialoguePlanner:

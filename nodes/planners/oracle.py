@@ -8,6 +8,7 @@ from the world (a grid world with no cocoa nearby): when the plan it would give 
 already failed twice in a row at the same goal with the same cause, it stops there and
 gives the world's cause instead of re-planning to the round budget.
 """
+
 from __future__ import annotations
 
 from nodes.planners.base import PlanRequest, PlanResult, goals_to_text, no_plan
@@ -17,12 +18,11 @@ from worlds.solver import Unreachable, solve
 class OraclePlanner:
     name = "oracle"
     replans = True
-    loop_guard = False   # its own rule below (nodes/loops.py is for planners that can learn)
+    loop_guard = False  # its own rule below (nodes/loops.py is for planners that can learn)
 
     def plan(self, request: PlanRequest) -> PlanResult:
         try:
-            goals = solve(request.kb, request.task.target, request.inventory,
-                          allowed_skills=request.allowed_skills)
+            goals = solve(request.kb, request.task.target, request.inventory, allowed_skills=request.allowed_skills)
         except Unreachable as e:
             return no_plan(str(e))
         text = goals_to_text(goals)
@@ -38,7 +38,7 @@ def repeated_failure(request: PlanRequest, text: str) -> str | None:
     if len(request.plans) < 2 or request.plans[-1] != text or request.plans[-2] != text:
         return None
     last = {}
-    for o in request.outcomes:   # the last failure of each plan
+    for o in request.outcomes:  # the last failure of each plan
         if not o.get("ok"):
             last[o.get("plan")] = o
     n = len(request.plans)

@@ -5,10 +5,12 @@ Movement, gravity, mining, mob motion and observation extraction are array opera
 over the whole batch; the rare functional actions (craft, smelt, equip, use) loop over
 the worlds that asked for them (functional.py).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -54,10 +56,17 @@ def check_seed(seed: Any) -> int:
 
 
 class BatchGridWorld:
-    def __init__(self, n: int, kb: Any = None, mc_version: str = "1.11.2", size: tuple[int, int] | None = None,
-                 biome: str | None = None):
+    def __init__(
+        self,
+        n: int,
+        kb: Any = None,
+        mc_version: str = "1.11.2",
+        size: tuple[int, int] | None = None,
+        biome: str | None = None,
+    ):
         if kb is None:
             from worlds.knowledge import load_kb
+
             kb = load_kb(mc_version)
         check_biome(biome)
         d = game_data()
@@ -66,7 +75,7 @@ class BatchGridWorld:
         self.X, self.Z = tuple(size or d["default_size"])
         self.H = HEIGHT
         self.day_steps, self.night_span = int(d["day_steps"]), tuple(d["night"])
-        n, I = self.n, self.vocab.n_items
+        n, I = self.n, self.vocab.n_items  # noqa: E741 - array sizes named as in the shapes
         self.cells = np.zeros((n, self.X, self.Z, self.H), np.uint8)
         self.biome_map = np.zeros((n, self.X, self.Z), np.uint8)
         self.pos = np.zeros((n, 3), np.int64)
@@ -116,8 +125,11 @@ class BatchGridWorld:
         v = self.vocab
         biome = o.get("biome") or self.biome_choice
         check_biome(biome)
-        m: Map = build_layout(o["layout"], v, (self.X, self.Z)) if o.get("layout") else \
-            _generated(seed, v, (self.X, self.Z), biome, tuple(o.get("include_biomes") or ()))
+        m: Map = (
+            build_layout(o["layout"], v, (self.X, self.Z))
+            if o.get("layout")
+            else _generated(seed, v, (self.X, self.Z), biome, tuple(o.get("include_biomes") or ()))
+        )
         self.seeds[i] = seed
         self.cells[i], self.biome_map[i] = m.cells, m.biome
         self.pos[i] = m.spawn
@@ -134,6 +146,7 @@ class BatchGridWorld:
             self.add_mob(i, kind, x, y, z)
         self.dead[i], self.done[i], self.last_hurt[i] = False, False, None
         from worlds.inventory import Bag
+
         bag = Bag(self.kb, biome=self.biome_name(i))
         for name, k in (o.get("inventory") or {}).items():
             if int(k) > 0:
@@ -156,10 +169,12 @@ class BatchGridWorld:
     def set_target(self, i: int, target: dict[str, int]) -> None:
         k = max(1, len(target))
         if k > self.target_mask.shape[1]:
-            self.target_mask = np.concatenate([self.target_mask, np.zeros((self.n, k - self.target_mask.shape[1],
-                                                                           self.vocab.n_items), bool)], axis=1)
-            self.target_count = np.concatenate([self.target_count, np.zeros((self.n, k - self.target_count.shape[1]),
-                                                                            np.int64)], axis=1)
+            self.target_mask = np.concatenate(
+                [self.target_mask, np.zeros((self.n, k - self.target_mask.shape[1], self.vocab.n_items), bool)], axis=1
+            )
+            self.target_count = np.concatenate(
+                [self.target_count, np.zeros((self.n, k - self.target_count.shape[1]), np.int64)], axis=1
+            )
         self.target_mask[i], self.target_count[i] = False, 0
         for j, (name, cnt) in enumerate(target.items()):
             canon = self.kb.canonical(name)
@@ -196,7 +211,7 @@ class BatchGridWorld:
         return int(self.mob_kind[i][hit][0]) if hit.any() else None
 
     def weather_name(self, i: int) -> str:
-        """"rain" or "clear" over world i's agent (a dry biome reads clear; weather.py)."""
+        """ "rain" or "clear" over world i's agent (a dry biome reads clear; weather.py)."""
         w = self.weather[i]
         return "rain" if w is not None and w.raining(int(self.clock[i])) and not dry(self.biome_name(i)) else "clear"
 
@@ -232,8 +247,11 @@ class BatchGridWorld:
         events: dict[int, dict] = {}
         over = self.dead | (self.steps >= self.max_steps)
         for i in np.nonzero(over)[0].tolist():
-            events[i] = {"error": f"the episode is over: {self.steps[i]} of {self.max_steps[i]} steps used"
-                         if not self.dead[i] else "the episode is over: the agent died"}
+            events[i] = {
+                "error": f"the episode is over: {self.steps[i]} of {self.max_steps[i]} steps used"
+                if not self.dead[i]
+                else "the episode is over: the agent died"
+            }
         a[over] = P["noop"]
         ok[over] = False
         cost = np.ones(n, np.int64)
@@ -258,8 +276,11 @@ class BatchGridWorld:
         if jp.any():
             e = np.nonzero(jp & (self.facing < 4))[0]
             front = self.pos[e] + VEC[self.facing[e]]
-            go = (self.rules.solid[self.cells_at(e, front)] & self.rules.passable[self.cells_at(e, front + UP)]
-                  & self.rules.passable[self.cells_at(e, self.pos[e] + UP)])
+            go = (
+                self.rules.solid[self.cells_at(e, front)]
+                & self.rules.passable[self.cells_at(e, front + UP)]
+                & self.rules.passable[self.cells_at(e, self.pos[e] + UP)]
+            )
             self.pos[e[go]] = front[go] + UP
         if attacking.any():
             self._attack(np.nonzero(attacking)[0], ok, events)
@@ -285,7 +306,9 @@ class BatchGridWorld:
             self.dead[i] = True
             ok[i] = False
             how = self.last_hurt[i]
-            events.setdefault(i, {})["error"] = "the agent burned in lava" if how == "lava" else f"the agent was killed by a {how}"
+            events.setdefault(i, {})["error"] = (
+                "the agent burned in lava" if how == "lava" else f"the agent was killed by a {how}"
+            )
         self.done |= self.reached()
         reward = (self.done & ~was_done).astype(np.float32)
         terminated = self.done | self.dead
@@ -306,8 +329,9 @@ class BatchGridWorld:
                 kind = int(self.mob_kind[i, s])
                 self.inv[i] += rules.mob_drop_vec[kind]
                 self.mob_kind[i, s] = 0
-                events.setdefault(i, {})["gained"] = {v.items[j]: int(c) for j, c in
-                                                      enumerate(rules.mob_drop_vec[kind]) if c}
+                events.setdefault(i, {})["gained"] = {
+                    v.items[j]: int(c) for j, c in enumerate(rules.mob_drop_vec[kind]) if c
+                }
                 self._chance_drops(int(i), rules.mob_chance[kind], events[i])
                 events[i]["killed"] = v.mobs[kind]
         e, tgt = e[~has_mob], tgt[~has_mob]
@@ -339,7 +363,7 @@ class BatchGridWorld:
             ev = events.setdefault(i, {})
             ev["broke"] = v.cells[cc]
             tool = next((t for t in rules.tool_drops[cc] if (self.inv[i, list(t[0])] > 0).any()), None) if cn else None
-            if tool is not None:   # shears on leaves, grass, a dead bush: the block itself, not its drops
+            if tool is not None:  # shears on leaves, grass, a dead bush: the block itself, not its drops
                 self.inv[i] -= rules.drop_vec[cc]
                 self.inv[i, tool[1]] += tool[2]
                 ev["gained"] = {v.items[tool[1]]: tool[2]}
@@ -383,8 +407,13 @@ class BatchGridWorld:
     def _pillar(self, i: int, item: str):
         iid = self.vocab.item_id.get(item)
         if iid is None or self.inv[i, iid] <= 0 or self.rules.place_cell[iid] < 0:
-            return False, f"cannot pillar up with {item}: needs a building block (dirt, cobblestone...) held", {}, \
-                {"cobblestone": 1}, 0
+            return (
+                False,
+                f"cannot pillar up with {item}: needs a building block (dirt, cobblestone...) held",
+                {},
+                {"cobblestone": 1},
+                0,
+            )
         above = self.pos[i] + UP
         if not self.rules.passable[self.cells_at(np.array([i]), above[None])[0]]:
             return False, "cannot jump: a block is above", {}, {}, 0
@@ -415,26 +444,45 @@ class BatchGridWorld:
         xs, zs, ys = pos[:, 0, None] + off, pos[:, 2, None] + off, pos[:, 1, None] + lv
         # one flat index per (world, level, z, x) into the cells, clamped, then VOID outside the map
         # (a single take: 2-3x faster than indexing with four broadcast arrays, issue 21)
-        flat = ((np.arange(n) * (X * Z * H))[:, None, None, None] + np.minimum(np.maximum(ys, 0), H - 1)[:, :, None, None]
-                + (np.minimum(np.maximum(zs, 0), Z - 1) * H)[:, None, :, None]
-                + (np.minimum(np.maximum(xs, 0), X - 1) * (Z * H))[:, None, None, :])
-        inb = (((ys >= 0) & (ys < H))[:, :, None, None] & ((zs >= 0) & (zs < Z))[:, None, :, None]
-               & ((xs >= 0) & (xs < X))[:, None, None, :])
+        flat = (
+            (np.arange(n) * (X * Z * H))[:, None, None, None]
+            + np.minimum(np.maximum(ys, 0), H - 1)[:, :, None, None]
+            + (np.minimum(np.maximum(zs, 0), Z - 1) * H)[:, None, :, None]
+            + (np.minimum(np.maximum(xs, 0), X - 1) * (Z * H))[:, None, None, :]
+        )
+        inb = (
+            ((ys >= 0) & (ys < H))[:, :, None, None]
+            & ((zs >= 0) & (zs < Z))[:, None, :, None]
+            & ((xs >= 0) & (xs < X))[:, None, None, :]
+        )
         blocks = np.where(inb, np.take(self.cells.reshape(-1), flat), np.uint8(VOID)).astype(np.uint8)
         mobs = np.zeros_like(blocks)
         rel = self.mob_pos - self.pos[:, None, :]
-        vis = ((self.mob_kind > 0) & (np.abs(rel[..., 0]) <= R) & (np.abs(rel[..., 2]) <= R)
-               & (rel[..., 1] >= lv[0]) & (rel[..., 1] <= lv[-1]))
+        vis = (
+            (self.mob_kind > 0)
+            & (np.abs(rel[..., 0]) <= R)
+            & (np.abs(rel[..., 2]) <= R)
+            & (rel[..., 1] >= lv[0])
+            & (rel[..., 1] <= lv[-1])
+        )
         me, mm = np.nonzero(vis)
         if me.size:
             r = rel[me, mm]
             mobs[me, r[:, 1] - lv[0], r[:, 2] + R, r[:, 0] + R] = self.mob_kind[me, mm]
         frac = (self.clock % self.day_steps) / self.day_steps
-        bi = self.biome_map[np.arange(n), np.minimum(np.maximum(pos[:, 0], 0), X - 1), np.minimum(np.maximum(pos[:, 2], 0), Z - 1)]
+        bi = self.biome_map[
+            np.arange(n), np.minimum(np.maximum(pos[:, 0], 0), X - 1), np.minimum(np.maximum(pos[:, 2], 0), Z - 1)
+        ]
         need = np.maximum(self.mine_need, 1)
-        return {"blocks": blocks, "mobs": mobs, "inventory": self.inv.copy(), "equipment": self.equip.copy(),
-                "position": self.pos.astype(np.int32), "facing": self.facing.astype(np.int32),
-                "biome": bi.astype(np.int32),
-                "time": np.stack([frac, self.night().astype(float)], axis=1).astype(np.float32),
-                "health": self.health.copy(),
-                "mining": np.where(self.mine_prog > 0, self.mine_prog / need, 0.0).astype(np.float32)}
+        return {
+            "blocks": blocks,
+            "mobs": mobs,
+            "inventory": self.inv.copy(),
+            "equipment": self.equip.copy(),
+            "position": self.pos.astype(np.int32),
+            "facing": self.facing.astype(np.int32),
+            "biome": bi.astype(np.int32),
+            "time": np.stack([frac, self.night().astype(float)], axis=1).astype(np.float32),
+            "health": self.health.copy(),
+            "mining": np.where(self.mine_prog > 0, self.mine_prog / need, 0.0).astype(np.float32),
+        }

@@ -7,6 +7,7 @@ episode that wanders until its budget is spent.  A target the solver cannot reac
 left to the planner (it says so itself).  `short_of` says when a map holds too few of the
 blocks the route mines (eight reeds), so that the world is made larger (world.py).
 """
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -20,7 +21,7 @@ from worlds.gridworld.spec import game_data, make_vocab
 def _sourced(env: Any, goal: Any) -> bool:
     name = next(iter(goal.obj))
     if any(not w.uses and w.on == "mob" and w.source in env.vocab.mob_id for w in env.kb.interactions(name)):
-        return True   # picked up (an egg a chicken lays: eggs.py)
+        return True  # picked up (an egg a chicken lays: eggs.py)
     cells, mobs = goal_sources(env, goal)
     return bool(cells or mobs)
 
@@ -54,11 +55,13 @@ def refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = 
     wanted = ", ".join(f"{n} {k}" for k, n in target.items())
     more = f" (and {len(gaps) - 1} more: {', '.join(w for w, _ in gaps[1:])})" if len(gaps) > 1 else ""
     verb = "kill a" if what in make_vocab(kb).mob_id or what in kb.mobs() else "get"
-    return (f"the grid world cannot give {wanted}: the recipe book's way to it needs to {verb} {what}, and {why}{more}; "
-            "accepted: a task the grid world builds, or --world textworld")
+    return (
+        f"the grid world cannot give {wanted}: the recipe book's way to it needs to {verb} {what}, and {why}{more}; "
+        "accepted: a task the grid world builds, or --world textworld"
+    )
 
 
-MARGIN = 2.0   # blocks on the map per block the route mines (some lie deep, under water, far off)
+MARGIN = 2.0  # blocks on the map per block the route mines (some lie deep, under water, far off)
 
 
 def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int] | None = None) -> list[str]:
@@ -91,7 +94,7 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
 def grows_in(items: list[str]) -> tuple[str, ...]:
     """Biomes whose plants (gridworld.yaml) include a block these items come from, the
     densest first (cactus: desert; pumpkin: plains)."""
-    names = {c.get("legacy", c["name"]): c["name"] for c in game_data()["cells"]}   # reeds -> sugar_cane
+    names = {c.get("legacy", c["name"]): c["name"] for c in game_data()["cells"]}  # reeds -> sugar_cane
     out = []
     for item in items:
         cell = names.get(item, item)
@@ -121,6 +124,8 @@ def biome_refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | N
         cells = {env.vocab.cells[c] for c in goal_sources(env, g)[0]}
         if cells and cells <= set(only) and not any(main in only[c] for c in cells):
             biomes = sorted({b for c in cells for b in only[c]})
-            return (f"the grid world cannot give {next(iter(g.obj))} on a {main} map: {', '.join(sorted(cells))} forms "
-                    f"only under {', '.join(biomes)} (Minecraft Wiki, \"Ore\"); accepted: --biome {biomes[0]}")
+            return (
+                f"the grid world cannot give {next(iter(g.obj))} on a {main} map: {', '.join(sorted(cells))} forms "
+                f'only under {", ".join(biomes)} (Minecraft Wiki, "Ore"); accepted: --biome {biomes[0]}'
+            )
     return None

@@ -7,6 +7,7 @@ Their own random stream (`egg_rng`), so the map's and the mobs' draws are the sa
 before eggs were laid.  Eggs are not in the observation arrays (spec.py is frozen): the
 scripted expert reads `egg_pos`; `ground_items` is what it and `goal_distance` ask.
 """
+
 from __future__ import annotations
 
 from typing import Any

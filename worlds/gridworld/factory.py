@@ -1,4 +1,5 @@
 """The grid world made for one episode (the factory nodes/registry.py names)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,8 +12,13 @@ def make_world(settings: Any, kb: Any, task: Any) -> Any:
 
     opts = settings.option("gridworld")
     world = GridWorld(kb, allowed_skills=set(settings.skills) if settings.skills else None)
-    world.reset(seed=settings.seed, options={"inventory": {**task.inventory, **settings.inventory},
-                                             "biome": opts.biome or task.biome,
-                                             "max_steps": GridWorld.budget_steps(task.max_steps),
-                                             "target": task.target})
+    world.reset(
+        seed=settings.seed,
+        options={
+            "inventory": {**task.inventory, **settings.inventory},
+            "biome": opts.biome or task.biome,
+            "max_steps": GridWorld.budget_steps(task.max_steps),
+            "target": task.target,
+        },
+    )
     return world

@@ -6,9 +6,10 @@ grid world adds is space: a recipe that needs a table needs a crafting table PLA
 reach, smelting a furnace placed within reach.  Each function acts on world `i` of a
 BatchGridWorld and returns (ok, error, gained, missing, extra steps).
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -44,15 +45,16 @@ def store_bag(env: Any, i: int, bag: Bag) -> None:
 def within_reach(env: Any, i: int, cell_name: str) -> bool:
     r = int(game_data()["reach"])
     x, y, z = (int(c) for c in env.pos[i])
-    box = env.cells[i, max(0, x - r):x + r + 1, max(0, z - r):z + r + 1, max(0, y - r):y + r + 1]
+    box = env.cells[i, max(0, x - r) : x + r + 1, max(0, z - r) : z + r + 1, max(0, y - r) : y + r + 1]
     return bool((box == env.vocab.cell_id[cell_name]).any())
 
 
 def plan_craft(env: Any, i: int, item: str, bag: Bag | None = None):
     """The recipe a craft would use now (the text world's rules), or a Refusal."""
     bag = bag or bag_of(env, i)
-    return bag.plan_craft(item, within_reach(env, i, "crafting_table"),
-                          table_words="a crafting_table placed within reach")
+    return bag.plan_craft(
+        item, within_reach(env, i, "crafting_table"), table_words="a crafting_table placed within reach"
+    )
 
 
 def plan_smelt(env: Any, i: int, item: str, fuel: str | None = None, bag: Bag | None = None):
@@ -103,8 +105,9 @@ def use(env: Any, i: int, item: str) -> Result:
     cell = int(env.cells_at(np.array([i]), at[None])[0])
     mob = env.mob_at(i, at)
     for way in _ways(kb, item):
-        hit = (way.on == "mob" and mob is not None and v.mobs[mob] == way.source) or \
-              (way.on == "block" and v.block_of[cell] == way.source)
+        hit = (way.on == "mob" and mob is not None and v.mobs[mob] == way.source) or (
+            way.on == "block" and v.block_of[cell] == way.source
+        )
         if hit:
             env.inv[i, iid] -= 1
             gained = {way.item: way.count}
@@ -125,6 +128,6 @@ def _ways(kb: Any, item: str) -> list:
     return [w for w in _all_ways(kb) if w.uses == item]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _all_ways(kb: Any) -> tuple:
     return tuple(w for name in kb.item_names() for w in kb.interactions(name))

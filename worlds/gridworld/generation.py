@@ -9,6 +9,7 @@ names a biome that must be one of them (a map made larger for a task's blocks).
 Guarantees, so that every deps71 item can be had on every seed: at least one diamond, iron,
 coal, gold, redstone, lapis and quartz block, and one herd of each passive animal.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,9 +21,9 @@ from worlds.gridworld.spec import HEIGHT, GridWorldError, Vocab, game_data
 
 @dataclass
 class Map:
-    cells: np.ndarray                  # uint8 [X, Z, Y]
-    biome: np.ndarray                  # uint8 [X, Z] index into vocab.biomes
-    mobs: list[tuple[int, int, int, int]] = field(default_factory=list)   # (mob id, x, y, z)
+    cells: np.ndarray  # uint8 [X, Z, Y]
+    biome: np.ndarray  # uint8 [X, Z] index into vocab.biomes
+    mobs: list[tuple[int, int, int, int]] = field(default_factory=list)  # (mob id, x, y, z)
     spawn: tuple[int, int, int] = (0, 0, 0)
 
 
@@ -33,8 +34,9 @@ def check_biome(biome: str | None) -> None:
         return
     why = (d.get("biomes_not_built") or {}).get(biome)
     if why:
-        raise GridWorldError(f"biome {biome!r} is not built in the grid world: {why}; accepted: {', '.join(names)}, "
-                             "or --world textworld")
+        raise GridWorldError(
+            f"biome {biome!r} is not built in the grid world: {why}; accepted: {', '.join(names)}, or --world textworld"
+        )
     raise GridWorldError(f"unknown biome {biome!r} for the grid world; accepted: {', '.join(names)}")
 
 
@@ -58,8 +60,10 @@ def _noise(rng: np.random.Generator, X: int, Z: int, waves: int = 6, scale: floa
 def _blur(a: np.ndarray, times: int = 2) -> np.ndarray:
     for _ in range(times):
         p = np.pad(a, 1, mode="edge")
-        a = np.asarray(sum(p[1 + dx:p.shape[0] - 1 + dx, 1 + dz:p.shape[1] - 1 + dz]
-                           for dx in (-1, 0, 1) for dz in (-1, 0, 1)) / 9.0)
+        a = np.asarray(
+            sum(p[1 + dx : p.shape[0] - 1 + dx, 1 + dz : p.shape[1] - 1 + dz] for dx in (-1, 0, 1) for dz in (-1, 0, 1))
+            / 9.0
+        )
     return a
 
 
@@ -67,8 +71,9 @@ def _count(rng: np.random.Generator, per_chunk: float, X: int, Z: int) -> int:
     return int(rng.poisson(per_chunk * X * Z / 256.0))
 
 
-def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None = None,
-             include: tuple[str, ...] = ()) -> Map:
+def generate(
+    seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None = None, include: tuple[str, ...] = ()
+) -> Map:
     d = game_data()
     check_biome(biome)
     X, Z = size
@@ -81,7 +86,7 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
     main = biome or cycle[seed % len(cycle)]
     others = [b for b in cycle if b != main]
     others = [others[i] for i in rng.permutation(len(others))[:3]]
-    for b in include:   # a biome the task's blocks grow in (a larger map made for a task: world.py)
+    for b in include:  # a biome the task's blocks grow in (a larger map made for a task: world.py)
         if b != main and b not in others:
             others[-1] = b
 
@@ -127,8 +132,8 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
             for iz in range(pz - r, pz + r + 1):
                 if (ix - px) ** 2 + (iz - pz) ** 2 <= r * r + 1:
                     top_y = h[ix, iz]
-                    cells[ix, iz, level - 1:top_y + 1] = 0
-                    cells[ix, iz, level - 1:level + 1] = cid["water"]
+                    cells[ix, iz, level - 1 : top_y + 1] = 0
+                    cells[ix, iz, level - 1 : level + 1] = cid["water"]
                     cells[ix, iz, level - 2] = cid["clay"] if rng.random() < 0.3 else cid["sand"]
                     h[ix, iz] = level
 
@@ -139,8 +144,14 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
         steps = rng.integers(-1, 2, size=(max(size, 1), 3))
         steps[0] = 0
         pos = start + np.cumsum(steps, axis=0)
-        pos = pos[(pos[:, 0] >= 0) & (pos[:, 0] < X) & (pos[:, 1] >= 0) & (pos[:, 1] < Z)
-                  & (pos[:, 2] >= 1) & (pos[:, 2] < HEIGHT)]
+        pos = pos[
+            (pos[:, 0] >= 0)
+            & (pos[:, 0] < X)
+            & (pos[:, 1] >= 0)
+            & (pos[:, 1] < Z)
+            & (pos[:, 2] >= 1)
+            & (pos[:, 2] < HEIGHT)
+        ]
         ok = cells[pos[:, 0], pos[:, 1], pos[:, 2]] == stone
         cells[pos[ok, 0], pos[ok, 1], pos[ok, 2]] = cell
         return int(ok.sum())
@@ -155,10 +166,11 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
     q = d["quartz_pockets"]
     for _ in range(max(1, _count(rng, q["per_chunk"], X, Z))):
         c = (int(rng.integers(2, X - 2)), int(rng.integers(2, Z - 2)), int(rng.integers(q["y"][0], q["y"][1] + 1)))
-        box = cells[c[0] - 1:c[0] + 2, c[1] - 1:c[1] + 2, c[2] - 1:c[2] + 2]
+        box = cells[c[0] - 1 : c[0] + 2, c[1] - 1 : c[1] + 2, c[2] - 1 : c[2] + 2]
         inside = box == stone
-        box[inside] = np.where(rng.random(box.shape) < q["ore_fraction"], cid["nether_quartz_ore"],
-                               cid["netherrack"])[inside]
+        box[inside] = np.where(rng.random(box.shape) < q["ore_fraction"], cid["nether_quartz_ore"], cid["netherrack"])[
+            inside
+        ]
     lv = d["lava_lakes"]
     for _ in range(_count(rng, lv["per_chunk"], X, Z)):
         c = (int(rng.integers(2, X - 2)), int(rng.integers(2, Z - 2)), int(rng.integers(lv["y"][0], lv["y"][1] + 1)))
@@ -211,10 +223,10 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
             leaf = cid[t["leaves"]]
             for ly in range(top_y - 2, top_y + 2):
                 r = 2 if ly < top_y else 1
-                box = cells[tx - r:tx + r + 1, tz - r:tz + r + 1, ly]
+                box = cells[tx - r : tx + r + 1, tz - r : tz + r + 1, ly]
                 box[box == 0] = leaf
             cells[tx, tz, ground] = cid["dirt"]
-            cells[tx, tz, ground + 1:top_y + 1] = cid[t["log"]]
+            cells[tx, tz, ground + 1 : top_y + 1] = cid[t["log"]]
         for plant, per_chunk in (spec.get("plants") or {}).items():
             want_sand = plant in ("dead_bush", "cactus")
             for _ in range(int(rng.poisson(per_chunk * area / 256.0))):
@@ -224,7 +236,7 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
                 if cells[px, pz, gy + 1] != 0 or below not in ((cid["sand"],) if want_sand else (grassy, cid["sand"])):
                     continue
                 if plant == "sugar_cane":  # grows beside water
-                    near = cells[max(0, px - 1):px + 2, max(0, pz - 1):pz + 2, gy]
+                    near = cells[max(0, px - 1) : px + 2, max(0, pz - 1) : pz + 2, gy]
                     if not (near == cid["water"]).any() and rng.random() < 0.7:
                         continue
                 cells[px, pz, gy + 1] = cid[plant]
@@ -249,10 +261,19 @@ def generate(seed: int, vocab: Vocab, size: tuple[int, int], biome: str | None =
     sx, sz = spawn_xz
     best = None
     for r in range(0, max(X, Z)):
-        ring = [(sx + dx, sz + dz) for dx in range(-r, r + 1) for dz in range(-r, r + 1)
-                if max(abs(dx), abs(dz)) == r and 0 <= sx + dx < X and 0 <= sz + dz < Z]
-        ring = [(cx, cz) for cx, cz in ring if cells[cx, cz, h[cx, cz]] not in (cid["water"], cid["lava"])
-                and cells[cx, cz, h[cx, cz] + 1] == 0 and cells[cx, cz, h[cx, cz] + 2] == 0]
+        ring = [
+            (sx + dx, sz + dz)
+            for dx in range(-r, r + 1)
+            for dz in range(-r, r + 1)
+            if max(abs(dx), abs(dz)) == r and 0 <= sx + dx < X and 0 <= sz + dz < Z
+        ]
+        ring = [
+            (cx, cz)
+            for cx, cz in ring
+            if cells[cx, cz, h[cx, cz]] not in (cid["water"], cid["lava"])
+            and cells[cx, cz, h[cx, cz] + 1] == 0
+            and cells[cx, cz, h[cx, cz] + 2] == 0
+        ]
         if ring:
             best = ring[0]
             break

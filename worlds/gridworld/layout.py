@@ -7,6 +7,7 @@
 come three levels of dirt, then `fill` down to bedrock at y 0.  Names are cell and mob
 names of the vocabulary (spec.py); a bad name or position gets one GridWorldError line.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,7 +37,7 @@ def build_layout(layout: dict, vocab: Vocab, size: tuple[int, int]) -> Map:
         raise GridWorldError(f"layout ground {ground} out of range; accepted: 1 to {HEIGHT - 4}")
     cells = np.zeros((X, Z, HEIGHT), np.uint8)
     cells[:, :, 1:ground] = cell(layout.get("fill", "stone"))
-    cells[:, :, max(1, ground - 3):ground] = cell("dirt")
+    cells[:, :, max(1, ground - 3) : ground] = cell("dirt")
     cells[:, :, ground] = cell(layout.get("surface", "grass_block"))
     cells[:, :, 0] = cell("bedrock")
     for x, y, z, name in layout.get("blocks", []):

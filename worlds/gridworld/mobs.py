@@ -4,6 +4,7 @@ the surface at night, chase the agent and hit it, and zombies burn at sunrise.
 State (owned by BatchGridWorld): kind uint8 [n, M] (0: empty slot), pos int64 [n, M, 3],
 hp float32 [n, M].  Rates and damage come from worlds/data/gridworld.yaml.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,7 +15,7 @@ from worlds.gridworld.spec import game_data
 
 DIRS = np.array([(0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0)], dtype=np.int64)
 UP = np.array([0, 1, 0], dtype=np.int64)
-NIGHT_SPAWN_CHANCE = 0.02   # per step and world, while fewer than HOSTILE_CAP hostiles are out
+NIGHT_SPAWN_CHANCE = 0.02  # per step and world, while fewer than HOSTILE_CAP hostiles are out
 HOSTILE_CAP = 4
 
 

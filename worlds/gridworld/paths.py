@@ -11,6 +11,7 @@ A path is a list of segments, each a tuple the experts turn into primitive actio
   ("down",)     break the block below and drop into the hole
   ("pillar",)   break the block above if any, then jump and place a block underneath
 """
+
 from __future__ import annotations
 
 import heapq
@@ -21,7 +22,7 @@ import numpy as np
 from worlds.gridworld.spec import FACING_VECTORS, game_data
 
 H_DIRS = ((0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0))
-NEIGHBOURS = tuple(FACING_VECTORS)          # the six faces an agent can hit
+NEIGHBOURS = tuple(FACING_VECTORS)  # the six faces an agent can hit
 MAX_NODES = 25000
 
 
@@ -34,7 +35,7 @@ class Terrain:
         self.X, self.Z, self.H = env.X, env.Z, env.H
         self.passable, self.solid, self.liquid, self.deadly = r.passable, r.solid, r.liquid, r.deadly
         self.breakable = r.breakable
-        inv = env.inv[i:i + 1]
+        inv = env.inv[i : i + 1]
         held, best = r.tool_state(inv)
         C = len(r.hardness)
         cs = np.arange(C)
@@ -106,14 +107,20 @@ def estimate(s: tuple[int, int, int], t: tuple[int, int, int], dig: float) -> fl
     return dx + dz + (abs(dy) * dig if dy < 0 else dy * 2)
 
 
-def search(terrain: Terrain, start: tuple[int, int, int], targets: list[tuple[int, int, int]],
-           max_nodes: int | None = None, stand: Any = None, slack: int = 1) -> tuple[list, int, tuple[int, int, int]] | None:
+def search(
+    terrain: Terrain,
+    start: tuple[int, int, int],
+    targets: list[tuple[int, int, int]],
+    max_nodes: int | None = None,
+    stand: Any = None,
+    slack: int = 1,
+) -> tuple[list, int, tuple[int, int, int]] | None:
     """A* to a standing cell next to one of `targets`: (segments, cost, the target reached).
     With `stand` (a predicate on standing cells), to the nearest standing cell it accepts
     instead, `targets` guiding the search (`slack`: how far from a target such a cell may be)."""
     if not targets:
         return None
-    if max_nodes is None:   # MAX_NODES on the default 48 x 48 map, more on a map made larger for a task
+    if max_nodes is None:  # MAX_NODES on the default 48 x 48 map, more on a map made larger for a task
         max_nodes = MAX_NODES * max(1, (terrain.X * terrain.Z) // (48 * 48))
     tset = set(targets)
 
@@ -127,13 +134,13 @@ def search(terrain: Terrain, start: tuple[int, int, int], targets: list[tuple[in
         return None
 
     stone = terrain.env.vocab.cell_id.get("stone")
-    dig = 1.0 + float(terrain.break_cost[stone]) if stone is not None else 2.0   # most of the underground
+    dig = 1.0 + float(terrain.break_cost[stone]) if stone is not None else 2.0  # most of the underground
 
     def h(s):
         return min(estimate(s, t, dig) for t in targets) - slack
 
     start = (int(start[0]), int(start[1]), int(start[2]))
-    frontier = [(h(start), 0, start)]   # ties on f go to the deeper node (-g): no plateau sweeps
+    frontier = [(h(start), 0, start)]  # ties on f go to the deeper node (-g): no plateau sweeps
     best = {start: 0}
     back: dict = {start: None}
     expanded = 0

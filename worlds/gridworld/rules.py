@@ -10,11 +10,12 @@ held tools can harvest the block (x 5 s when they cannot: it breaks, but drops n
 divided by the speed of the best tool of the block's kind in the inventory, converted
 to steps of `seconds_per_step` (rounded up, at least 1).
 """
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -31,34 +32,34 @@ MATERIALS = ("wooden", "stone", "iron", "diamond", "golden")
 class Rules:
     vocab: Vocab
     kb: Any
-    solid: np.ndarray          # bool [C]: blocks movement
-    passable: np.ndarray       # bool [C]: the agent may stand in it (air, plants, water)
-    liquid: np.ndarray         # bool [C]
-    deadly: np.ndarray         # bool [C]
-    breakable: np.ndarray      # bool [C]
-    placed_only: np.ndarray    # bool [C]
-    hardness: np.ndarray       # float [C] (0 for unbreakable; see breakable)
-    cell_kind: np.ndarray      # int [C]: index into TOOL_KINDS of the tool that speeds it, -1 none
-    tool_items: np.ndarray     # int [T]: item ids of every tool
-    tool_kind: np.ndarray      # int [T]
-    tool_speed: np.ndarray     # float [T]
-    needs_tool: np.ndarray     # bool [C]: only some tools harvest it (the knowledge base's rule)
-    harvest: np.ndarray        # bool [C, T]: tool t harvests cell c
-    drops: list[dict[str, int]]           # per cell: what breaking it gives (when harvested)
-    drop_vec: np.ndarray       # int32 [C, I]: the same as an inventory vector
-    min_tool: list[str | None]            # per cell: the lowest tool that harvests it
-    mob_health: np.ndarray     # float [M]
-    mob_damage: np.ndarray     # float [M]: damage a hostile deals per hit
-    mob_hostile: np.ndarray    # bool [M]
-    mob_drop_vec: np.ndarray   # int32 [M, I]
-    weapon_items: np.ndarray   # int [W]
+    solid: np.ndarray  # bool [C]: blocks movement
+    passable: np.ndarray  # bool [C]: the agent may stand in it (air, plants, water)
+    liquid: np.ndarray  # bool [C]
+    deadly: np.ndarray  # bool [C]
+    breakable: np.ndarray  # bool [C]
+    placed_only: np.ndarray  # bool [C]
+    hardness: np.ndarray  # float [C] (0 for unbreakable; see breakable)
+    cell_kind: np.ndarray  # int [C]: index into TOOL_KINDS of the tool that speeds it, -1 none
+    tool_items: np.ndarray  # int [T]: item ids of every tool
+    tool_kind: np.ndarray  # int [T]
+    tool_speed: np.ndarray  # float [T]
+    needs_tool: np.ndarray  # bool [C]: only some tools harvest it (the knowledge base's rule)
+    harvest: np.ndarray  # bool [C, T]: tool t harvests cell c
+    drops: list[dict[str, int]]  # per cell: what breaking it gives (when harvested)
+    drop_vec: np.ndarray  # int32 [C, I]: the same as an inventory vector
+    min_tool: list[str | None]  # per cell: the lowest tool that harvests it
+    mob_health: np.ndarray  # float [M]
+    mob_damage: np.ndarray  # float [M]: damage a hostile deals per hit
+    mob_hostile: np.ndarray  # bool [M]
+    mob_drop_vec: np.ndarray  # int32 [M, I]
+    weapon_items: np.ndarray  # int [W]
     weapon_damage: np.ndarray  # float [W]
-    chance: list[list[tuple[int, float]]]      # per cell: (item id, chance per break) besides its drops
-    tool_drops: list[list[tuple[tuple[int, ...], int, int]]]   # per cell: (tool item ids, item id, count) that
-                                               # replace its drops when broken holding one (shears: leaves, grass)
+    chance: list[list[tuple[int, float]]]  # per cell: (item id, chance per break) besides its drops
+    tool_drops: list[list[tuple[tuple[int, ...], int, int]]]  # per cell: (tool item ids, item id, count) that
+    # replace its drops when broken holding one (shears: leaves, grass)
     mob_chance: list[list[tuple[int, float]]]  # per mob: (item id, chance per kill) besides its loot
     placeable: dict[int, int]  # item id -> cell id
-    place_cell: np.ndarray     # int [I]: cell id an item places as, -1 when not placeable
+    place_cell: np.ndarray  # int [I]: cell id an item places as, -1 when not placeable
     seconds_per_step: float
 
     def break_steps(self, cell: np.ndarray, speed: np.ndarray, can: np.ndarray) -> np.ndarray:
@@ -104,11 +105,11 @@ def make_rules(kb: Any) -> Rules:
     return _rules(kb.version, id(kb), kb)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
     d = game_data()
     v = make_vocab(kb)
-    C, I = len(v.cells), v.n_items
+    C, I = len(v.cells), v.n_items  # noqa: E741 - array sizes named as in the shapes
     rows = [{"name": "air", "solid": False}, {"name": "void", "solid": True}] + list(d["cells"])
     solid = np.array([bool(r.get("solid")) for r in rows])
     liquid = np.array([bool(r.get("liquid")) for r in rows])
@@ -124,8 +125,9 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
     speeds = d["tool_speed"]
     tool_items = np.array([v.item_id[n] for n, _ in tools], dtype=np.int64)
     tool_kind = np.array([TOOL_KINDS.index(p[1]) for _, p in tools])
-    tool_speed = np.array([float(speeds.get(p[0], 1.0)) if p[1] != "shears" else 2.0 for _, p in tools],
-                          dtype=np.float32)  # shears: the wiki's 2x on leaves
+    tool_speed = np.array(
+        [float(speeds.get(p[0], 1.0)) if p[1] != "shears" else 2.0 for _, p in tools], dtype=np.float32
+    )  # shears: the wiki's 2x on leaves
     tool_index = {n: j for j, (n, _) in enumerate(tools)}
 
     needs_tool = np.zeros(C, bool)
@@ -159,12 +161,18 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
         for k, n in kb.mob_drops(v.mobs[m]).items():
             if k in v.item_id:
                 mob_drop_vec[m, v.item_id[k]] = n
-    chance = [[(v.item_id[k], float(p)) for k, p in kb.chance_drops(v.block_of[c]).items() if k in v.item_id]
-              if c > 1 and not placed_only[c] and v.block_of[c] in kb.blocks() else [] for c in range(C)]
+    chance = [
+        [(v.item_id[k], float(p)) for k, p in kb.chance_drops(v.block_of[c]).items() if k in v.item_id]
+        if c > 1 and not placed_only[c] and v.block_of[c] in kb.blocks()
+        else []
+        for c in range(C)
+    ]
     mob_chance: list[list[tuple[int, float]]] = [[]]
-    mob_chance += [[(v.item_id[k], float(p)) for k, p in kb.mob_chance_drops(v.mobs[m]).items()
-                    if k in v.item_id] for m in range(1, M)]
-    by_block: dict[str | None, list] = {}   # looked up by cell, whose block may be None
+    mob_chance += [
+        [(v.item_id[k], float(p)) for k, p in kb.mob_chance_drops(v.mobs[m]).items() if k in v.item_id]
+        for m in range(1, M)
+    ]
+    by_block: dict[str | None, list] = {}  # looked up by cell, whose block may be None
     for name in kb.item_names():
         for src in kb.mine_sources(name):
             if src.with_tool and src.tools and src.item in v.item_id:
@@ -173,17 +181,42 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
                     by_block.setdefault(src.block, []).append((ids, v.item_id[src.item], int(src.count)))
     tool_drops = [by_block.get(v.block_of[c], []) if c > 1 and not placed_only[c] else [] for c in range(C)]
     weapons = [(n, dmg) for n, dmg in d["weapon_damage"].items() if n in v.item_id]
-    placeable = {v.item_id[it]: v.cell_id[c] for it, c in d["placeable"].items()
-                 if it in v.item_id and c in v.cell_id}
+    placeable = {v.item_id[it]: v.cell_id[c] for it, c in d["placeable"].items() if it in v.item_id and c in v.cell_id}
     place_cell = np.full(I, -1, np.int64)
     for it, c in placeable.items():
         place_cell[it] = c
-    return Rules(v, kb, solid, passable, liquid, deadly, breakable, placed_only, hardness, cell_kind,
-                 tool_items, tool_kind, tool_speed, needs_tool, harvest, drops, drop_vec, min_tool,
-                 mob_health, mob_damage, mob_hostile, mob_drop_vec,
-                 np.array([v.item_id[n] for n, _ in weapons], dtype=np.int64),
-                 np.array([float(x) for _, x in weapons], dtype=np.float32),
-                 chance, tool_drops, mob_chance, placeable, place_cell, float(d["seconds_per_step"]))
+    return Rules(
+        v,
+        kb,
+        solid,
+        passable,
+        liquid,
+        deadly,
+        breakable,
+        placed_only,
+        hardness,
+        cell_kind,
+        tool_items,
+        tool_kind,
+        tool_speed,
+        needs_tool,
+        harvest,
+        drops,
+        drop_vec,
+        min_tool,
+        mob_health,
+        mob_damage,
+        mob_hostile,
+        mob_drop_vec,
+        np.array([v.item_id[n] for n, _ in weapons], dtype=np.int64),
+        np.array([float(x) for _, x in weapons], dtype=np.float32),
+        chance,
+        tool_drops,
+        mob_chance,
+        placeable,
+        place_cell,
+        float(d["seconds_per_step"]),
+    )
 
 
 def ceil_div(a_: float, b: float) -> int:

@@ -1,6 +1,7 @@
 """Where a goal's item comes from in the grid world: the cell kinds whose block gives it
 when broken, the mobs that drop it (or the mob itself, for `kill cow`), and the blocks or
 mobs a held item is used on (a bucket on water or a cow: interactions.yaml)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -8,15 +9,18 @@ from typing import Any
 
 def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
     v, rules, kb = env.vocab, env.rules, env.kb
-    (name, _), = list(goal.obj.items())[:1]
+    ((name, _),) = list(goal.obj.items())[:1]
     cells: set[int] = set()
     mobs: set[int] = set()
     if goal.action == "kill":
         if name in v.mob_id and name != "none":
             return cells, {v.mob_id[name]}
         ids = [v.item_id[x] for x in (kb.variants(name) or [name]) if x in v.item_id]
-        return cells, {m for m in range(1, len(v.mobs)) if ids and (rules.mob_drop_vec[m, ids].any()
-                                                                     or any(it in ids for it, _ in rules.mob_chance[m]))}
+        return cells, {
+            m
+            for m in range(1, len(v.mobs))
+            if ids and (rules.mob_drop_vec[m, ids].any() or any(it in ids for it, _ in rules.mob_chance[m]))
+        }
     if goal.action != "mine":
         return cells, mobs
     canon = kb.canonical(name) or name
@@ -24,12 +28,15 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
     for c in range(2, len(v.cells)):
         if rules.placed_only[c] or not rules.breakable[c]:
             continue
-        if ids and (rules.drop_vec[c, ids].any() or any(it in ids for it, _ in rules.chance[c])
-                    or any(it in ids for _, it, _ in rules.tool_drops[c])):   # with shears: the leaves
-            cells.add(c)   # a chance drop (gravel's flint) too: broken again until it comes
-        elif v.block_of[c] == canon or v.cells[c] == canon:   # "mine stone": break the named block
+        if ids and (
+            rules.drop_vec[c, ids].any()
+            or any(it in ids for it, _ in rules.chance[c])
+            or any(it in ids for _, it, _ in rules.tool_drops[c])
+        ):  # with shears: the leaves
+            cells.add(c)  # a chance drop (gravel's flint) too: broken again until it comes
+        elif v.block_of[c] == canon or v.cells[c] == canon:  # "mine stone": break the named block
             cells.add(c)
-    for way in (w for w in kb.interactions(canon) if w.uses):   # pick-ups (eggs): eggs.ground_items
+    for way in (w for w in kb.interactions(canon) if w.uses):  # pick-ups (eggs): eggs.ground_items
         if way.on == "mob" and way.source in v.mob_id:
             mobs.add(v.mob_id[way.source])
         elif way.on == "block":

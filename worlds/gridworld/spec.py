@@ -98,11 +98,12 @@ target index)`, the target index an item index, or len(vocab.items) + mob id for
 of a mob.  The scripted experts (skills/experts.py) give (observation, expert action)
 pairs for a goal on the batched world: see their module docstring.
 """
+
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +120,7 @@ VIEW = 2 * VIEW_RADIUS + 1
 VIEW_LEVELS = (-2, -1, 0, 1, 2)
 HEIGHT = 80
 DEFAULT_SIZE = (48, 48)
-MAX_SEED = 2**53 - 1   # was 2**31 - 1 (widened: every seed accepted before gives the same map)
+MAX_SEED = 2**53 - 1  # was 2**31 - 1 (widened: every seed accepted before gives the same map)
 
 AIR, VOID = 0, 1
 NO_MOB = 0
@@ -128,18 +129,33 @@ FACINGS = ("north", "south", "east", "west", "up", "down")
 # (dx, dy, dz) of each facing
 FACING_VECTORS = ((0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0))
 
-PRIMITIVES = ("noop", "move_north", "move_south", "move_east", "move_west",
-              "face_up", "face_down", "attack", "use", "jump_place",
-              "craft", "smelt", "equip", "jump",
-              "face_north", "face_south", "face_east", "face_west")
+PRIMITIVES = (
+    "noop",
+    "move_north",
+    "move_south",
+    "move_east",
+    "move_west",
+    "face_up",
+    "face_down",
+    "attack",
+    "use",
+    "jump_place",
+    "craft",
+    "smelt",
+    "equip",
+    "jump",
+    "face_north",
+    "face_south",
+    "face_east",
+    "face_west",
+)
 PRIMITIVE_ID = {p: i for i, p in enumerate(PRIMITIVES)}
-MOVES = ("move_north", "move_south", "move_east", "move_west")   # facing index = move index
+MOVES = ("move_north", "move_south", "move_east", "move_west")  # facing index = move index
 FUNCTIONAL = ("craft", "smelt", "equip")
 NEEDS_ITEM = ("use", "jump_place", "craft", "smelt", "equip")
 
 EQUIP_SLOTS = ("mainhand", "offhand", "head", "chest", "legs", "feet")
-OBS_KEYS = ("blocks", "mobs", "inventory", "equipment", "position", "facing", "biome",
-            "time", "health", "mining")
+OBS_KEYS = ("blocks", "mobs", "inventory", "equipment", "position", "facing", "biome", "time", "health", "mining")
 
 
 class GridWorldError(WorldError):
@@ -157,7 +173,7 @@ def game_data() -> dict:
 class Vocab:
     mc_version: str
     cells: tuple[str, ...]
-    block_of: tuple[str | None, ...]   # the version's block name of each cell (None: air/void)
+    block_of: tuple[str | None, ...]  # the version's block name of each cell (None: air/void)
     mobs: tuple[str, ...]
     items: tuple[str, ...]
     biomes: tuple[str, ...]
@@ -174,9 +190,18 @@ class Vocab:
     def obs_shapes(self) -> dict[str, tuple[int, ...]]:
         """The shape of each observation array of one world (the batch adds [n])."""
         L = len(VIEW_LEVELS)
-        return {"blocks": (L, VIEW, VIEW), "mobs": (L, VIEW, VIEW), "inventory": (self.n_items,),
-                "equipment": (len(EQUIP_SLOTS),), "position": (3,), "facing": (), "biome": (),
-                "time": (2,), "health": (), "mining": ()}
+        return {
+            "blocks": (L, VIEW, VIEW),
+            "mobs": (L, VIEW, VIEW),
+            "inventory": (self.n_items,),
+            "equipment": (len(EQUIP_SLOTS),),
+            "position": (3,),
+            "facing": (),
+            "biome": (),
+            "time": (2,),
+            "health": (),
+            "mining": (),
+        }
 
 
 def make_vocab(kb: Any) -> Vocab:
@@ -188,7 +213,7 @@ def make_vocab(kb: Any) -> Vocab:
     return _vocab(kb.version, items, kb.era, tuple(sorted(variants.items())))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tuple[str, str], ...] = ()) -> Vocab:
     d = game_data()
     cells = ["air", "void"] + [c["name"] for c in d["cells"]]
@@ -196,17 +221,25 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
     mobs = ["none"] + [m["name"] for m in d["mobs"]]
     biomes = list(d["biomes"])
     h = hashlib.sha1(repr((cells, blocks, mobs, items, biomes)).encode()).hexdigest()[:10]
-    return Vocab(mc_version, tuple(cells), tuple(blocks), tuple(mobs), items, tuple(biomes),
-                 f"{SPEC_VERSION}/{mc_version}/{h}",
-                 {c: i for i, c in enumerate(cells)}, {m: i for i, m in enumerate(mobs)},
-                 {**{it: i for i, it in enumerate(items)}, **{v: items.index(base) for v, base in variants}},
-                {b: i for i, b in enumerate(biomes)})
+    return Vocab(
+        mc_version,
+        tuple(cells),
+        tuple(blocks),
+        tuple(mobs),
+        items,
+        tuple(biomes),
+        f"{SPEC_VERSION}/{mc_version}/{h}",
+        {c: i for i, c in enumerate(cells)},
+        {m: i for i, m in enumerate(mobs)},
+        {**{it: i for i, it in enumerate(items)}, **{v: items.index(base) for v, base in variants}},
+        {b: i for i, b in enumerate(biomes)},
+    )
 
 
 def goal_code(goal: Any, vocab: Vocab, kb: Any = None) -> tuple[int, int]:
     """(skill index in ACTIONS, target index): an item index, or n_items + mob id for a mob.
     Generic item names (log, planks) map to their first concrete variant when `kb` is given."""
-    (name, _), = list(goal.obj.items())[:1]
+    ((name, _),) = list(goal.obj.items())[:1]
     if goal.action == "kill" and name in vocab.mob_id:
         return ACTIONS.index("kill"), vocab.n_items + vocab.mob_id[name]
     if name not in vocab.item_id and kb is not None:

@@ -6,6 +6,7 @@ streams are untouched), and read by the clock: `raining(clock)`.  Nothing in the
 steps it, and rain changes nothing but what the world reports (context_state's
 "weather"): MP5's context tasks ask for it.  A dry biome (desert, savanna) reads clear.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -16,13 +17,13 @@ import numpy as np
 from worlds.gridworld.spec import GridWorldError, game_data
 
 KINDS = ("clear", "rain")
-HORIZON_DAYS = 12.0   # the schedule is drawn this far ahead (no episode runs longer)
+HORIZON_DAYS = 12.0  # the schedule is drawn this far ahead (no episode runs longer)
 
 
 @dataclass
 class Schedule:
-    ends: list[int]        # clock at which each spell ends (ascending)
-    rain: list[bool]       # whether each spell is rain
+    ends: list[int]  # clock at which each spell ends (ascending)
+    rain: list[bool]  # whether each spell is rain
 
     def raining(self, clock: int) -> bool:
         k = bisect.bisect_right(self.ends, int(clock))

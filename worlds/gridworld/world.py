@@ -5,6 +5,7 @@ the experts): dict actions in, Gymnasium's five-tuple out, the inventory as a di
 the read-outs the agent's nodes ask for: goal_distance (the oracle selector), context_state
 (MP5's context tasks), render (--render).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,11 +30,21 @@ from worlds.types import ACTIONS
 
 class GridWorld:
     observation_space = {k: "numpy array; see worlds/gridworld/spec.py" for k in OBS_KEYS}
-    action_space = {"action": PRIMITIVES, "item": "item name (use, jump_place, craft, smelt, equip)",
-                    "fuel": "optional, for smelt"}
+    action_space = {
+        "action": PRIMITIVES,
+        "item": "item name (use, jump_place, craft, smelt, equip)",
+        "fuel": "optional, for smelt",
+    }
 
-    def __init__(self, kb: Any, *, size: tuple[int, int] | None = None, biome: str | None = None,
-                 allowed_skills: set[str] | None = None, **_ignored: Any):
+    def __init__(
+        self,
+        kb: Any,
+        *,
+        size: tuple[int, int] | None = None,
+        biome: str | None = None,
+        allowed_skills: set[str] | None = None,
+        **_ignored: Any,
+    ):
         if allowed_skills:
             bad = sorted(set(allowed_skills) - set(ACTIONS))
             if bad:
@@ -52,7 +63,7 @@ class GridWorld:
         return max(1, round(int(task_max_steps) * float(d["task_step_seconds"]) / float(d["seconds_per_step"])))
 
     @classmethod
-    def view(cls, env: BatchGridWorld, i: int) -> "GridWorld":
+    def view(cls, env: BatchGridWorld, i: int) -> GridWorld:
         w = cls.__new__(cls)
         w.env, w.i, w.kb, w.target, w.allowed = env, i, env.kb, {}, set(ACTIONS)
         return w
@@ -66,7 +77,7 @@ class GridWorld:
             if canon is None:
                 raise GridWorldError(f"unknown item {name!r} in the target")
             self.target[canon] = int(n)
-        if self.target and not o.get("layout"):   # a route through what is not built here: refused up front
+        if self.target and not o.get("layout"):  # a route through what is not built here: refused up front
             from worlds.gridworld.coverage import refusal
 
             why = refusal(self.kb, self.target, o.get("inventory"))
@@ -123,16 +134,27 @@ class GridWorld:
             acts[0] = np.asarray(action, np.int64).reshape(2)
         obs, rew, term, trunc, info = self.env.step(acts, names)
         ev = info["events"].get(0, {})
-        out = {"ok": bool(info["ok"][0]), "error": ev.get("error"), "cost": int(info["cost"][0]),
-               "gained": dict(ev.get("gained") or {}), "missing": dict(ev.get("missing") or {}), "chance": False}
+        out = {
+            "ok": bool(info["ok"][0]),
+            "error": ev.get("error"),
+            "cost": int(info["cost"][0]),
+            "gained": dict(ev.get("gained") or {}),
+            "missing": dict(ev.get("missing") or {}),
+            "chance": False,
+        }
         for k in ("killed", "broke"):
             if k in ev:
                 out[k] = ev[k]
         return self._one(obs), float(rew[0]), bool(term[0]), bool(trunc[0]), out
 
     def _refuse(self, error: str):
-        return self.observation(), 0.0, False, False, {"ok": False, "error": error, "cost": 0, "gained": {},
-                                                       "missing": {}, "chance": False}
+        return (
+            self.observation(),
+            0.0,
+            False,
+            False,
+            {"ok": False, "error": error, "cost": 0, "gained": {}, "missing": {}, "chance": False},
+        )
 
     def _one(self, obs: dict) -> dict:
         return {k: v[self.i] for k, v in obs.items()}
@@ -199,18 +221,25 @@ class GridWorld:
         env, i, v = self.env, self.i, self.env.vocab
         x, y, z = self.position
         r = 2
-        box = env.cells[i, max(0, x - r):x + r + 1, max(0, z - r):z + r + 1, max(0, y - r):y + r + 1]
-        ids = [int(c) for c in np.unique(box)]   # cell names and the version's block names (tallgrass)
+        box = env.cells[i, max(0, x - r) : x + r + 1, max(0, z - r) : z + r + 1, max(0, y - r) : y + r + 1]
+        ids = [int(c) for c in np.unique(box)]  # cell names and the version's block names (tallgrass)
         blocks = sorted(({v.cells[c] for c in ids} | {b for b in (v.block_of[c] for c in ids) if b}) - {"air", "void"})
         near = (env.mob_kind[i] > 0) & (np.abs(env.mob_pos[i] - env.pos[i]) <= r).all(axis=1)
         mobs = sorted({v.mobs[k] for k in env.mob_kind[i][near]})
         below = int(env.cells[i, x, z, y - 1]) if y >= 1 else 1
-        sky = not env.rules.solid[env.cells[i, x, z, y + 1:]].any()
+        sky = not env.rules.solid[env.cells[i, x, z, y + 1 :]].any()
         dark = self.time_of_day() == "night" or not sky
-        return {"biome": self.biome, "time_of_day": self.time_of_day(), "nearby_mobs": mobs,
-                "brightness": "dark" if dark else "sufficient", "weather": env.weather_name(i),
-                "nearby_blocks": blocks, "standing_on": v.cells[below], "y": y,
-                "depth": max(0, int(game_data()["sea_level"]) - y)}
+        return {
+            "biome": self.biome,
+            "time_of_day": self.time_of_day(),
+            "nearby_mobs": mobs,
+            "brightness": "dark" if dark else "sufficient",
+            "weather": env.weather_name(i),
+            "nearby_blocks": blocks,
+            "standing_on": v.cells[below],
+            "y": y,
+            "depth": max(0, int(game_data()["sea_level"]) - y),
+        }
 
     def set_environment(self, time_of_day: Any = None, weather: str | None = None) -> None:
         """Set the time of day (a fraction of the day, "day" or "night") and the weather
@@ -220,6 +249,7 @@ class GridWorld:
     def sources(self, goal: Any) -> tuple[set[int], set[int]]:
         """(cell ids whose block gives the goal's item, mob ids that drop it or are it)."""
         from worlds.gridworld.sources import goal_sources
+
         return goal_sources(self.env, goal)
 
     def goal_distance(self, goal: Any) -> int:

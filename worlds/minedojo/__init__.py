@@ -11,6 +11,7 @@
 `make_world(settings, kb, task)` is the factory the parts' registry names; its options are
 `MineDojoOptions` (`settings.option("minedojo")`).  docs/worlds-minedojo.md says what was run.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,25 +25,48 @@ BACKENDS = ("standin", "simulator")
 
 @dataclass
 class MineDojoOptions:
-    backend: str = field(default="standin", metadata={
-        "help": "minedojo: 'standin' (the grid world behind MineDojo's spaces; runs anywhere) or 'simulator' "
-                "(the real MineDojo: needs the minedojo package and Java 8)",
-        "metavar": "NAME", "flag": "--minedojo-backend"})
-    image_height: int = field(default=IMAGE_SIZE[0], metadata={
-        "help": "minedojo: the rgb observation's height in pixels (default: 160)", "metavar": "PX",
-        "bounds": (16, 1024), "flag": "--minedojo-image-height"})
-    image_width: int = field(default=IMAGE_SIZE[1], metadata={
-        "help": "minedojo: the rgb observation's width in pixels (default: 256)", "metavar": "PX",
-        "bounds": (16, 1024), "flag": "--minedojo-image-width"})
-    unit_budget: int = field(default=600, metadata={
-        "help": "minedojo: MineDojo steps one mine or kill unit may use before it is given up (default: 600)",
-        "metavar": "N", "bounds": (1, 100000), "flag": "--minedojo-unit-budget"})
+    backend: str = field(
+        default="standin",
+        metadata={
+            "help": "minedojo: 'standin' (the grid world behind MineDojo's spaces; runs anywhere) or 'simulator' "
+            "(the real MineDojo: needs the minedojo package and Java 8)",
+            "metavar": "NAME",
+            "flag": "--minedojo-backend",
+        },
+    )
+    image_height: int = field(
+        default=IMAGE_SIZE[0],
+        metadata={
+            "help": "minedojo: the rgb observation's height in pixels (default: 160)",
+            "metavar": "PX",
+            "bounds": (16, 1024),
+            "flag": "--minedojo-image-height",
+        },
+    )
+    image_width: int = field(
+        default=IMAGE_SIZE[1],
+        metadata={
+            "help": "minedojo: the rgb observation's width in pixels (default: 256)",
+            "metavar": "PX",
+            "bounds": (16, 1024),
+            "flag": "--minedojo-image-width",
+        },
+    )
+    unit_budget: int = field(
+        default=600,
+        metadata={
+            "help": "minedojo: MineDojo steps one mine or kill unit may use before it is given up (default: 600)",
+            "metavar": "N",
+            "bounds": (1, 100000),
+            "flag": "--minedojo-unit-budget",
+        },
+    )
 
 
 def _options(settings: Any) -> MineDojoOptions:
     try:
         opts = settings.option("minedojo")
-    except Exception:      # settings from before the parts' registry: the defaults
+    except Exception:  # settings from before the parts' registry: the defaults
         opts = MineDojoOptions()
     if opts.backend not in BACKENDS:
         raise MineDojoError(f"unknown MineDojo backend {opts.backend!r}; accepted: {', '.join(BACKENDS)}")
@@ -67,10 +91,12 @@ def make_world(settings: Any, kb: Any, task: Any) -> Any:
         from worlds.minedojo.standin import StandinSim
 
         env = StandinSim(kb, image_size=size)
-        budget = GridWorld.budget_steps(task.max_steps)   # one stand-in step is one grid step (0.25 s)
+        budget = GridWorld.budget_steps(task.max_steps)  # one stand-in step is one grid step (0.25 s)
     world = MineDojoWorld(env, kb, allowed_skills=skills, unit_budget=opts.unit_budget)
-    world.reset(seed=settings.seed, options={"inventory": inventory, "biome": task.biome,
-                                             "max_steps": budget, "target": task.target})
+    world.reset(
+        seed=settings.seed,
+        options={"inventory": inventory, "biome": task.biome, "max_steps": budget, "target": task.target},
+    )
     return world
 
 
@@ -81,12 +107,21 @@ def make_simulator(task: Any, inventory: dict[str, int], image_size: tuple[int, 
         import minedojo
         from minedojo.sim import InventoryItem
     except ImportError:
-        raise MineDojoError("the real MineDojo simulator needs the minedojo package, which is not installed here; "
-                            "accepted: --minedojo-backend standin, or run from MineDojo's environment (make minedojo-env) "
-                            "on a machine with Java 8") from None
+        raise MineDojoError(
+            "the real MineDojo simulator needs the minedojo package, which is not installed here; "
+            "accepted: --minedojo-backend standin, or run from MineDojo's environment (make minedojo-env) "
+            "on a machine with Java 8"
+        ) from None
     from worlds.minedojo.sensors import make_kwargs
 
     names, counts = zip(*sorted(task.target.items())) if task.target else (("log",), (1,))
     items = [InventoryItem(slot=i, name=n, variant=None, quantity=q) for i, (n, q) in enumerate(inventory.items())]
-    return minedojo.make("harvest", target_names=list(names), target_quantities=list(counts),
-                         image_size=image_size, initial_inventory=items or None, seed=seed, **make_kwargs())
+    return minedojo.make(
+        "harvest",
+        target_names=list(names),
+        target_quantities=list(counts),
+        image_size=image_size,
+        initial_inventory=items or None,
+        seed=seed,
+        **make_kwargs(),
+    )

@@ -7,6 +7,7 @@ iron_ingot 239); equip, place, destroy -> actions 5, 6, 7 with the inventory slo
 the item.  Body actions (move, jump, turn the camera, attack, use) are what the scripted
 navigator (navigator.py) sends for mine and kill.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,8 +42,10 @@ def craft(item: str) -> np.ndarray:
     """Craft (or smelt: MineDojo has one action for both) one batch of `item`."""
     i = craft_index().get(item)
     if i is None:
-        raise MineDojoError(f"MineDojo cannot craft or smelt {item!r}; accepted: one of its "
-                            f"{len(craft_index())} craft/smelt items (worlds/data/minedojo.json)")
+        raise MineDojoError(
+            f"MineDojo cannot craft or smelt {item!r}; accepted: one of its "
+            f"{len(craft_index())} craft/smelt items (worlds/data/minedojo.json)"
+        )
     a = noop()
     a[FN], a[CRAFT_ARG] = CRAFT, i
     return a

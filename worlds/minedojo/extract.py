@@ -15,6 +15,7 @@ What it copies, and from where (minedojo 0.1 on PyPI):
   space of `minedojo.make` for the adapter's configuration (keys, shapes, dtypes), read from the objects
   that `minedojo.make` builds.  Building them needs no Java: only `reset()` does.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,7 @@ def _space_layout(space, prefix: str = "") -> dict:
         if hasattr(sub, "spaces") and isinstance(sub.spaces, dict):
             out.update(_space_layout(sub, name + "."))
         else:
-            out[name] = {"type": type(sub).__name__, "shape": list(sub.shape or ()),
-                         "dtype": str(sub.dtype)}
+            out[name] = {"type": type(sub).__name__, "shape": list(sub.shape or ()), "dtype": str(sub.dtype)}
     return out
 
 
@@ -42,29 +42,29 @@ def extract() -> dict:
 
     from worlds.minedojo.sensors import IMAGE_SIZE, make_kwargs
 
-    env = minedojo.make("harvest", target_names="log", target_quantities=1, image_size=IMAGE_SIZE,
-                        **make_kwargs())
+    env = minedojo.make("harvest", target_names="log", target_quantities=1, image_size=IMAGE_SIZE, **make_kwargs())
     hand = MC.ALL_HAND_CRAFT_ITEMS_NN_ACTIONS
     table = MC.ALL_TABLE_CRAFT_ONLY_ITEMS_NN_ACTIONS
     smelt = MC.ALL_SMELT_ITEMS_NN_ACTIONS
     first = {}
-    for item in MC.ALL_CRAFT_SMELT_ITEMS:   # the row get_recipes_matrix() takes for the mask
+    for item in MC.ALL_CRAFT_SMELT_ITEMS:  # the row get_recipes_matrix() takes for the mask
         table_of = MC.CRAFTING_RECIPES_BY_OUTPUT if item in hand + table else MC.SMELTING_RECIPES_BY_OUTPUT
         r = table_of[item][0]
-        first[item] = {"ingredients": dict(r["ingredients"]),
-                       "out": int(r.get("outputCount", r.get("out", 1)))}
+        first[item] = {"ingredients": dict(r["ingredients"]), "out": int(r.get("outputCount", r.get("out", 1)))}
     items = {i["type"]: i for i in MC.all_data["items"]}
     blocks = {}
     for name, it in items.items():
         if it.get("block"):
-            blocks[name] = {k: it.get(k) for k in ("blocksMovement", "isLiquid", "canBurn", "needsNoTool",
-                                                   "translucent", "hardness")}
+            blocks[name] = {
+                k: it.get(k)
+                for k in ("blocksMovement", "isLiquid", "canBurn", "needsNoTool", "translucent", "hardness")
+            }
     nn = env.action_space
     return {
         "source": "minedojo 0.1 (PyPI): minedojo/sim/mc_meta/mc.py and mc_constants.json (Malmo's "
-                  "CraftingHelper.dumpMinecraftObjectRules, Minecraft 1.11.2), "
-                  "minedojo/sim/wrappers/ar_nn/nn_action_space_wrapper.py and ar_masks_wrapper.py; "
-                  "written by `python -m worlds.minedojo.extract` in .venv-minedojo",
+        "CraftingHelper.dumpMinecraftObjectRules, Minecraft 1.11.2), "
+        "minedojo/sim/wrappers/ar_nn/nn_action_space_wrapper.py and ar_masks_wrapper.py; "
+        "written by `python -m worlds.minedojo.extract` in .venv-minedojo",
         "minedojo_version": getattr(minedojo, "__version__", "0.1"),
         "python": sys.version.split()[0],
         "action_nvec": [int(n) for n in nn.nvec],

@@ -5,6 +5,7 @@ Names.  MineDojo plays Minecraft 1.11.2, whose item ids are the knowledge base's
 names ("planks", "log", "crafting_table"); its inventory observation writes them with
 spaces ("crafting table"), and "air" for an empty slot.
 """
+
 from __future__ import annotations
 
 import json
@@ -74,8 +75,10 @@ def to_minedojo(item: str) -> tuple[str, int]:
         return RENAMED[item], 0
     hit = _variants().get(item)
     if hit is None:
-        raise MineDojoError(f"MineDojo has no item {item!r}; accepted: one of its {len(item_index())} "
-                            "item ids (worlds/data/minedojo.json)")
+        raise MineDojoError(
+            f"MineDojo has no item {item!r}; accepted: one of its {len(item_index())} "
+            "item ids (worlds/data/minedojo.json)"
+        )
     return hit
 
 
@@ -83,7 +86,7 @@ def from_minedojo(name: str, variant: int = 0) -> str:
     """MineDojo's item (as the observation writes it) and variant -> the knowledge base's name."""
     item = item_of(name)
     if int(variant) == 0 and item in item_index():
-        return {v: k for k, v in RENAMED.items()}.get(item, item)    # the bare id (dye:0 reads as dye)
+        return {v: k for k, v in RENAMED.items()}.get(item, item)  # the bare id (dye:0 reads as dye)
     for kb_name, (md, v) in _variants().items():
         if md == item and v == int(variant):
             return kb_name
@@ -104,8 +107,10 @@ def craft_kind(item: str) -> str:
     """'hand', 'table' or 'smelt': where MineDojo's craft action makes `item`."""
     i = craft_index().get(item)
     if i is None:
-        raise MineDojoError(f"MineDojo cannot craft or smelt {item!r}; accepted: one of its "
-                            f"{len(craft_index())} craft/smelt items (worlds/data/minedojo.json)")
+        raise MineDojoError(
+            f"MineDojo cannot craft or smelt {item!r}; accepted: one of its "
+            f"{len(craft_index())} craft/smelt items (worlds/data/minedojo.json)"
+        )
     d = data()
     if i < d["n_hand_craft"]:
         return "hand"
@@ -139,8 +144,8 @@ def masks(inventory: dict, nearby_table: bool, nearby_furnace: bool) -> dict[str
     have = inventory_vector(names, inventory["quantity"])
     craft = ~np.any((have - _recipe_matrix()) < 0, axis=1)
     h, t = d["n_hand_craft"], d["n_table_craft"]
-    craft[h:h + t] &= bool(nearby_table)
-    craft[h + t:] &= bool(nearby_furnace)
+    craft[h : h + t] &= bool(nearby_table)
+    craft[h + t :] &= bool(nearby_furnace)
     occupied = names != "air"
     place = occupied & np.isin(names, np.array(d["placeable"]))
     equip = occupied.copy()
@@ -149,8 +154,14 @@ def masks(inventory: dict, nearby_table: bool, nearby_furnace: bool) -> dict[str
     kinds[DROP] = names[0] != "air"
     kinds[CRAFT] = bool(craft.any()) and not bool(occupied.all())
     kinds[EQUIP], kinds[PLACE], kinds[DESTROY] = bool(equip.any()), bool(place.any()), bool(occupied.any())
-    return {"action_type": kinds, "action_arg": np.array([0, 0, 0, 0, 1, 1, 1, 1], bool)[:, None],
-            "equip": equip, "place": place, "destroy": occupied, "craft_smelt": craft}
+    return {
+        "action_type": kinds,
+        "action_arg": np.array([0, 0, 0, 0, 1, 1, 1, 1], bool)[:, None],
+        "equip": equip,
+        "place": place,
+        "destroy": occupied,
+        "craft_smelt": craft,
+    }
 
 
 def mask_refusal(action: Any, m: dict) -> str | None:

@@ -16,10 +16,12 @@ runs out, or it can tell that the unit cannot be done.  The strategy:
 It is checked on the grid-world stand-in (standin.py), whose body is one cell tall; on the
 real simulator the same actions are sent, but this controller has not been run there.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -28,18 +30,19 @@ import worlds.minedojo.ids as ids
 from worlds.gridworld.spec import game_data
 
 AXES = {"south": (0, 1, 0.0), "west": (-1, 0, 90.0), "north": (0, -1, 180.0), "east": (1, 0, -90.0)}
-WALK_TURN_EVERY = 40      # steps of wandering before a quarter turn
-STUCK_STEPS = 25          # steps without getting closer before a target is given up
+WALK_TURN_EVERY = 40  # steps of wandering before a quarter turn
+STUCK_STEPS = 25  # steps without getting closer before a target is given up
 
 
 @dataclass
 class Unit:
     """What one unit looks for: blocks by name, or mobs by name, and how it is done."""
+
     blocks: set[str] = field(default_factory=set)
     mobs: set[str] = field(default_factory=set)
-    how: str = "attack"               # "attack" or "use" (a held bucket on water or a cow)
-    depth: tuple[int, int] | None = None   # (lowest, highest) y where the block generates, if buried
-    prefer: set[str] = field(default_factory=set)   # blocks taken first when a ray sees one
+    how: str = "attack"  # "attack" or "use" (a held bucket on water or a cow)
+    depth: tuple[int, int] | None = None  # (lowest, highest) y where the block generates, if buried
+    prefer: set[str] = field(default_factory=set)  # blocks taken first when a ray sees one
 
 
 def ore_depths() -> dict[str, tuple[int, int]]:
@@ -63,7 +66,7 @@ class Navigator:
     """Step a MineDojo-shaped env with body actions for one unit (see the module docstring)."""
 
     def __init__(self, send: Callable[[np.ndarray], tuple[dict, dict]], rng: np.random.Generator):
-        self.send = send           # sends one action, returns (the next observation, the step's info)
+        self.send = send  # sends one action, returns (the next observation, the step's info)
         self.rng = rng
         self.heading = "south"
         self.walked = 0
@@ -80,8 +83,9 @@ class Navigator:
         return str(obs["voxels"]["block_name"][dx + 1, dy + 1, dz + 1])
 
     def free(self, obs: dict, dx: int, dy: int, dz: int) -> bool:
-        return not bool(obs["voxels"]["blocks_movement"][dx + 1, dy + 1, dz + 1]) and \
-            not bool(obs["voxels"]["is_liquid"][dx + 1, dy + 1, dz + 1])
+        return not bool(obs["voxels"]["blocks_movement"][dx + 1, dy + 1, dz + 1]) and not bool(
+            obs["voxels"]["is_liquid"][dx + 1, dy + 1, dz + 1]
+        )
 
     def seen(self, obs: dict, unit: Unit, strict: bool = False) -> tuple[int, int, int] | None:
         """The nearest target a lidar ray hits (block) or meets (mob), as a cell."""
@@ -186,19 +190,20 @@ class Navigator:
         sx, sz = AXES[self.heading][0], AXES[self.heading][1]
         return self.go(obs, (sx, 0, sz), climb=unit.depth is None)
 
-    def unit(self, obs: dict, unit: Unit, done: Callable[[dict, dict], bool],
-             budget: int) -> tuple[dict, bool, int, dict]:
+    def unit(
+        self, obs: dict, unit: Unit, done: Callable[[dict, dict], bool], budget: int
+    ) -> tuple[dict, bool, int, dict]:
         """Act until `done(obs, info)` (True), the budget is spent (False); (obs, ok, steps, info)."""
         goal, best, since = None, None, 0
         info: dict = {}
         for n in range(budget):
-            strict = n < budget // 2       # the preferred blocks only, for the first half of the budget
+            strict = n < budget // 2  # the preferred blocks only, for the first half of the budget
             adj = self.adjacent_target(obs, unit, goal, strict)
             if adj is not None:
                 a = self.toward(obs, adj, act.use if unit.how == "use" else act.attack)
             else:
-                if goal is None or unit.mobs:      # a block target is kept until broken or given up;
-                    found = self.seen(obs, unit, strict)   # a mob's place is read again every step
+                if goal is None or unit.mobs:  # a block target is kept until broken or given up;
+                    found = self.seen(obs, unit, strict)  # a mob's place is read again every step
                     if found is not None and found != goal:
                         goal, best = found, (best if goal is not None and unit.mobs else None)
                 if goal is not None:
@@ -252,8 +257,11 @@ def unit_for(kb: Any, item: str) -> tuple[Unit | None, str | None, dict]:
     ways = kb.interactions(item)
     if ways:
         w = ways[0]
-        u = Unit(blocks={w.source} if w.on == "block" else set(), mobs={w.source} if w.on == "mob" else set(),
-                 how="use" if w.uses else "attack")
+        u = Unit(
+            blocks={w.source} if w.on == "block" else set(),
+            mobs={w.source} if w.on == "mob" else set(),
+            how="use" if w.uses else "attack",
+        )
         return u, None, {}
     return None, f"{item} cannot be mined (no natural block drops it)", {}
 

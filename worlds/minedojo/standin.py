@@ -17,6 +17,7 @@ the faced block; back and strafe: a step that way).  The grid world faces down w
 pitch is 45 degrees or more down, up when 45 or more up, else the nearest of the four
 compass directions of the yaw (Minecraft's yaw: 0 south, 90 west, 180 north, -90 east).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -42,8 +43,15 @@ def compass(yaw: float) -> str:
 class StandinSim:
     """A MineDojo-shaped simulator over one grid world (see the module docstring)."""
 
-    def __init__(self, kb: Any, *, size: tuple[int, int] | None = None, biome: str | None = None,
-                 image_size: tuple[int, int] = IMAGE_SIZE, rays: tuple = RAYS):
+    def __init__(
+        self,
+        kb: Any,
+        *,
+        size: tuple[int, int] | None = None,
+        biome: str | None = None,
+        image_size: tuple[int, int] = IMAGE_SIZE,
+        rays: tuple = RAYS,
+    ):
         self.grid = GridWorld(kb, size=size, biome=biome)
         self.kb = kb
         self.rays = np.array(rays, np.float64).reshape(-1, 3)
@@ -54,7 +62,7 @@ class StandinSim:
         env = self.grid.env
         v = env.vocab
         self._names = np.array([("air" if b is None else b) for b in v.block_of], dtype=object)
-        self._names[1] = "barrier"     # outside the map: an unbreakable wall, as the grid world treats it
+        self._names[1] = "barrier"  # outside the map: an unbreakable wall, as the grid world treats it
         self._mob_names = np.array(v.mobs, dtype=object)
 
     # ------------------------------------------------------------------ gym 0.21 API
@@ -129,7 +137,7 @@ class StandinSim:
         ahead = compass(self.yaw)
         if a[ids.MOVE] == 1:
             return "jump" if a[ids.JUMP] == 1 else f"move_{ahead}"
-        order = ["south", "west", "north", "east"]   # yaw +90 each
+        order = ["south", "west", "north", "east"]  # yaw +90 each
         k = order.index(ahead)
         if a[ids.MOVE] == 2:
             return f"move_{order[(k + 2) % 4]}"
@@ -179,8 +187,13 @@ class StandinSim:
         md = [ids.to_minedojo(e[0]) if e else ("air", 0) for e in entries]
         names = np.array([ids.obs_name(m[0]) for m in md])
         qty = np.array([e[1] if e else 0 for e in entries], np.float32)
-        return {"name": names, "quantity": qty, "variant": np.array([m[1] for m in md], np.int64),
-                "cur_durability": np.zeros(n, np.float32), "max_durability": np.zeros(n, np.float32)}
+        return {
+            "name": names,
+            "quantity": qty,
+            "variant": np.array([m[1] for m in md], np.int64),
+            "cur_durability": np.zeros(n, np.float32),
+            "max_durability": np.zeros(n, np.float32),
+        }
 
     def observation(self) -> dict:
         self._layout_slots()
@@ -200,17 +213,28 @@ class StandinSim:
             "voxels": self._voxels(x, y, z),
             "rays": self._lidar(x, y, z),
             "location_stats": {
-                "pos": np.array([x + 0.5, y, z + 0.5], f1), "yaw": np.array([self.yaw], f1),
+                "pos": np.array([x + 0.5, y, z + 0.5], f1),
+                "yaw": np.array([self.yaw], f1),
                 "pitch": np.array([self.pitch], f1),
                 "biome_id": np.int64(ids.data()["biomes"].get(g.biome, 1)),
-                "rainfall": np.array([0.4], f1), "temperature": np.array([0.8], f1),
-                "can_see_sky": np.int64(not env.rules.solid[env.cells[i, x, z, y + 1:]].any()),
-                "is_raining": np.int64(0), "light_level": np.array([4.0 if night else 15.0], f1),
+                "rainfall": np.array([0.4], f1),
+                "temperature": np.array([0.8], f1),
+                "can_see_sky": np.int64(not env.rules.solid[env.cells[i, x, z, y + 1 :]].any()),
+                "is_raining": np.int64(0),
+                "light_level": np.array([4.0 if night else 15.0], f1),
                 "sky_light_level": np.array([0.2 if night else 1.0], f1),
-                "sun_brightness": np.array([0.2 if night else 1.0], f1), "sea_level": np.array([62.0], f1)},
-            "life_stats": {"life": np.array([float(env.health[i])], f1), "food": np.array([20.0], f1),
-                           "saturation": np.array([5.0], f1), "oxygen": np.array([300.0], f1),
-                           "armor": np.array([0.0], f1), "xp": np.array([0.0], f1), "is_sleeping": np.int64(0)},
+                "sun_brightness": np.array([0.2 if night else 1.0], f1),
+                "sea_level": np.array([62.0], f1),
+            },
+            "life_stats": {
+                "life": np.array([float(env.health[i])], f1),
+                "food": np.array([20.0], f1),
+                "saturation": np.array([5.0], f1),
+                "oxygen": np.array([300.0], f1),
+                "armor": np.array([0.0], f1),
+                "xp": np.array([0.0], f1),
+                "is_sleeping": np.int64(0),
+            },
             "nearby_tools": {"table": np.bool_(table), "furnace": np.bool_(furnace)},
             "damage_source": self._no_damage(),
             "delta_inv": self._delta(),
@@ -221,16 +245,23 @@ class StandinSim:
     def _voxels(self, x: int, y: int, z: int) -> dict:
         env, i = self.grid.env, self.grid.i
         off = np.array([-1, 0, 1])
-        X, Y, Z = np.meshgrid(x + off, y + off, z + off, indexing="ij")      # MineDojo's (x, y, z) order
+        X, Y, Z = np.meshgrid(x + off, y + off, z + off, indexing="ij")  # MineDojo's (x, y, z) order
         pts = np.stack([X.ravel(), Y.ravel(), Z.ravel()], 1)
         cells = env.cells_at(np.full(len(pts), i), pts).reshape(3, 3, 3)
         r = env.rules
         solid = r.solid[cells]
-        return {"block_name": self._names[cells].astype(str), "block_meta": np.zeros((3, 3, 3), np.int64),
-                "is_collidable": solid.copy(), "is_tool_not_required": ~r.needs_tool[cells],
-                "blocks_movement": solid.copy(), "is_liquid": r.liquid[cells].copy(), "is_solid": solid.copy(),
-                "can_burn": np.zeros((3, 3, 3), bool), "blocks_light": solid.copy(),
-                "cos_look_vec_angle": np.zeros((3, 3, 3), np.float32)}
+        return {
+            "block_name": self._names[cells].astype(str),
+            "block_meta": np.zeros((3, 3, 3), np.int64),
+            "is_collidable": solid.copy(),
+            "is_tool_not_required": ~r.needs_tool[cells],
+            "blocks_movement": solid.copy(),
+            "is_liquid": r.liquid[cells].copy(),
+            "is_solid": solid.copy(),
+            "can_burn": np.zeros((3, 3, 3), bool),
+            "blocks_light": solid.copy(),
+            "cos_look_vec_angle": np.zeros((3, 3, 3), np.float32),
+        }
 
     def _lidar(self, x: int, y: int, z: int) -> dict:
         """Each ray marched from the eye (the middle of the agent's cell) in RAY_STEP steps:
@@ -243,7 +274,7 @@ class StandinSim:
         d = np.stack([-np.sin(yaw) * np.cos(pitch), -np.sin(pitch), np.cos(yaw) * np.cos(pitch)], 1)
         ts = np.arange(RAY_STEP, float(self.rays[:, 2].max()) + 1e-9, RAY_STEP)
         eye = np.array([x + 0.5, y + 0.5, z + 0.5])
-        pts = np.floor(eye[None, None, :] + ts[None, :, None] * d[:, None, :]).astype(np.int64)   # [n, T, 3]
+        pts = np.floor(eye[None, None, :] + ts[None, :, None] * d[:, None, :]).astype(np.int64)  # [n, T, 3]
         flat = pts.reshape(-1, 3)
         cells = env.cells_at(np.full(len(flat), i), flat).reshape(n, len(ts))
         within = ts[None, :] <= self.rays[:, 2:3]
@@ -262,12 +293,17 @@ class StandinSim:
         return {
             "block_name": np.where(got, self._names[cell], "air").astype(str),
             "block_distance": np.where(got, ts[np.maximum(first, 0)], -1).astype(np.float32),
-            "block_meta": np.zeros(n, np.int64), "harvest_level": np.zeros(n, np.int64),
-            "is_tool_not_required": ~r.needs_tool[cell], "blocks_movement": r.solid[cell].copy(),
-            "is_liquid": r.liquid[cell].copy(), "is_solid": r.solid[cell].copy(), "can_burn": np.zeros(n, bool),
+            "block_meta": np.zeros(n, np.int64),
+            "harvest_level": np.zeros(n, np.int64),
+            "is_tool_not_required": ~r.needs_tool[cell],
+            "blocks_movement": r.solid[cell].copy(),
+            "is_liquid": r.liquid[cell].copy(),
+            "is_solid": r.solid[cell].copy(),
+            "can_burn": np.zeros(n, bool),
             "entity_name": np.where(ent, self._mob_names[mob_grid[rows, np.maximum(mob_first, 0)]], "null").astype(str),
             "entity_distance": np.where(ent, ts[np.maximum(mob_first, 0)], -1).astype(np.float32),
-            "ray_pitch": pitch.astype(np.float32), "ray_yaw": yaw.astype(np.float32),
+            "ray_pitch": pitch.astype(np.float32),
+            "ray_yaw": yaw.astype(np.float32),
             "traced_block_x": np.where(got, traced[:, 0], 0).astype(np.float32),
             "traced_block_y": np.where(got, traced[:, 1], 0).astype(np.float32),
             "traced_block_z": np.where(got, traced[:, 2], 0).astype(np.float32),
@@ -277,9 +313,18 @@ class StandinSim:
     def _no_damage() -> dict:
         z = np.zeros(1, np.float32)
         f = np.bool_(False)
-        return {"damage_amount": z, "damage_distance": z.copy(), "damage_pitch": z.copy(), "damage_yaw": z.copy(),
-                "hunger_damage": z.copy(), "is_explosion": f, "is_fire_damage": f, "is_magic_damage": f,
-                "is_projectile": f, "is_unblockable": f}
+        return {
+            "damage_amount": z,
+            "damage_distance": z.copy(),
+            "damage_pitch": z.copy(),
+            "damage_yaw": z.copy(),
+            "hunger_damage": z.copy(),
+            "is_explosion": f,
+            "is_fire_damage": f,
+            "is_magic_damage": f,
+            "is_projectile": f,
+            "is_unblockable": f,
+        }
 
     def _delta(self) -> dict:
         """MineDojo's DeltaInventoryWrapper keys: what the last step added and removed."""
@@ -287,10 +332,13 @@ class StandinSim:
         crafted = self.last_info.get("ok") and str(self.last_info.get("action", "")) in ("craft", "smelt")
         inc = next(iter(gained.items()), ("air", 0))
         none4 = np.array(["air"] * 4)
-        return {"inc_name_by_craft": np.array([ids.obs_name(inc[0]) if crafted else "air"]),
-                "inc_quantity_by_craft": np.array([inc[1] if crafted else 0], np.float32),
-                "inc_name_by_other": np.array([ids.obs_name(inc[0]) if not crafted else "air"]),
-                "inc_quantity_by_other": np.array([inc[1] if not crafted else 0], np.float32),
-                "dec_name_by_craft": none4, "dec_quantity_by_craft": np.zeros(4, np.float32),
-                "dec_name_by_other": none4.copy(), "dec_quantity_by_other": np.zeros(4, np.float32)}
-
+        return {
+            "inc_name_by_craft": np.array([ids.obs_name(inc[0]) if crafted else "air"]),
+            "inc_quantity_by_craft": np.array([inc[1] if crafted else 0], np.float32),
+            "inc_name_by_other": np.array([ids.obs_name(inc[0]) if not crafted else "air"]),
+            "inc_quantity_by_other": np.array([inc[1] if not crafted else 0], np.float32),
+            "dec_name_by_craft": none4,
+            "dec_quantity_by_craft": np.zeros(4, np.float32),
+            "dec_name_by_other": none4.copy(),
+            "dec_quantity_by_other": np.zeros(4, np.float32),
+        }

@@ -13,9 +13,11 @@ a refusal is the failure's cause.  The knowledge base's rules (worlds/inventory.
 the text world's) give the precise cause before acting, in the text world's words.
 `info["cost"]` counts the MineDojo steps a unit used.
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -26,17 +28,29 @@ from worlds.minedojo.navigator import Navigator, Unit, tool_refusal, unit_for
 from worlds.types import ACTIONS
 
 SKILLS = ACTIONS + ("place",)
-UNIT_BUDGET = 600    # MineDojo steps one mine or kill unit may use before it is given up
+UNIT_BUDGET = 600  # MineDojo steps one mine or kill unit may use before it is given up
 
 
 class MineDojoWorld:
-    observation_space = {"obs": "MineDojo's observation dict (inventory, equipment, voxels, rays, "
-                                "location_stats, life_stats, nearby_tools, masks, rgb)"}
-    action_space = {"action": SKILLS, "item": "an item (or a mob for kill), MineDojo's 1.11.2 names",
-                    "fuel": "optional, for smelt (the stand-in burns it; MineDojo picks its own)"}
+    observation_space = {
+        "obs": "MineDojo's observation dict (inventory, equipment, voxels, rays, "
+        "location_stats, life_stats, nearby_tools, masks, rgb)"
+    }
+    action_space = {
+        "action": SKILLS,
+        "item": "an item (or a mob for kill), MineDojo's 1.11.2 names",
+        "fuel": "optional, for smelt (the stand-in burns it; MineDojo picks its own)",
+    }
 
-    def __init__(self, env: Any, kb: Any, *, allowed_skills: set[str] | None = None,
-                 unit_budget: int = UNIT_BUDGET, observer: Callable[[dict, np.ndarray], None] | None = None):
+    def __init__(
+        self,
+        env: Any,
+        kb: Any,
+        *,
+        allowed_skills: set[str] | None = None,
+        unit_budget: int = UNIT_BUDGET,
+        observer: Callable[[dict, np.ndarray], None] | None = None,
+    ):
         if allowed_skills:
             bad = sorted(set(allowed_skills) - set(ACTIONS))
             if bad:
@@ -50,7 +64,7 @@ class MineDojoWorld:
         self.obs: dict = {}
         self.reached = False
         self.last_error: str | None = None
-        self.placed: dict[str, tuple[int, int, int]] = {}   # stations placed by the unit under way
+        self.placed: dict[str, tuple[int, int, int]] = {}  # stations placed by the unit under way
         self.nav = Navigator(self._send, np.random.default_rng(0))
 
     # ------------------------------------------------------------------ gym API
@@ -63,9 +77,9 @@ class MineDojoWorld:
             if canon is None:
                 raise ids.MineDojoError(f"unknown item {name!r} in the target")
             self.target[canon] = int(n)
-        if hasattr(self.env, "grid"):      # the stand-in takes the episode's options
+        if hasattr(self.env, "grid"):  # the stand-in takes the episode's options
             self.obs = self.env.reset(seed=seed, options=o)
-        else:                              # the real simulator took them in minedojo.make
+        else:  # the real simulator took them in minedojo.make
             self.obs = self.env.reset()
         self.steps, self.reached = 0, False
         self.nav = Navigator(self._send, np.random.default_rng(0 if seed is None else seed))
@@ -76,7 +90,7 @@ class MineDojoWorld:
             self.observer(self.obs, a)
         obs, _, _, info = self.env.step(a)
         info = dict(info or {})
-        self.steps += max(1, int(info.get("cost", 1)))   # the stand-in reports the grid world's time (a smelt: 40)
+        self.steps += max(1, int(info.get("cost", 1)))  # the stand-in reports the grid world's time (a smelt: 40)
         self.obs = obs
         self.last_error = info.get("error")
         return obs, info
@@ -86,8 +100,9 @@ class MineDojoWorld:
         if name not in SKILLS:
             return self._result(False, f"unknown action {name!r} (accepted: {', '.join(SKILLS)})", {}, {}, 0)
         if name in ACTIONS and name not in self.allowed:
-            return self._result(False, f"skill '{name}' is not allowed here (allowed: "
-                                       f"{', '.join(sorted(self.allowed))})", {}, {}, 0)
+            return self._result(
+                False, f"skill '{name}' is not allowed here (allowed: {', '.join(sorted(self.allowed))})", {}, {}, 0
+            )
         raw = action.get("item")
         item = self.kb.canonical(str(raw)) if raw is not None else None
         if name == "kill" and raw is not None and self.kb.is_mob(str(raw)):
@@ -130,11 +145,12 @@ class MineDojoWorld:
             return {}
         slots = ids.data()["equipment_slots"]
         eq = self.obs["equipment"]
-        return {s: ids.from_minedojo(str(n), int(v)) for s, n, v in zip(slots, eq["name"], eq["variant"])
-                if str(n) != "air"}
+        return {
+            s: ids.from_minedojo(str(n), int(v)) for s, n, v in zip(slots, eq["name"], eq["variant"]) if str(n) != "air"
+        }
 
     def held(self, name: str) -> int:
-        worn = [it for s, it in self.equipment.items() if s != "mainhand"]   # the main hand is inventory slot 0
+        worn = [it for s, it in self.equipment.items() if s != "mainhand"]  # the main hand is inventory slot 0
         pool = dict(self.inventory)
         for it in worn:
             pool[it] = pool.get(it, 0) + 1
@@ -172,7 +188,7 @@ class MineDojoWorld:
     def _place(self, item: str, action: dict | None = None) -> tuple[bool, str | None, dict]:
         if act.slot_of(self._names(), item) is None:
             return False, f"cannot place {item}: needs 1 {item}, has 0", {item: 1}
-        for d in ((1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1), (0, 1, 0)):   # beside, else overhead (a shaft)
+        for d in ((1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1), (0, 1, 0)):  # beside, else overhead (a shaft)
             if self.nav.free(self.obs, *d) and self.nav.voxel(self.obs, *d) == "air":
                 n0 = self.held(item)
                 why = self._checked(self.nav.toward(self.obs, d, lambda: act.place(self._names(), item)))
@@ -198,10 +214,13 @@ class MineDojoWorld:
         except ids.MineDojoError as e:
             return False, str(e), {}
         if kind == "smelt":
-            return False, f"{item} is smelted, not crafted (MineDojo's craft id {ids.craft_index()[item]} is a " \
-                          "furnace recipe); use smelt", {}
-        return self._make(item, kind, lambda bag, near: bag.plan_craft(
-            item, near))
+            return (
+                False,
+                f"{item} is smelted, not crafted (MineDojo's craft id {ids.craft_index()[item]} is a "
+                "furnace recipe); use smelt",
+                {},
+            )
+        return self._make(item, kind, lambda bag, near: bag.plan_craft(item, near))
 
     def _smelt(self, item: str, action: dict) -> tuple[bool, str | None, dict]:
         try:
@@ -211,8 +230,7 @@ class MineDojoWorld:
         if kind != "smelt":
             return False, f"{item} is crafted, not smelted (no furnace recipe in MineDojo's ids); use craft", {}
         fuel = self.kb.canonical(action["fuel"]) if action.get("fuel") else None
-        return self._make(item, kind, lambda bag, near: bag.plan_smelt(
-            item, near, fuel))
+        return self._make(item, kind, lambda bag, near: bag.plan_smelt(item, near, fuel))
 
     def _make(self, item: str, kind: str, plan: Callable[[Bag, bool], Any]) -> tuple[bool, str | None, dict]:
         station = {"table": ("table", "crafting_table"), "smelt": ("furnace", "furnace")}.get(kind)
@@ -284,9 +302,9 @@ class MineDojoWorld:
                 return False, error, missing
         drops = set(self.kb.variants(item) or [item])
         if item in self.kb.blocks() and not self.kb.mine_sources(item):
-            drops |= set(self.kb.block_drops(item))      # "mine stone": its cobblestone counts
+            drops |= set(self.kb.block_drops(item))  # "mine stone": its cobblestone counts
         start = {k: self.held(k) for k in drops}
-        done = lambda obs, info: any(self.held(k) > start[k] for k in drops)   # noqa: E731
+        done = lambda obs, info: any(self.held(k) > start[k] for k in drops)  # noqa: E731
         _, ok, used, _ = self.nav.unit(self.obs, unit, done, self._budget())
         if ok:
             return True, None, {}
@@ -307,8 +325,7 @@ class MineDojoWorld:
         mobs = {item} if kb.is_mob(item) else set(kb.mob_sources(item))
         if not mobs:
             return False, f"no mob is or drops {item}", {}
-        wanted = set(kb.variants(item) or [item]) if not kb.is_mob(item) else \
-            {d for m in mobs for d in kb.mob_drops(m)}
+        wanted = set(kb.variants(item) or [item]) if not kb.is_mob(item) else {d for m in mobs for d in kb.mob_drops(m)}
         start = {k: self.held(k) for k in wanted}
         done = lambda obs, info: bool(info.get("killed")) or any(self.held(k) > start[k] for k in wanted)  # noqa: E731
         _, ok, used, _ = self.nav.unit(self.obs, Unit(mobs=mobs), done, self._budget())
@@ -317,4 +334,3 @@ class MineDojoWorld:
         if self.steps >= self.max_steps:
             return False, f"ran out of environment steps ({self.max_steps})", {}
         return False, f"found no {', '.join(sorted(mobs))} to kill within {used} steps", {}
-

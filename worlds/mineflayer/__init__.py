@@ -3,6 +3,7 @@
 `make_world` is the factory the parts' registry names (`--world mineflayer`); its options are
 `MineflayerOptions` (`--server HOST:PORT`, `--bot-name`, `--server-version`, the timeouts).
 """
+
 from __future__ import annotations
 
 import threading
@@ -39,11 +40,16 @@ def make_world(settings: Any, kb: Any, task: Any) -> MineflayerWorld:
     sidecar, name = _sidecar(opts)
     if name != opts.bot_name:
         opts = replace(opts, bot_name=name)
-    world = MineflayerWorld(kb, opts, allowed_skills=set(settings.skills) if settings.skills else None,
-                            sidecar=sidecar)
+    world = MineflayerWorld(kb, opts, allowed_skills=set(settings.skills) if settings.skills else None, sidecar=sidecar)
     try:
-        world.reset(seed=settings.seed, options={"inventory": {**task.inventory, **settings.inventory},
-                                                 "max_steps": task.max_steps, "target": task.target})
+        world.reset(
+            seed=settings.seed,
+            options={
+                "inventory": {**task.inventory, **settings.inventory},
+                "max_steps": task.max_steps,
+                "target": task.target,
+            },
+        )
     except BaseException:
         world.close()
         raise

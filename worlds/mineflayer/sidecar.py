@@ -10,6 +10,7 @@ Errors are `MineflayerError` with a `kind` the world and the CLI map to one line
   crashed      the sidecar process died
 and the sidecar's own kinds for a command the game refused (not_found, no_recipe, ...).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -43,8 +44,11 @@ class MineflayerError(WorldError):
 def node_binary() -> str:
     node = shutil.which("node")
     if node is None:
-        raise MineflayerError("no_node", "Node.js is not installed (the mineflayer world runs a Node sidecar); "
-                                         "install Node 18 or newer, then `make mineflayer`")
+        raise MineflayerError(
+            "no_node",
+            "Node.js is not installed (the mineflayer world runs a Node sidecar); "
+            "install Node 18 or newer, then `make mineflayer`",
+        )
     return node
 
 
@@ -70,20 +74,29 @@ class Sidecar:
         self.proc: subprocess.Popen | None = None
         self._answers: queue.Queue = queue.Queue()
         self._next_id = 0
-        self.events: list[dict] = []   # lines the sidecar sent on its own ({"event": "end", ...})
+        self.events: list[dict] = []  # lines the sidecar sent on its own ({"event": "end", ...})
         self._stderr: deque[str] = deque(maxlen=40)
-        self.left_standing: list[list[int]] = []   # furnaces this bot placed and could not take back
+        self.left_standing: list[list[int]] = []  # furnaces this bot placed and could not take back
 
     def start(self) -> None:
         node = node_binary()
         if not modules_installed():
-            raise MineflayerError("no_modules", f"the sidecar's npm packages are missing in {SIDECAR_DIR}/node_modules; "
-                                                "run `make mineflayer` (npm ci)")
-        self.proc = subprocess.Popen([node, str(SIDECAR_DIR / "bot.js")], cwd=SIDECAR_DIR, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
-                                     env={**os.environ, "NODE_NO_WARNINGS": "1"})
+            raise MineflayerError(
+                "no_modules",
+                f"the sidecar's npm packages are missing in {SIDECAR_DIR}/node_modules; run `make mineflayer` (npm ci)",
+            )
+        self.proc = subprocess.Popen(
+            [node, str(SIDECAR_DIR / "bot.js")],
+            cwd=SIDECAR_DIR,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            env={**os.environ, "NODE_NO_WARNINGS": "1"},
+        )
         self._answers = queue.Queue()
-        atexit.register(self.close)   # the bot leaves the server when Python exits
+        atexit.register(self.close)  # the bot leaves the server when Python exits
         # each process has its own answer queue: a dead one's reader cannot end the next one's calls
         threading.Thread(target=self._read, args=(self.proc, self._answers), daemon=True).start()
         threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
@@ -99,12 +112,12 @@ class Sidecar:
                 self.events.append(msg)
             else:
                 answers.put(msg)
-        answers.put(None)   # the process ended
+        answers.put(None)  # the process ended
 
     def _drain(self, proc: subprocess.Popen) -> None:
         assert proc.stderr is not None
         for line in proc.stderr:
-            if "deprecated event" not in line:   # mineflayer-pvp's physicTick warning, on every start
+            if "deprecated event" not in line:  # mineflayer-pvp's physicTick warning, on every start
                 self._stderr.append(line.rstrip())
 
     @property
@@ -113,8 +126,11 @@ class Sidecar:
 
     def call(self, cmd: str, timeout_s: float | None = None, **args: Any) -> Any:
         if not self.alive:
-            raise MineflayerError("crashed", "the mineflayer sidecar is not running"
-                                  + (f" (it exited with {self.proc.returncode})" if self.proc else ""))
+            raise MineflayerError(
+                "crashed",
+                "the mineflayer sidecar is not running"
+                + (f" (it exited with {self.proc.returncode})" if self.proc else ""),
+            )
         self._next_id += 1
         rid = self._next_id
         try:
@@ -133,7 +149,7 @@ class Sidecar:
                 tail = "; ".join(list(self._stderr)[-3:])
                 raise MineflayerError("crashed", "the mineflayer sidecar exited" + (f": {tail}" if tail else ""))
             if msg.get("id") != rid:
-                continue   # the answer to a call that timed out earlier
+                continue  # the answer to a call that timed out earlier
             if msg.get("ok"):
                 return msg.get("result")
             raise MineflayerError(msg.get("kind") or "error", msg.get("error") or "the sidecar failed")
@@ -144,7 +160,7 @@ class Sidecar:
             return
         try:
             if proc.poll() is None and proc.stdin is not None:
-                proc.stdin.close()   # bot.js quits the server and exits when stdin closes
+                proc.stdin.close()  # bot.js quits the server and exits when stdin closes
             proc.wait(timeout=5)
         except (subprocess.TimeoutExpired, OSError):
             proc.kill()

@@ -28,6 +28,7 @@ A server that refuses, times out or closes the connection, a missing Node, a sid
 twice: `MineflayerError` (a WorldError), one line.  A sidecar that dies once is restarted and
 the bot rejoins (the server keeps its inventory).
 """
+
 from __future__ import annotations
 
 import time
@@ -44,34 +45,66 @@ from worlds.types import ACTIONS
 from .sidecar import MineflayerError, Sidecar
 
 DEFAULT_MAX_STEPS = 12000
-DESTINATION = {"head": "head", "chest": "torso", "legs": "legs", "feet": "feet", "offhand": "off-hand",
-               "mainhand": "hand"}
+DESTINATION = {
+    "head": "head",
+    "chest": "torso",
+    "legs": "legs",
+    "feet": "feet",
+    "offhand": "off-hand",
+    "mainhand": "hand",
+}
 
 
 @dataclass
 class MineflayerOptions:
     """How to reach the server (the part's options: `--server`, `--bot-name`...)."""
-    server: str = field(default="127.0.0.1:25565", metadata={
-        "help": "mineflayer: the Minecraft server to join, HOST:PORT (default 127.0.0.1:25565)",
-        "metavar": "HOST:PORT", "flag": "--server"})
-    bot_name: str = field(default="deps", metadata={
-        "help": "mineflayer: the bot's offline-mode user name (the server must run with online-mode=false)",
-        "metavar": "NAME"})
-    server_version: str | None = field(default=None, metadata={
-        "help": "mineflayer: the server's Minecraft version, one the agent knows (1.11.2, 1.16.5, 1.19.2); "
-                "default: asked from the server", "metavar": "VERSION"})
-    connect_timeout: int = field(default=30, metadata={
-        "help": "mineflayer: seconds to wait for the server to let the bot in (default 30)",
-        "metavar": "S", "bounds": (1, 600)})
-    action_timeout: int = field(default=120, metadata={
-        "help": "mineflayer: seconds one skill unit may take on the server (default 120)",
-        "metavar": "S", "bounds": (1, 3600)})
+
+    server: str = field(
+        default="127.0.0.1:25565",
+        metadata={
+            "help": "mineflayer: the Minecraft server to join, HOST:PORT (default 127.0.0.1:25565)",
+            "metavar": "HOST:PORT",
+            "flag": "--server",
+        },
+    )
+    bot_name: str = field(
+        default="deps",
+        metadata={
+            "help": "mineflayer: the bot's offline-mode user name (the server must run with online-mode=false)",
+            "metavar": "NAME",
+        },
+    )
+    server_version: str | None = field(
+        default=None,
+        metadata={
+            "help": "mineflayer: the server's Minecraft version, one the agent knows (1.11.2, 1.16.5, 1.19.2); "
+            "default: asked from the server",
+            "metavar": "VERSION",
+        },
+    )
+    connect_timeout: int = field(
+        default=30,
+        metadata={
+            "help": "mineflayer: seconds to wait for the server to let the bot in (default 30)",
+            "metavar": "S",
+            "bounds": (1, 600),
+        },
+    )
+    action_timeout: int = field(
+        default=120,
+        metadata={
+            "help": "mineflayer: seconds one skill unit may take on the server (default 120)",
+            "metavar": "S",
+            "bounds": (1, 3600),
+        },
+    )
 
     def address(self) -> tuple[str, int]:
         host, sep, port = self.server.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise MineflayerError("bad_option", f"bad --server {self.server!r}; accepted: HOST:PORT, "
-                                                "e.g. 127.0.0.1:25565")
+            raise MineflayerError(
+                "bad_option", f"bad --server {self.server!r}; accepted: HOST:PORT, e.g. 127.0.0.1:25565"
+            )
         return host, int(port)
 
 
@@ -82,7 +115,7 @@ class _Outcome:
     cost: int = 0
     gained: dict[str, int] = field(default_factory=dict)
     missing: dict = field(default_factory=dict)
-    chance: bool = False   # the server did not deliver (a drop out of reach): worth another try
+    chance: bool = False  # the server did not deliver (a drop out of reach): worth another try
 
 
 def _fail(error: str, missing: dict | None = None, cost: int = 0, chance: bool = False) -> _Outcome:
@@ -90,14 +123,26 @@ def _fail(error: str, missing: dict | None = None, cost: int = 0, chance: bool =
 
 
 class MineflayerWorld:
-    observation_space = {"inventory": "item -> count (the agent's names)", "equipment": "slot -> item",
-                         "position": "[x, y, z] on the server", "health": "0..20", "time_of_day": "day or night",
-                         "ticks": "the server's time of day in ticks", "steps": "environment steps used"}
+    observation_space = {
+        "inventory": "item -> count (the agent's names)",
+        "equipment": "slot -> item",
+        "position": "[x, y, z] on the server",
+        "health": "0..20",
+        "time_of_day": "day or night",
+        "ticks": "the server's time of day in ticks",
+        "steps": "environment steps used",
+    }
     action_space = {"action": ACTIONS, "item": "an item (or mob for kill)", "fuel": "optional, for smelt"}
 
-    def __init__(self, kb: KnowledgeBase, options: MineflayerOptions | None = None, *,
-                 allowed_skills: set[str] | None = None, costs: SkillCosts | None = None,
-                 sidecar: Sidecar | None = None):
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        options: MineflayerOptions | None = None,
+        *,
+        allowed_skills: set[str] | None = None,
+        costs: SkillCosts | None = None,
+        sidecar: Sidecar | None = None,
+    ):
         self.kb = kb
         self.options = options or MineflayerOptions()
         if allowed_skills:
@@ -107,13 +152,13 @@ class MineflayerWorld:
         self.allowed = set(allowed_skills) if allowed_skills else set(ACTIONS)
         self.costs = costs or default_costs()
         self.sidecar = sidecar or Sidecar(timeout_s=self.options.action_timeout + 10)
-        self.game_kb: KnowledgeBase | None = None   # the server's version's names
+        self.game_kb: KnowledgeBase | None = None  # the server's version's names
         self.connected = False
         self.steps = 0
         self.max_steps = DEFAULT_MAX_STEPS
         self.target: dict[str, int] = {}
         self.fuel_credit = 0.0
-        self.mainhand: str | None = None   # a tool equipped to the hand (the text world keeps it out of the inventory)
+        self.mainhand: str | None = None  # a tool equipped to the hand (the text world keeps it out of the inventory)
         self.seed: int | None = None
         self._state: dict = {}
 
@@ -122,8 +167,12 @@ class MineflayerWorld:
         host, port = self.options.address()
         if not self.sidecar.alive:
             self.sidecar.start()
-        args: dict[str, Any] = {"host": host, "port": port, "username": self.options.bot_name,
-                                "timeout_ms": int(self.options.connect_timeout * 1000)}
+        args: dict[str, Any] = {
+            "host": host,
+            "port": port,
+            "username": self.options.bot_name,
+            "timeout_ms": int(self.options.connect_timeout * 1000),
+        }
         if self.options.server_version:
             args["version"] = self.options.server_version
         try:
@@ -135,9 +184,12 @@ class MineflayerWorld:
         version = self._state.get("version")
         if version not in VERSIONS:
             self.close()
-            raise MineflayerError("bad_version", f"the server at {host}:{port} runs Minecraft {version}; the agent "
-                                                 f"knows the game data of {', '.join(VERSIONS)} (accepted: a server "
-                                                 "of one of those)")
+            raise MineflayerError(
+                "bad_version",
+                f"the server at {host}:{port} runs Minecraft {version}; the agent "
+                f"knows the game data of {', '.join(VERSIONS)} (accepted: a server "
+                "of one of those)",
+            )
         self.game_kb = self.kb if version == self.kb.version else load_kb(version)
         self.connected = True
 
@@ -203,7 +255,7 @@ class MineflayerWorld:
     @property
     def inventory(self) -> dict[str, int]:
         inv = self._ours(self._state.get("inventory") or {})
-        if self.mainhand and inv.get(self.mainhand):   # worn in the hand, as the text world counts it
+        if self.mainhand and inv.get(self.mainhand):  # worn in the hand, as the text world counts it
             inv[self.mainhand] -= 1
             if not inv[self.mainhand]:
                 del inv[self.mainhand]
@@ -236,10 +288,15 @@ class MineflayerWorld:
         return {"time_of_day": self.time_of_day(), "position": self._state.get("position")}
 
     def _obs(self) -> dict:
-        return {"inventory": self.inventory, "equipment": self.equipment,
-                "position": self._state.get("position"), "health": self._state.get("health"),
-                "time_of_day": self.time_of_day(), "ticks": (self._state.get("time") or {}).get("time_of_day"),
-                "steps": self.steps}
+        return {
+            "inventory": self.inventory,
+            "equipment": self.equipment,
+            "position": self._state.get("position"),
+            "health": self._state.get("health"),
+            "time_of_day": self.time_of_day(),
+            "ticks": (self._state.get("time") or {}).get("time_of_day"),
+            "steps": self.steps,
+        }
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -264,8 +321,8 @@ class MineflayerWorld:
             if canon is None:
                 raise ValueError(f"unknown item {name!r} in the target")
             self.target[canon] = int(n)
-        for x, y, z in self.sidecar.left_standing:   # stations this world left standing: not the next episode's
-            self._call("command", text=f"/setblock {x} {y} {z} air")   # op rights; else dug by hand
+        for x, y, z in self.sidecar.left_standing:  # stations this world left standing: not the next episode's
+            self._call("command", text=f"/setblock {x} {y} {z} air")  # op rights; else dug by hand
             if self._call("block_at", x=x, y=y, z=z)["name"] == "air":
                 continue
             try:
@@ -309,9 +366,12 @@ class MineflayerWorld:
         self._state = state
         if state.get("inventory") == want and not state.get("equipment"):
             return
-        raise MineflayerError("reset", f"could not set the bot's inventory to {want or 'nothing'} (it has "
-                                       f"{state.get('inventory') or 'nothing'}); accepted: a server where the bot has "
-                                       "op rights for /clear and /give (/op NAME), or a new --bot-name")
+        raise MineflayerError(
+            "reset",
+            f"could not set the bot's inventory to {want or 'nothing'} (it has "
+            f"{state.get('inventory') or 'nothing'}); accepted: a server where the bot has "
+            "op rights for /clear and /give (/op NAME), or a new --bot-name",
+        )
 
     def step(self, action: dict) -> tuple[dict, float, bool, bool, dict]:
         was_done = self.target_reached()
@@ -327,8 +387,14 @@ class MineflayerWorld:
 
     @staticmethod
     def _info(out: _Outcome) -> dict:
-        return {"ok": out.ok, "error": out.error, "cost": out.cost, "gained": dict(out.gained),
-                "missing": dict(out.missing), "chance": out.chance}
+        return {
+            "ok": out.ok,
+            "error": out.error,
+            "cost": out.cost,
+            "gained": dict(out.gained),
+            "missing": dict(out.missing),
+            "chance": out.chance,
+        }
 
     def _dispatch(self, action: dict) -> _Outcome:
         if not isinstance(action, dict) or action.get("action") not in ACTIONS:
@@ -360,8 +426,9 @@ class MineflayerWorld:
         if not sources and item in kb.blocks() and kb.block_drops(item):
             sources = [s for d in kb.block_drops(item) for s in kb.mine_sources(d) if s.block == item]
         if not sources and kb.interactions(item):
-            return _fail(f"{item} comes from using an item on a mob or a block, which the mineflayer world "
-                         "does not do yet")
+            return _fail(
+                f"{item} comes from using an item on a mob or a block, which the mineflayer world does not do yet"
+            )
         if not sources:
             return _fail(f"{item} cannot be mined (no natural block drops it); obtain it by {how_to_obtain(kb, item)}")
         usable = [s for s in sources if s.tools is None or any(self.has(t) for t in s.tools)]
@@ -391,20 +458,26 @@ class MineflayerWorld:
         return bool((self._state.get("near") or {}).get(block))
 
     def _craft(self, item: str, action: dict) -> _Outcome:
-        table = self.has("crafting_table") or self.near("crafting_table")   # held (placed for the craft) or placed
-        r = self.bag().plan_craft(item, table)   # the text world's rules and words
+        table = self.has("crafting_table") or self.near("crafting_table")  # held (placed for the craft) or placed
+        r = self.bag().plan_craft(item, table)  # the text world's rules and words
         if isinstance(r, Refusal):
             return _fail(r.error, r.missing)
         rate = self.costs.craft(r.needs_table)
         assert self.game_kb is not None
         game = self._game_bag().plan_craft(self.game_kb.canonical(r.output) or r.output, table)
         if isinstance(game, Refusal):
-            return _fail(f"the server's Minecraft {self.game_kb.version if self.game_kb else ''} refuses: {game.error}",
-                         {})
+            return _fail(
+                f"the server's Minecraft {self.game_kb.version if self.game_kb else ''} refuses: {game.error}", {}
+            )
         before = self.inventory
         try:
-            self._call("craft", item=game.output, count=1, pick_up_table=True,
-                       timeout_ms=int(self.options.action_timeout * 1000))
+            self._call(
+                "craft",
+                item=game.output,
+                count=1,
+                pick_up_table=True,
+                timeout_ms=int(self.options.action_timeout * 1000),
+            )
         except MineflayerError as e:
             if e.connection:
                 raise
@@ -428,9 +501,14 @@ class MineflayerWorld:
             return _fail(f"cannot smelt {item}: the server's inventory lacks {r.input if game_input is None else fuel}")
         before = self.inventory
         try:
-            res = self._call("smelt", input=game_input, fuel=game_fuel, pick_up_furnace=True,
-                             timeout_ms=int(self.options.action_timeout * 1000))
-            if res.get("furnace_left_at"):   # no pickaxe to take it back: removed at the next reset
+            res = self._call(
+                "smelt",
+                input=game_input,
+                fuel=game_fuel,
+                pick_up_furnace=True,
+                timeout_ms=int(self.options.action_timeout * 1000),
+            )
+            if res.get("furnace_left_at"):  # no pickaxe to take it back: removed at the next reset
                 self.sidecar.left_standing.append(res["furnace_left_at"])
         except MineflayerError as e:
             if e.connection:
@@ -450,8 +528,10 @@ class MineflayerWorld:
         if not mobs:
             return _fail(f"no mob here drops {item}; obtain it by {how_to_obtain(kb, item)}")
         vs = set(kb.variants(item))
-        mob = min(mobs, key=lambda m: (self.costs.kill(m).cost / max(1, sum(
-            n for i, n in kb.mob_drops(m).items() if i in vs)), m))
+        mob = min(
+            mobs,
+            key=lambda m: (self.costs.kill(m).cost / max(1, sum(n for i, n in kb.mob_drops(m).items() if i in vs)), m),
+        )
         return self._kill_mob(mob)
 
     def _kill_mob(self, mob: str) -> _Outcome:
@@ -466,7 +546,9 @@ class MineflayerWorld:
             if e.connection:
                 raise
             missing = "" if e.kind != "not_found" else " (none in sight)"
-            return _fail(f"hunting {mob} failed on the server{missing}: {e}", {}, rate.cost, chance=e.kind != "not_found")
+            return _fail(
+                f"hunting {mob} failed on the server{missing}: {e}", {}, rate.cost, chance=e.kind != "not_found"
+            )
         gained = self._gained(before)
         if not gained:
             return _fail(f"killed {a(mob)} but picked up none of its drops", {}, rate.cost, chance=True)

@@ -12,6 +12,7 @@ place, use, dig_down and dig_up are travel and set-up the grid world's skills do
 (they walk to their sources and place their tables), so they are kept in the plan as
 comments and cost nothing here.
 """
+
 from __future__ import annotations
 
 import re
@@ -64,7 +65,7 @@ def to_goals(actions: list[Action], sub: Any, kb: Any) -> list[Goal]:
     for a in actions:
         if sub.action == "find" and a.name in ("find", "move") and a.args:
             thing = a.args[0]
-            if not any(g.action == "find" and thing in g.obj for g in goals):   # find + move: one goal
+            if not any(g.action == "find" and thing in g.obj for g in goals):  # find + move: one goal
                 where = {k: str(v) for k, v in (sub.conditions or {}).items()} if thing == sub.item else {}
                 goals.append(Goal("find", {thing: 1}, where=where, text=a.text()))
             continue
@@ -80,8 +81,9 @@ def to_goals(actions: list[Action], sub: Any, kb: Any) -> list[Goal]:
             n = sub.count if wants_sub else _count(a, 1)
             smelt = platform == "furnace" or (kb.smelting(name) and not kb.recipes(name))
             mats = dict(sub.materials) if wants_sub else {}
-            goals.append(Goal("smelt" if smelt else "craft", {name: n}, mats,
-                              "furnace" if smelt else platform, a.text()))
+            goals.append(
+                Goal("smelt" if smelt else "craft", {name: n}, mats, "furnace" if smelt else platform, a.text())
+            )
         elif a.name == "fight":
             goals.append(Goal("kill", {name: sub.count if wants_sub else 1}, {}, _arg(a, 1), a.text()))
         elif a.name == "equip":
@@ -94,7 +96,7 @@ def reference_actions(sub: Any, kb: Any, in_view: bool = False) -> list[Action]:
     against, and the demonstration a test seeds the performer memory with.  `in_view`: the
     percipient saw the thing a find sub-objective is after."""
     item, tool = sub.item, sub.tool or "null"
-    if sub.action == "find":   # in view already: move to it (MP5 4.2.2: no find first)
+    if sub.action == "find":  # in view already: move to it (MP5 4.2.2: no find first)
         return ([] if in_view else [Action("find", [item])]) + [Action("move", [item])]
     if sub.action == "mine":
         src = kb.mine_sources(item)
@@ -115,24 +117,26 @@ def _alts(names: list[str]) -> str:
 @lru_cache(maxsize=256)
 def _grammar(items: tuple[str, ...], mobs: tuple[str, ...], tools: tuple[str, ...]) -> str:
     fight = bool(mobs)
-    return "\n".join([
-        "root ::= line{1,4}",
-        'line ::= act "\\n"',
-        "act ::= find | move | mine | craft | equip | place" + (" | fight" if fight else ""),
-        'find ::= "find(" thing ")"',
-        'move ::= "move(" thing ")"',
-        'mine ::= "mine(" item ", " tool ")"',
-        'craft ::= "craft(" item ", " num ", " platform ")"',
-        *(['fight ::= "fight(" mob ", " tool ")"'] if fight else []),
-        'equip ::= "equip(" item ")"',
-        'place ::= "place(" item ")"',
-        'platform ::= "null" | "crafting_table" | "furnace"',
-        'tool ::= "null" | ' + _alts(list(tools)),
-        "num ::= [1-9] [0-9]?",
-        "thing ::= item" + (" | mob" if fight else ""),
-        f"item ::= {_alts(list(items))}",
-        *([f"mob ::= {_alts(list(mobs))}"] if fight else []),
-    ])
+    return "\n".join(
+        [
+            "root ::= line{1,4}",
+            'line ::= act "\\n"',
+            "act ::= find | move | mine | craft | equip | place" + (" | fight" if fight else ""),
+            'find ::= "find(" thing ")"',
+            'move ::= "move(" thing ")"',
+            'mine ::= "mine(" item ", " tool ")"',
+            'craft ::= "craft(" item ", " num ", " platform ")"',
+            *(['fight ::= "fight(" mob ", " tool ")"'] if fight else []),
+            'equip ::= "equip(" item ")"',
+            'place ::= "place(" item ")"',
+            'platform ::= "null" | "crafting_table" | "furnace"',
+            'tool ::= "null" | ' + _alts(list(tools)),
+            "num ::= [1-9] [0-9]?",
+            "thing ::= item" + (" | mob" if fight else ""),
+            f"item ::= {_alts(list(items))}",
+            *([f"mob ::= {_alts(list(mobs))}"] if fight else []),
+        ]
+    )
 
 
 _WORD = re.compile(r"[a-z_]+")

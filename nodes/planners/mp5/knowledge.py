@@ -8,6 +8,7 @@ embedded once and kept in `<memory>/knowledge-<version>/`.  A look-up is exact f
 name the knowledge base knows gets its own fact and the notes about it (issue 23: facts by
 exact look-up first); a free-text name gets the nearest facts of the store.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -63,21 +64,27 @@ class KnowledgeMemory:
             canon = self.kb.canonical(item)
             if item in self._seen or canon is None:
                 continue
-            notes = [r["fact"] for r in self.store.records if item in (r.get("about") or []) or
-                     canon in (r.get("about") or [])]
-            self._seen[item] = {"fact": fact_text(self.kb, canon), "score": 1.0, "notes": notes,
-                                "supplemented": False}
+            notes = [
+                r["fact"]
+                for r in self.store.records
+                if item in (r.get("about") or []) or canon in (r.get("about") or [])
+            ]
+            self._seen[item] = {"fact": fact_text(self.kb, canon), "score": 1.0, "notes": notes, "supplemented": False}
         todo = [i for i in dict.fromkeys(items) if i not in self._seen]
         for item, hits in zip(todo, self.store.search_many([f"How to get {i}" for i in todo], k)):
             fact = next(((s, r) for s, r in hits if r.get("item") == item), None)
             supplemented = False
-            if fact is None and hits:   # a free-text name: the nearest fact
+            if fact is None and hits:  # a free-text name: the nearest fact
                 fact = hits[0]
-            if fact is None:   # an empty store: nothing to say
+            if fact is None:  # an empty store: nothing to say
                 fact, supplemented = (0.0, {"fact": ""}), True
             notes = [r["fact"] for _, r in hits if item in (r.get("about") or [])]
-            self._seen[item] = {"fact": fact[1]["fact"], "score": round(fact[0], 3), "notes": notes,
-                                "supplemented": supplemented}
+            self._seen[item] = {
+                "fact": fact[1]["fact"],
+                "score": round(fact[0], 3),
+                "notes": notes,
+                "supplemented": supplemented,
+            }
         return [self._seen[i] for i in items]
 
     def nearest_facts(self, names: list[str]) -> list[str]:

@@ -6,6 +6,7 @@ Kept in `<memory>/performer/` (nodes/planners/mp5/store.py), across episodes and
 The memory folder is `--memory DIR`, else $XDG_CACHE_HOME/deps-agent/mp5 (by default
 ~/.cache/deps-agent/mp5), so a second `deps run` reuses what the first learned.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,9 +48,10 @@ class PerformerMemory:
     def remember(self, subobjective: str, perceived: str, actions: str, **meta: Any) -> bool:
         """Store a sequence that worked; False when the same one is already stored for it."""
         with self.store.lock:
-            if any(r.get("subobjective") == subobjective and r.get("actions") == actions
-                   for r in self.store.records):
+            if any(r.get("subobjective") == subobjective and r.get("actions") == actions for r in self.store.records):
                 return False
-            self.store.add([_key(subobjective, perceived)],
-                           [{"subobjective": subobjective, "situation": perceived, "actions": actions, **meta}])
+            self.store.add(
+                [_key(subobjective, perceived)],
+                [{"subobjective": subobjective, "situation": perceived, "actions": actions, **meta}],
+            )
             return True

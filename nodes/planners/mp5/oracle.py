@@ -5,6 +5,7 @@ well a model writes actions:
 
     deps eval --suite mp5 --planner nodes.planners.mp5.oracle:factory --selector fixed --random-drop ...
 """
+
 from __future__ import annotations
 
 import re
@@ -35,7 +36,7 @@ class RecipeBookLLM:
         self.model = RunnableLambda(self._reply)
 
     def _sub(self, asked: str) -> SubObjective | None:
-        line = next((ln[len("Sub-objective: "):] for ln in asked.splitlines() if ln.startswith("Sub-objective: ")), "")
+        line = next((ln[len("Sub-objective: ") :] for ln in asked.splitlines() if ln.startswith("Sub-objective: ")), "")
         known = next((s for s in (self.planner.subs if self.planner else None) or [] if s.text == line), None)
         if known is not None:
             return known
@@ -49,12 +50,12 @@ class RecipeBookLLM:
         return SubObjective(_VERBS.get(verb, verb), item, int(n))
 
     def _reply(self, msgs: list) -> AIMessage:
-        asked = next((m.content for m in reversed(msgs) if "Sub-objective: " in m.content), "")   # the question
+        asked = next((m.content for m in reversed(msgs) if "Sub-objective: " in m.content), "")  # the question
         sub = self._sub(asked)
         if sub is None:
             return AIMessage("")
         perceived = next((ln for ln in asked.splitlines() if ln.startswith("Perceived: ")), "")
-        in_view = f"{sub.item}: in view" in perceived   # the percipient's answer, as the prompt shows it
+        in_view = f"{sub.item}: in view" in perceived  # the percipient's answer, as the prompt shows it
         return AIMessage("\n".join(a.text() for a in reference_actions(sub, self.kb, in_view)))
 
 

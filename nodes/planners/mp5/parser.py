@@ -7,6 +7,7 @@ then carries the fact and notes retrieved for it from the knowledge memory, whic
 planner's prompt shows.  A find task (mp5-context) is one sub-objective: find the thing,
 under the task's conditions.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -19,15 +20,15 @@ from worlds.types import Goal, Task
 
 @dataclass
 class SubObjective:
-    action: str                       # mine | craft | smelt | kill | equip | find
-    item: str                         # what it should produce (the mob, for kill; the thing, for find)
+    action: str  # mine | craft | smelt | kill | equip | find
+    item: str  # what it should produce (the mob, for kill; the thing, for find)
     count: int = 1
     materials: dict[str, int] = field(default_factory=dict)
-    tool: str | None = None           # the tool or platform the recipe book names
-    fact: str = ""                    # retrieved from the knowledge memory
+    tool: str | None = None  # the tool or platform the recipe book names
+    fact: str = ""  # retrieved from the knowledge memory
     notes: list[str] = field(default_factory=list)
-    conditions: dict[str, Any] = field(default_factory=dict)   # find tasks: biome, time, near...
-    done: bool = False                # reached (the planner marks it from the outcomes)
+    conditions: dict[str, Any] = field(default_factory=dict)  # find tasks: biome, time, near...
+    done: bool = False  # reached (the planner marks it from the outcomes)
 
     @property
     def text(self) -> str:
@@ -39,13 +40,14 @@ class SubObjective:
         return asdict(self)
 
     @classmethod
-    def from_goal(cls, g: Goal) -> "SubObjective":
+    def from_goal(cls, g: Goal) -> SubObjective:
         item, n = next(iter(g.obj.items()))
         return cls(g.action, item, n, dict(g.materials), g.tool)
 
 
-def parse_task(task: Task, inventory: dict[str, int], kb: Any, knowledge: Any = None,
-               allowed_skills: tuple[str, ...] | None = None) -> tuple[list[SubObjective], str | None]:
+def parse_task(
+    task: Task, inventory: dict[str, int], kb: Any, knowledge: Any = None, allowed_skills: tuple[str, ...] | None = None
+) -> tuple[list[SubObjective], str | None]:
     """(sub-objectives from what is held now, or [] with the reason there are none)."""
     if not task.target:
         conds = dict(conditions(task))

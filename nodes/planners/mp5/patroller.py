@@ -12,6 +12,7 @@ agent holds (the same rules every world of this project follows for inventory, r
 tools and platforms): the first action that would fail gives the cause, in the game's
 words ("cannot craft wooden_pickaxe: needs a crafting_table").
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,8 +27,8 @@ from worlds.types import Goal
 
 @dataclass
 class Perception:
-    facts: list[str] = field(default_factory=list)     # the temporary env-info set, in order asked
-    missing: list[str] = field(default_factory=list)   # factors not confirmed
+    facts: list[str] = field(default_factory=list)  # the temporary env-info set, in order asked
+    missing: list[str] = field(default_factory=list)  # factors not confirmed
     rounds: int = 0
 
     def text(self) -> str:
@@ -59,8 +60,9 @@ def questions_for(sub: Any, kb: Any) -> list[Question]:
     return list(dict.fromkeys(qs))
 
 
-def perceive(percipient: Any, questions: list[Question], observation: dict[str, Any],
-             max_rounds: int = 8) -> Perception:
+def perceive(
+    percipient: Any, questions: list[Question], observation: dict[str, Any], max_rounds: int = 8
+) -> Perception:
     p = Perception()
     for q in questions[:max_rounds]:
         answer = percipient.answer(q, observation)
@@ -91,8 +93,14 @@ class Patroller:
         self.kb = kb
         self.controller = ScriptedController(kb, max_retries=1)
 
-    def check(self, goals: list[Goal], sub: Any, inventory: dict[str, int],
-              biome: str | None = None, seen: Perception | None = None) -> tuple[bool, str | None, dict[str, int]]:
+    def check(
+        self,
+        goals: list[Goal],
+        sub: Any,
+        inventory: dict[str, int],
+        biome: str | None = None,
+        seen: Perception | None = None,
+    ) -> tuple[bool, str | None, dict[str, int]]:
         """(the sequence reaches the sub-objective, the cause if not, the inventory after it).
         `seen`: the percipient's answers for this sub-objective (a find checks against them)."""
         world = TextWorld(self.kb)

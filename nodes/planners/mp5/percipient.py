@@ -7,6 +7,7 @@ cells).  What the observation does not hold is answered as unknown, never guesse
 Swap it with `--percipient package.module:factory`: the factory returns an object with
 `answer(question, observation) -> str`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -19,16 +20,19 @@ from worlds.context_tasks import matches, terms
 
 @dataclass(frozen=True)
 class Question:
-    factor: str       # biome | time | weather | brightness | thing
-    about: str = ""   # the thing asked about (tree, pig, stone...), for factor "thing"
+    factor: str  # biome | time | weather | brightness | thing
+    about: str = ""  # the thing asked about (tree, pig, stone...), for factor "thing"
 
     @property
     def text(self) -> str:
         if self.factor == "thing":
             return f"Is there a {self.about} in view?"
-        return {"biome": "Which biome am I in?", "time": "Is it day or night?",
-                "weather": "What is the weather?", "brightness": "Is it bright enough to see?"}.get(
-                    self.factor, f"What is the {self.factor}?")
+        return {
+            "biome": "Which biome am I in?",
+            "time": "Is it day or night?",
+            "weather": "What is the weather?",
+            "brightness": "Is it bright enough to see?",
+        }.get(self.factor, f"What is the {self.factor}?")
 
 
 def _kind(thing: str) -> str:
@@ -60,8 +64,9 @@ def make_percipient(spec: str | None) -> Any:
     try:
         factory = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError, ValueError) as e:
-        raise SettingsError(f"cannot load percipient {spec!r} ({e}); accepted: package.module:factory "
-                            "on the Python path") from None
+        raise SettingsError(
+            f"cannot load percipient {spec!r} ({e}); accepted: package.module:factory on the Python path"
+        ) from None
     obj = factory()
     if not callable(getattr(obj, "answer", None)):
         raise SettingsError(f"percipient {spec!r} has no answer(question, observation) method")

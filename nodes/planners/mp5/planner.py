@@ -19,6 +19,7 @@ their sub-objective go into the performer memory.
 patroller` skips the rule check and, after a failure, resumes the old list at the failed
 sub-objective with no cause given (MP5 Table 7's rows).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -36,8 +37,8 @@ from nodes.planners.mp5.parser import SubObjective, parse_task
 from nodes.planners.mp5.patroller import Patroller, perceive, questions_for
 from nodes.planners.mp5.percipient import make_percipient
 
-REVISIONS = 2          # patroller-driven revisions of one sub-objective's actions
-DEMOS = 2              # performer-memory demonstrations per sub-objective (MP5: top 2)
+REVISIONS = 2  # patroller-driven revisions of one sub-objective's actions
+DEMOS = 2  # performer-memory demonstrations per sub-objective (MP5: top 2)
 
 
 def _usage(reply: Any) -> tuple[int, int]:
@@ -52,7 +53,7 @@ def _usage(reply: Any) -> tuple[int, int]:
 class MP5Planner:
     name = "mp5"
     replans = True
-    explainer = "game"   # the patroller gives the cause; no separate LLM explainer
+    explainer = "game"  # the patroller gives the cause; no separate LLM explainer
 
     def __init__(self, llm: Any, settings: Any, kb: Any = None):
         from worlds.knowledge import load_kb
@@ -64,22 +65,29 @@ class MP5Planner:
         self.use_patroller = "patroller" not in ablate
         self.folder = memory_folder(opts.memory)
         kb = kb or load_kb(settings.mc_version)
-        self.performer = PerformerMemory(self.folder) if self.use_memory else None   # checked first: cheap
+        self.performer = PerformerMemory(self.folder) if self.use_memory else None  # checked first: cheap
         self.knowledge = KnowledgeMemory(self.folder, kb)
         self.percipient = make_percipient(opts.percipient)
         self.patroller = Patroller(kb)
-        self.subs: list[SubObjective] | None = None   # the list being worked through
-        self.issued: dict[int, list[dict[str, Any]]] = {}   # plan number -> what each sub-objective got
+        self.subs: list[SubObjective] | None = None  # the list being worked through
+        self.issued: dict[int, list[dict[str, Any]]] = {}  # plan number -> what each sub-objective got
         self.learned: set[int] = set()
-        self.log: list[dict[str, Any]] = []           # per plan: perception, retrievals, checks
+        self.log: list[dict[str, Any]] = []  # per plan: perception, retrievals, checks
 
     # ------------------------------------------------------------------ the LLM
-    def _ask(self, msgs: list, req: PlanRequest, attempt: int, usage: dict[str, int],
-             sub: SubObjective, holding: dict[str, int]) -> str:
+    def _ask(
+        self,
+        msgs: list,
+        req: PlanRequest,
+        attempt: int,
+        usage: dict[str, int],
+        sub: SubObjective,
+        holding: dict[str, int],
+    ) -> str:
         runnable = self.llm.model
         if getattr(self.llm, "supports_grammar", False):
             runnable = self.llm.grammar_mode(action_grammar(req.kb, sub, holding))
-            if attempt or req.plans:   # sample revisions rather than repeat a greedy mistake
+            if attempt or req.plans:  # sample revisions rather than repeat a greedy mistake
                 runnable = runnable.bind(temperature=0.7, seed=req.seed * 1000 + req.round * 10 + attempt)
         reply = runnable.invoke(msgs)
         tin, tout = _usage(reply)
@@ -96,18 +104,31 @@ class MP5Planner:
             return "none"
         own = sub.fact or ""
         targets = [sub.item] if req.knowledge == "tree" else []
-        extra = [f for f in prompt_facts(req.kb, targets, missing, req.knowledge, memory=self.knowledge)
-                 if f not in own]
+        extra = [
+            f for f in prompt_facts(req.kb, targets, missing, req.knowledge, memory=self.knowledge) if f not in own
+        ]
         return " ".join([own, *(f + "." for f in extra), *sub.notes]).strip() or "none"
 
-    def _messages(self, sub: SubObjective, perceived: str, holding: dict[str, int],
-                  demos: list[dict[str, Any]], cause: str | None, knowledge: str = "none") -> list:
+    def _messages(
+        self,
+        sub: SubObjective,
+        perceived: str,
+        holding: dict[str, int],
+        demos: list[dict[str, Any]],
+        cause: str | None,
+        knowledge: str = "none",
+    ) -> list:
         msgs = prompts.chat("mp5_planner")
         for d in demos:
             msgs.append(HumanMessage(f"Sub-objective: {d['subobjective']}\nSituation: {d['situation']}"))
             msgs.append(AIMessage(d["actions"]))
-        question = prompts.render("mp5_subobjective", subobjective=sub.text, perceived=perceived,
-                                  inventory=inventory_text(holding), knowledge=knowledge).strip()
+        question = prompts.render(
+            "mp5_subobjective",
+            subobjective=sub.text,
+            perceived=perceived,
+            inventory=inventory_text(holding),
+            knowledge=knowledge,
+        ).strip()
         if cause:
             question += f"\nLast time: {cause}"
         msgs.append(HumanMessage(question))
@@ -141,10 +162,17 @@ class MP5Planner:
             subs, why = parse_task(req.task, req.inventory, req.kb, self.knowledge, req.allowed_skills)
             self.subs = subs
             return subs, why
-        return [s for s in self.subs if not s.done], None   # no patroller: carry on with the old list
+        return [s for s in self.subs if not s.done], None  # no patroller: carry on with the old list
 
-    def _reuse(self, demos: list[dict[str, Any]], sub: SubObjective, req: PlanRequest, holding: dict[str, int],
-               biome: str | None, cause: str | None) -> tuple | None:
+    def _reuse(
+        self,
+        demos: list[dict[str, Any]],
+        sub: SubObjective,
+        req: PlanRequest,
+        holding: dict[str, int],
+        biome: str | None,
+        cause: str | None,
+    ) -> tuple | None:
         """A stored sequence for this very sub-objective, taken as it is (no LLM call) when the
         patroller passes it here, or when there is no patroller; never right after it failed."""
         exact = next((d for d in demos if d["subobjective"] == sub.text), None)
@@ -171,13 +199,17 @@ class MP5Planner:
         holding = dict(req.inventory)
         biome = req.observation.get("biome") or req.task.biome
         scenes = [perceive(self.percipient, questions_for(sub, req.kb), req.observation) for sub in subs]
-        recalled = (self.performer.recall_many([(s.text, p.text()) for s, p in zip(subs, scenes)], DEMOS)
-                    if self.performer and subs else [[] for _ in subs])
+        recalled = (
+            self.performer.recall_many([(s.text, p.text()) for s, p in zip(subs, scenes)], DEMOS)
+            if self.performer and subs
+            else [[] for _ in subs]
+        )
         for k, (sub, seen, demos) in enumerate(zip(subs, scenes, recalled), 1):
             situation = seen.text()
             missing = failure_missing(req.outcomes) if k == 1 and req.plans else []
-            msgs = self._messages(sub, seen.text(), holding, demos, cause if k == 1 else None,
-                                  self._knowledge(req, sub, missing))
+            msgs = self._messages(
+                sub, seen.text(), holding, demos, cause if k == 1 else None, self._knowledge(req, sub, missing)
+            )
             checks, reused = [], self._reuse(demos, sub, req, holding, biome, cause if k == 1 else None)
             for attempt in range(0 if reused else 1 + (REVISIONS if self.use_patroller else 0)):
                 text = self._ask(msgs, req, attempt, usage, sub, holding)
@@ -193,13 +225,30 @@ class MP5Planner:
                 checks.append("reused from the performer memory")
             holding = after
             action_text = "\n".join(a.text() for a in actions)
-            issued.append({"sub": sub.text, "sub_obj": sub, "situation": situation, "actions": action_text,
-                           "first": sum(e["n_goals"] for e in issued), "n_goals": len(goals), "task": req.task.id})
-            log["subs"].append({"sub": sub.text, "perceived": seen.facts, "missing": seen.missing,
-                                "demos": [d["subobjective"] for d in demos], "checks": checks})
+            issued.append(
+                {
+                    "sub": sub.text,
+                    "sub_obj": sub,
+                    "situation": situation,
+                    "actions": action_text,
+                    "first": sum(e["n_goals"] for e in issued),
+                    "n_goals": len(goals),
+                    "task": req.task.id,
+                }
+            )
+            log["subs"].append(
+                {
+                    "sub": sub.text,
+                    "perceived": seen.facts,
+                    "missing": seen.missing,
+                    "demos": [d["subobjective"] for d in demos],
+                    "checks": checks,
+                }
+            )
             source = " (reused from the performer memory)" if reused else ""
-            lines.append(f"# sub-objective {k}{source}: {sub.text} | "
-                         f"{'; '.join(a.text() for a in actions) or 'no action'}")
+            lines.append(
+                f"# sub-objective {k}{source}: {sub.text} | {'; '.join(a.text() for a in actions) or 'no action'}"
+            )
             lines += [f"{g.code()}  # {g.text}" for g in goals]
         if not subs:
             lines.append(f"# no sub-objective: {why or 'nothing to do'}")

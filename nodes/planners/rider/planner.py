@@ -17,6 +17,7 @@ graph runs it and comes back (plan -> parse -> select -> execute -> ... -> plan)
 
 Its state lives in the plans (a `# rider {...}` line each), so a resumed run goes on.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -38,7 +39,7 @@ from nodes.planners.rider.subtasks import Level, push, refresh
 from worlds.facts import missing_names
 from worlds.types import Goal
 
-HISTORY = 3        # skills the prompt recalls (the paper's h_t: the last three)
+HISTORY = 3  # skills the prompt recalls (the paper's h_t: the last three)
 
 
 def _add(total: dict[str, int], used: dict[str, int]) -> None:
@@ -61,11 +62,19 @@ def feedback_text(kb: Any, outcome: dict, knowledge: str = "target") -> str:
 class RiderPlanner:
     name = "rider"
     replans = True
-    explainer = "game"        # the world's cause is the feedback; no LLM explanation
-    rounds_per_budget = 10    # one skill per round: --max-rounds 12 allows 120 skills
+    explainer = "game"  # the world's cause is the feedback; no LLM explanation
+    rounds_per_budget = 10  # one skill per round: --max-rounds 12 allows 120 skills
 
-    def __init__(self, llm: Any, *, revisions: int = 5, relabel: bool = True, cot: bool = False,
-                 temperature: float | None = 0.7, kb: Any = None):
+    def __init__(
+        self,
+        llm: Any,
+        *,
+        revisions: int = 5,
+        relabel: bool = True,
+        cot: bool = False,
+        temperature: float | None = 0.7,
+        kb: Any = None,
+    ):
         self.llm, self.revisions, self.relabel, self.cot = llm, revisions, relabel, cot
         self.temperature = temperature
         self._retriever: ActionRetriever | None = None
@@ -78,7 +87,7 @@ class RiderPlanner:
         else:
             runnable = self.llm.model
         kwargs: dict[str, Any] = {"max_tokens": max_tokens}
-        if self.temperature is not None:   # explore: sample, reproducibly from the episode's seed
+        if self.temperature is not None:  # explore: sample, reproducibly from the episode's seed
             kwargs.update(temperature=self.temperature, seed=req.seed * 10_000 + salt)
         return runnable.bind(**kwargs)
 
@@ -98,7 +107,7 @@ class RiderPlanner:
         kb = req.kb or self._kb
         if self._retriever is None or self._retriever.kb is not kb:
             self._retriever = ActionRetriever(kb, vocabulary(kb, req.task.target))
-        ran = [o for o in req.outcomes if o.get("goal")]            # goals the world ran, oldest first
+        ran = [o for o in req.outcomes if o.get("goal")]  # goals the world ran, oldest first
         records = [r for r in (read_record(p) for p in req.plans) if r is not None]
         last = records[-1] if records else None
         failed = 0
@@ -112,7 +121,7 @@ class RiderPlanner:
 
         root: Level = dict(req.task.target)
         stack = refresh(kb, last["next_stack"] if last else [root], req.inventory)
-        if failed:   # a revision: what the world said is missing, when the task needs it, is the sub-task now
+        if failed:  # a revision: what the world said is missing, when the task needs it, is the sub-task now
             stack = push(kb, stack, missing_items(ran[-1]), req.inventory)
         shown = stack[-1] if self.relabel else root
         history = [r["skill"] for r, o in zip(records, ran) if o["ok"]][-HISTORY:]
@@ -121,8 +130,9 @@ class RiderPlanner:
         salt = len(records) * 10
         analysis = ""
         if self.cot:
-            analysis = self._ask(self._runnable(req, salt + 9, names=None, max_tokens=120),
-                                 cot_messages(kb, shown, req.inventory), total).strip()
+            analysis = self._ask(
+                self._runnable(req, salt + 9, names=None, max_tokens=120), cot_messages(kb, shown, req.inventory), total
+            ).strip()
         msgs = step_messages(kb, shown, req.inventory, history, analysis, req.knowledge)
         feedback = None
         if failed and last is not None:
@@ -134,15 +144,28 @@ class RiderPlanner:
             return PlanResult(f"# no plan: the LLM named no skill (reply {reply.strip()[:80]!r})", total)
         made = list(kb.mob_drops(action.item)) if action.action == "kill" and kb.is_mob(action.item) else [action.item]
         next_stack = push(kb, stack, made, req.inventory)
-        record = {"skill": action.text, "action": action.action, "item": action.item, "reply": reply.strip(),
-                  "how": how, "stack": stack, "shown": shown, "inventory": dict(req.inventory),
-                  "history": history, "revision": failed, "feedback": feedback, "analysis": analysis or None,
-                  "next_stack": next_stack, "relabel": self.relabel, "knowledge": req.knowledge}
+        record = {
+            "skill": action.text,
+            "action": action.action,
+            "item": action.item,
+            "reply": reply.strip(),
+            "how": how,
+            "stack": stack,
+            "shown": shown,
+            "inventory": dict(req.inventory),
+            "history": history,
+            "revision": failed,
+            "feedback": feedback,
+            "analysis": analysis or None,
+            "next_stack": next_stack,
+            "relabel": self.relabel,
+            "knowledge": req.knowledge,
+        }
         goal = Goal(action.action, {action.item: 1})
         text = f"{goal.code()}  # step 1: {action.text}\n{record_line(record)}"
         return PlanResult(text, total)
 
 
 def make_rider(llm: Any, settings: Any) -> RiderPlanner:
-    opts = settings.option("rider")   # nodes/registry.py: RiderOptions
+    opts = settings.option("rider")  # nodes/registry.py: RiderOptions
     return RiderPlanner(llm, revisions=opts.revisions, relabel=opts.relabel, cot=opts.rider_cot)

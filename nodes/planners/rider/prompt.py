@@ -5,6 +5,7 @@ only here, so that exploration data (training/collect.py) holds exactly what the
 sends. Every rider plan carries one `# rider {...}` line (skipped by the parser): the
 decision's inputs and choice, from which a later round (or the collector) rebuilds it.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,19 +48,26 @@ def history_text(history: list[str]) -> str:
     return "; ".join(history) if history else "none yet"
 
 
-def step_messages(kb: Any, shown: Level, inventory: dict[str, int], history: list[str],
-                  analysis: str = "", knowledge: str = "target") -> list[BaseMessage]:
+def step_messages(
+    kb: Any, shown: Level, inventory: dict[str, int], history: list[str], analysis: str = "", knowledge: str = "target"
+) -> list[BaseMessage]:
     """The next-skill question (LLaMA-Rider appendix B.1's content, our words)."""
-    msgs = prompts.chat("rider_step", task=label_text(shown), inventory=inventory_text(inventory),
-                        history=history_text(history), recipe=recipe_text(kb, shown, knowledge),
-                        analysis=f"My check of the recipe: {analysis.strip()}" if analysis.strip() else "")
+    msgs = prompts.chat(
+        "rider_step",
+        task=label_text(shown),
+        inventory=inventory_text(inventory),
+        history=history_text(history),
+        recipe=recipe_text(kb, shown, knowledge),
+        analysis=f"My check of the recipe: {analysis.strip()}" if analysis.strip() else "",
+    )
     last = msgs[-1]
     last.content = "\n".join(line for line in last.content.splitlines() if line.strip())
     return msgs
 
 
-def revise_messages(base: list[BaseMessage], draft: str, skill: str, feedback: str,
-                    inventory: dict[str, int]) -> list[BaseMessage]:
+def revise_messages(
+    base: list[BaseMessage], draft: str, skill: str, feedback: str, inventory: dict[str, int]
+) -> list[BaseMessage]:
     """The question again, with the failed reply and why it failed in the same message, as appendix
     B.2 asks it in one prompt (our words); a separate assistant turn made the small model repeat itself."""
     turn = prompts.chat("rider_revise", draft=draft.strip(), skill=skill, feedback=feedback)[0]
@@ -69,8 +77,12 @@ def revise_messages(base: list[BaseMessage], draft: str, skill: str, feedback: s
 
 def cot_messages(kb: Any, shown: Level, inventory: dict[str, int]) -> list[BaseMessage]:
     """The requirement check asked before the skill (appendix B.3's idea, our words)."""
-    return prompts.chat("rider_cot", task=label_text(shown), requirement=requirement_text(kb, shown),
-                        inventory=inventory_text(inventory))
+    return prompts.chat(
+        "rider_cot",
+        task=label_text(shown),
+        requirement=requirement_text(kb, shown),
+        inventory=inventory_text(inventory),
+    )
 
 
 def reply_text(skill: str) -> str:
@@ -104,7 +116,7 @@ def read_record(plan_text: str) -> dict[str, Any] | None:
     for line in plan_text.splitlines():
         if line.startswith(RECORD):
             try:
-                return json.loads(line[len(RECORD):])
+                return json.loads(line[len(RECORD) :])
             except json.JSONDecodeError:
                 return None
     return None

@@ -8,6 +8,7 @@ items it drops) are the candidates. Short skill texts are too alike for embeddin
 ("craft wooden planks" sits nearer "craft wooden sword" than "craft planks"), so the
 sentence embedding only chooses among the candidates, after the verb has narrowed them.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,11 +17,26 @@ from typing import Any
 
 # the verbs a reply may use, and the library's skill types each may mean
 VERBS: dict[str, tuple[str, ...]] = {
-    "mine": ("mine",), "dig": ("mine",), "chop": ("mine",), "harvest": ("mine", "kill"),
-    "collect": ("mine", "kill"), "gather": ("mine", "kill"), "get": (), "obtain": (), "find": (),
-    "craft": ("craft",), "make": ("craft", "smelt"), "build": ("craft",), "place": ("craft",),
-    "smelt": ("smelt",), "cook": ("smelt",), "kill": ("kill",), "hunt": ("kill",), "combat": ("kill",),
-    "equip": ("equip",), "wear": ("equip",),
+    "mine": ("mine",),
+    "dig": ("mine",),
+    "chop": ("mine",),
+    "harvest": ("mine", "kill"),
+    "collect": ("mine", "kill"),
+    "gather": ("mine", "kill"),
+    "get": (),
+    "obtain": (),
+    "find": (),
+    "craft": ("craft",),
+    "make": ("craft", "smelt"),
+    "build": ("craft",),
+    "place": ("craft",),
+    "smelt": ("smelt",),
+    "cook": ("smelt",),
+    "kill": ("kill",),
+    "hunt": ("kill",),
+    "combat": ("kill",),
+    "equip": ("equip",),
+    "wear": ("equip",),
 }
 _STOP = {"a", "an", "the", "some", "more", "of", "one", "two", "three", "four", "nearby", "from", "with", "for"}
 
@@ -31,15 +47,15 @@ class Action:
 
     action: str
     item: str
-    nouns: frozenset[str]          # phrases that name what it gives
-    tokens: frozenset[str]         # their words
+    nouns: frozenset[str]  # phrases that name what it gives
+    tokens: frozenset[str]  # their words
 
     @property
     def text(self) -> str:
         return f"{self.action} {self.item.replace('_', ' ')}"
 
 
-SUITES = ("plan4mc", "deps71")   # whose recipe trees make the action space
+SUITES = ("plan4mc", "deps71")  # whose recipe trees make the action space
 
 
 def _tree(kb: Any, name: str, seen: set[str]) -> None:
@@ -129,13 +145,13 @@ class ActionRetriever:
         if not noun:
             return []
         canon = self.kb.canonical(noun.replace(" ", "_")) or self.kb.canonical(noun)
-        if canon is not None:   # the item itself ("wood" -> log), and the mobs that drop it
+        if canon is not None:  # the item itself ("wood" -> log), and the mobs that drop it
             mobs = set(self.kb.mob_sources(canon))
             own = [a for a in self.actions if a.item == canon or (a.action == "kill" and a.item in mobs)]
             if own:
                 return own
         names = {noun, canon.replace("_", " ") if canon else noun}
-        exact = [a for a in self.actions if a.nouns & names]           # a display name, or a mob's drop
+        exact = [a for a in self.actions if a.nouns & names]  # a display name, or a mob's drop
         if exact:
             return exact
         toks = set(_words(noun)) - _STOP
@@ -161,7 +177,7 @@ class ActionRetriever:
     def _embedding_choice(self, phrase: str, cands: list[Action]) -> Action:
         from skills.embeddings import embed
 
-        if cands is self.actions:   # no noun matched: the whole space, its vectors cached on the kb
+        if cands is self.actions:  # no noun matched: the whole space, its vectors cached on the kb
             key = ("rider_action_vecs", self.names)
             vecs = self.kb.cache.get(key)
             if vecs is None:
@@ -188,7 +204,7 @@ class ActionRetriever:
         if len(cands) == 1:
             return cands[0], how
         usual = self._usual(noun, cands)
-        if usual is not None:                      # one item, several ways: the recipe book's way
+        if usual is not None:  # one item, several ways: the recipe book's way
             return usual, how + "+recipe"
         phrase = f"{verb} {noun}".strip()
         return self._embedding_choice(phrase, cands), ("noun+embedding" if how.startswith("noun") else how)

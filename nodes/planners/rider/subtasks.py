@@ -8,6 +8,7 @@ it is no longer needed: a stack, the episode's task at the bottom.
 Each level is {item: count to hold}; the counts are recomputed from the inventory every
 round, and a level is dropped (it is done) as soon as the level below no longer needs it.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -39,11 +40,11 @@ def refresh(kb: Any, stack: list[Level], inventory: dict[str, int]) -> list[Leve
     for level in stack[1:]:
         item = next(iter(level))
         need = needed(kb, out[-1], inventory)
-        if need is None:              # the solver cannot tell: keep the level as it was
+        if need is None:  # the solver cannot tell: keep the level as it was
             out.append(dict(level))
             continue
         if need.get(item, 0) <= 0:
-            break                     # done: the level below needs no more of it
+            break  # done: the level below needs no more of it
         out.append({item: kb.count(inventory, item) + need[item]})
     return out
 

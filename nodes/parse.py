@@ -17,27 +17,12 @@ from langgraph.runtime import Runtime
 
 from nodes.context import AgentContext
 from nodes.state import AgentState
+from worlds.tasks import NUMBER_WORDS
 from worlds.types import ACTIONS, SKILLS, TRAVEL, Goal
 
 _CALL = re.compile(r"\b(" + "|".join(SKILLS) + r")\s*\(")
 _SKIP = re.compile(r"^\s*(def |return\b|```|#|ok\.?$|the (code|plan)\b|planner:|thinking:|from actions|$)", re.I)
 _PROG = re.compile(r"\b(" + "|".join(ACTIONS) + r")_(\w+)\s*\(\s*(?:num\s*=\s*)?(\d+)?\s*\)")
-_NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-}
 
 
 def _call_text(line: str, start: int) -> str | None:
@@ -114,8 +99,8 @@ def _count(text: str) -> int:
     for tok in re.findall(r"[a-z]+|\d+", text.lower()):
         if tok.isdigit():
             return max(1, int(tok))
-        if tok in _NUMBER_WORDS:
-            return _NUMBER_WORDS[tok]
+        if tok in NUMBER_WORDS:
+            return NUMBER_WORDS[tok]
     return 1
 
 

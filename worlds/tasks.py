@@ -244,7 +244,7 @@ def load_suite(name_or_path: str | Path) -> list[Task]:
 
 _ARTICLES = {"a", "an", "the"}
 _VERBS = {"obtain", "craft", "make", "get", "mine", "cook", "smelt", "equip", "harvest"}
-_NUMBERS = {
+NUMBER_WORDS = {  # a count in words, as instructions and plans write it (nodes/parse.py too)
     "a": 1,
     "an": 1,
     "one": 1,
@@ -357,8 +357,8 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
         count = 1
         if toks and toks[0].isdigit():
             count = int(toks.pop(0))
-        elif toks and toks[0] in _NUMBERS:
-            count = _NUMBERS[toks.pop(0)]
+        elif toks and toks[0] in NUMBER_WORDS:
+            count = NUMBER_WORDS[toks.pop(0)]
         if not toks:
             continue
         if not 1 <= count <= MAX_GOAL_COUNT:

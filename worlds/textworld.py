@@ -56,6 +56,26 @@ def _fail(error: str, missing: dict | None = None, cost: int = 0) -> Outcome:
     return Outcome(False, error, cost, {}, missing or {})
 
 
+def read_action(kb: KnowledgeBase, allowed: set[str] | frozenset[str], action: Any) -> tuple[str, str] | Outcome:
+    """The skill and the item an action names (("kill_mob", mob) for a mob to kill), or its refusal
+    in the world's words: every world that takes the text world's unit skills reads them so."""
+    if not isinstance(action, dict) or action.get("action") not in ACTIONS:
+        got = action.get("action") if isinstance(action, dict) else action
+        return _fail(f"unknown action {got!r} (accepted: {', '.join(ACTIONS)})")
+    skill = action["action"]
+    if skill not in allowed:
+        return _fail(f"skill '{skill}' is not allowed here (allowed: {', '.join(sorted(allowed))})")
+    raw = str(action.get("item") or "").strip()
+    if not raw:
+        return _fail(f"{skill}: no item given")
+    if skill == "kill" and kb.is_mob(raw):
+        return "kill_mob", raw.lower()
+    item = kb.canonical(raw)
+    if item is None:
+        return _fail(f"unknown {'mob or item' if skill == 'kill' else 'item'} '{raw}'")
+    return skill, item
+
+
 class TextWorld:
     observation_space = {
         "inventory": "item -> count",
@@ -233,21 +253,11 @@ class TextWorld:
         return out
 
     def _dispatch(self, action: dict) -> Outcome:
-        if not isinstance(action, dict) or action.get("action") not in ACTIONS:
-            got = action.get("action") if isinstance(action, dict) else action
-            return _fail(f"unknown action {got!r} (accepted: {', '.join(ACTIONS)})")
-        skill = action["action"]
-        if skill not in self.allowed:
-            return _fail(f"skill '{skill}' is not allowed here (allowed: {', '.join(sorted(self.allowed))})")
-        raw = str(action.get("item") or "").strip()
-        if not raw:
-            return _fail(f"{skill}: no item given")
-        if skill == "kill" and self.kb.is_mob(raw):
-            return self._kill_mob(raw.lower())
-        item = self.kb.canonical(raw)
-        if item is None:
-            return _fail(f"unknown {'mob or item' if skill == 'kill' else 'item'} '{raw}'")
-        return getattr(self, "_" + skill)(item, action)
+        read = read_action(self.kb, self.allowed, action)
+        if isinstance(read, Outcome):
+            return read
+        skill, item = read
+        return getattr(self, "_" + skill)(item, action) if skill != "kill_mob" else self._kill_mob(item)
 
     # ------------------------------------------------------------------ skills
     def _mine(self, item: str, action: dict) -> Outcome:

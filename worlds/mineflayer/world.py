@@ -40,6 +40,7 @@ from worlds.inventory import Bag, Refusal, slot_of
 from worlds.knowledge import VERSIONS, KnowledgeBase, load_kb
 from worlds.options import how_to_obtain
 from worlds.recipes import a
+from worlds.textworld import Outcome, read_action
 from worlds.types import ACTIONS
 
 from .sidecar import MineflayerError, Sidecar
@@ -108,14 +109,7 @@ class MineflayerOptions:
         return host, int(port)
 
 
-@dataclass
-class _Outcome:
-    ok: bool
-    error: str | None = None
-    cost: int = 0
-    gained: dict[str, int] = field(default_factory=dict)
-    missing: dict = field(default_factory=dict)
-    chance: bool = False  # the server did not deliver (a drop out of reach): worth another try
+_Outcome = Outcome  # the text world's outcome; `chance`: the server did not deliver (a drop out of reach)
 
 
 def _fail(error: str, missing: dict | None = None, cost: int = 0, chance: bool = False) -> _Outcome:
@@ -397,20 +391,12 @@ class MineflayerWorld:
         }
 
     def _dispatch(self, action: dict) -> _Outcome:
-        if not isinstance(action, dict) or action.get("action") not in ACTIONS:
-            got = action.get("action") if isinstance(action, dict) else action
-            return _fail(f"unknown action {got!r} (accepted: {', '.join(ACTIONS)})")
-        skill = action["action"]
-        if skill not in self.allowed:
-            return _fail(f"skill '{skill}' is not allowed here (allowed: {', '.join(sorted(self.allowed))})")
-        raw = str(action.get("item") or "").strip()
-        if not raw:
-            return _fail(f"{skill}: no item given")
-        if skill == "kill" and self.kb.is_mob(raw):
-            return self._kill_mob(raw.lower())
-        item = self.kb.canonical(raw)
-        if item is None:
-            return _fail(f"unknown {'mob or item' if skill == 'kill' else 'item'} '{raw}'")
+        read = read_action(self.kb, self.allowed, action)  # the text world's reading and refusals
+        if isinstance(read, _Outcome):
+            return read
+        skill, item = read
+        if skill == "kill_mob":
+            return self._kill_mob(item)
         self.refresh()
         return getattr(self, "_" + skill)(item, action)
 

@@ -92,11 +92,18 @@ def test_the_requirement_check_asks_first_and_feeds_the_skill_question():
 
 def test_feedback_revision_sends_the_worlds_cause_back_and_gives_up_after_T():
     # the revisions vary the skill: the same refused skill a third time is a loop (tests/test_loops.py)
+    # revisions count per sub-task: the pickaxe's refusal makes planks the sub-task, which then
+    # takes 2 refused revisions before the third ends the exploration
     llm = RecordingLLM(
-        ["Next skill: craft wooden pickaxe", "Next skill: craft stick", "Next skill: craft wooden pickaxe"]
+        [
+            "Next skill: craft wooden pickaxe",
+            "Next skill: craft stick",
+            "Next skill: craft wooden pickaxe",
+            "Next skill: craft stick",
+        ]
     )
     result = run_episode(PICKAXE, RunSettings(planner="rider").configure("rider", revisions=2), llm=llm, kb=KB)
-    assert not result["success"] and result["llm_calls"] == 3  # the skill, then 2 revisions
+    assert not result["success"] and result["llm_calls"] == 4  # the skill, the move to planks, 2 revisions there
     assert "gave up after 2 revision(s)" in result["failure_reason"]
     revision = llm.prompts[1][-1].content
     assert 'My last answer was "Next skill: craft wooden pickaxe"' in revision

@@ -57,8 +57,10 @@ def cmd_train_llm_data(a: argparse.Namespace) -> int:
     from nodes.settings import SettingsError
     from training.teacher import make_teacher_dataset
 
-    if a.teacher != "oracle":
-        raise SettingsError(f"--teacher {a.teacher!r} not accepted; accepted: oracle")
+    if a.teacher not in ("oracle", "reader"):
+        raise SettingsError(f"--teacher {a.teacher!r} not accepted; accepted: oracle, reader")
+    if a.teacher == "reader" and a.targets != "all":
+        raise SettingsError("--teacher reader answers the rider's questions; it goes with --targets all")
     from nodes.settings import bounded
 
     bounded("--augment", a.augment, 0, MAX_AUGMENT)  # examples per task: each is a prompt and a plan
@@ -120,6 +122,7 @@ def _whole_game(a: argparse.Namespace) -> int:
         heldout_suite=a.heldout_suite,
         episodes=a.episodes,
         rider_variants=a.rider_variants,
+        teacher=a.teacher,
         command=_command(),
         progress=not a.quiet,
     )
@@ -177,7 +180,12 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
         description="Writes a deps-sft/1 dataset: for each task, the messages the DEPS planner sends "
         "for its first plan, answered by the oracle's plan in the grammar's code form.",
     )
-    d.add_argument("--teacher", default="oracle", help="who answers (accepted: oracle)")
+    d.add_argument(
+        "--teacher",
+        default="oracle",
+        help="who answers: oracle (the solver's plan or next skill; default) or reader (--targets all: the "
+        "rider's questions answered by the skill their own recipe line names, training/rider_reader.py)",
+    )
     d.add_argument("--suite", default="deps71,plan4mc", help="suites, comma-separated (default: deps71,plan4mc)")
     d.add_argument("--tasks", default="", help="only these task ids or groups, comma-separated (e.g. MT1,MT2,log)")
     d.add_argument(

@@ -27,7 +27,15 @@ NAME = "training.rider_teacher:factory"
 class OracleRider(RiderPlanner):
     name = "rider-oracle"
 
-    def propose(self, req: PlanRequest, msgs: list[BaseMessage], salt: int, total: dict[str, int]) -> str:
+    def propose(
+        self,
+        req: PlanRequest,
+        msgs: list[BaseMessage],
+        salt: int,
+        total: dict[str, int],
+        shown: Any = None,
+        short: Any = None,
+    ) -> str:
         try:
             goals = solve(req.kb, dict(req.task.target), req.inventory, allowed_skills=req.allowed_skills)
         except Unreachable:

@@ -42,7 +42,15 @@ class StumblingOracleRider(OracleRider):
         super().__init__(*args, **kw)
         self.stumble_pct = stumble_pct
 
-    def propose(self, req: PlanRequest, msgs: list[BaseMessage], salt: int, total: dict[str, int]) -> str:
+    def propose(
+        self,
+        req: PlanRequest,
+        msgs: list[BaseMessage],
+        salt: int,
+        total: dict[str, int],
+        shown: Any = None,
+        short: Any = None,
+    ) -> str:
         ran = [o for o in req.outcomes if o.get("goal")]
         revising = bool(ran) and not ran[-1]["ok"]
         if not revising and _coin(req.task.id, req.seed, len(req.plans)) < self.stumble_pct:
@@ -53,7 +61,7 @@ class StumblingOracleRider(OracleRider):
             if len(goals) >= 2:
                 g = goals[-1]
                 return reply_text(f"{g.action} {next(iter(g.obj)).replace('_', ' ')}")
-        return super().propose(req, msgs, salt, total)
+        return super().propose(req, msgs, salt, total, shown, short)
 
 
 def factory(settings: Any = None) -> StumblingOracleRider:
@@ -102,6 +110,7 @@ def teacher_rows(
     seed: int = 0,
     progress: bool = False,
     max_rounds: int = MAX_ROUNDS,
+    planner: str = NAME,
 ) -> list[dict[str, Any]]:
     """One stumbling-teacher episode per task, through the real graph: the stored rows
     (their plans carry the rider's `# rider {...}` records), each with its task's target and
@@ -109,7 +118,7 @@ def teacher_rows(
     from agent.runner import run_episode
     from nodes.settings import RunSettings
 
-    settings = RunSettings(planner=NAME, mc_version=mc_version, seed=seed, max_rounds=max_rounds)
+    settings = RunSettings(planner=planner, mc_version=mc_version, seed=seed, max_rounds=max_rounds)
     rows = []
     tasks = list(tasks)
     for n, task in enumerate(tasks, 1):
@@ -131,14 +140,21 @@ def teacher_rows(
     return rows
 
 
-def examples_from_rows(kb: Any, rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def examples_from_rows(kb: Any, rows: Iterable[dict[str, Any]], teacher: str = "oracle") -> list[dict[str, Any]]:
     """The rider examples of stored teacher rows, their prompts rebuilt by the planner's own
-    message code from each decision's record (so they carry today's prompt)."""
+    message code from each decision's record (so they carry today's prompt): the oracle's as the
+    collector keeps them, the reader's every question as it was asked (training/rider_reader.py)."""
     from training.collect import episode_examples
+    from training.rider_reader import reader_examples
 
     out: list[dict[str, Any]] = []
     for row in rows:
-        for e in episode_examples(kb, row, "teacher:oracle") + revision_examples(kb, row):
+        got = (
+            reader_examples(kb, row)
+            if teacher == "reader"
+            else episode_examples(kb, row, "teacher:oracle") + revision_examples(kb, row)
+        )
+        for e in got:
             e["target"] = dict(row["target"])
             e["variant"] = row.get("variant")
             out.append(e)

@@ -2,8 +2,9 @@
 picks the items, the held-out split and the start inventories).
 
 Both planners' formats, each written by the planner's own prompt code:
-- rider next-skill turns: the stumbling oracle rider run through the real graph, one episode
-  per training task (training/rider_whole.py), plain turns and feedback-revision turns;
+- rider next-skill turns: a teacher rider run through the real graph, one episode per training
+  task: the stumbling oracle (training/rider_whole.py), plain turns and feedback-revision turns,
+  or with `--teacher reader` the reader (training/rider_reader.py), every question as asked;
 - DEPS turns: the first plan (and part-way plans) and re-planning turns after a real failure,
   answered by the oracle (training/teacher.py).
 Each prompt-reply pair is kept once (no prompt answered two ways), any example whose task line
@@ -30,6 +31,11 @@ from training.whole_game import (
     training_tasks,
     write_suite,
 )
+
+
+# who answers the rider's questions: the solver's next skill for the task (oracle), or the skill
+# the question's own recipe line names (reader, training/rider_reader.py)
+RIDER_TEACHERS = {"oracle": "training.rider_whole:factory", "reader": "training.rider_reader:factory"}
 
 
 def check_out_folder(out: str | os.PathLike, mc_version: str) -> None:
@@ -59,10 +65,12 @@ def one_variant_each(tasks: list) -> list:
     return [v[int(hashlib.sha256(k.encode()).hexdigest(), 16) % len(v)] for k, v in sorted(by_item.items())]
 
 
-def _rows(path: str | None, tasks: list, kb: Any, mc_version: str, progress: bool) -> list[dict[str, Any]]:
+def _rows(
+    path: str | None, tasks: list, kb: Any, mc_version: str, progress: bool, planner: str = RIDER_TEACHERS["oracle"]
+) -> list[dict[str, Any]]:
     """The rider teacher's episodes, one per task. With `path` (a JSONL file) the stored rows of
     these tasks are reused and only the missing tasks are run, each appended as it ends, so a
-    killed run goes on where it stopped; rows of other tasks in the file are left out."""
+    killed run goes on where it stopped; rows of other tasks, or of another teacher, are left out."""
     from training.rider_whole import teacher_rows
 
     stored: dict[str, dict[str, Any]] = {}
@@ -70,7 +78,8 @@ def _rows(path: str | None, tasks: list, kb: Any, mc_version: str, progress: boo
         for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
             try:
                 row = json.loads(line)
-                stored[row["task"]] = row
+                if row.get("teacher", RIDER_TEACHERS["oracle"]) == planner:
+                    stored[row["task"]] = row
             except (ValueError, KeyError, TypeError):
                 raise DatasetError(
                     f"--episodes {path}:{n} is not a rider teacher episode row; "
@@ -82,7 +91,8 @@ def _rows(path: str | None, tasks: list, kb: Any, mc_version: str, progress: boo
     f = open(path, "a", encoding="utf-8") if path and todo else None
     try:
         for n, task in enumerate(todo, 1):
-            row = teacher_rows([task], kb, mc_version=mc_version)[0]
+            row = teacher_rows([task], kb, mc_version=mc_version, planner=planner)[0]
+            row["teacher"] = planner
             stored[task.id] = row
             if f:
                 f.write(json.dumps(row) + "\n")
@@ -110,6 +120,7 @@ def make_whole_game_dataset(
     episodes: str | None = None,
     seed: int = 0,
     rider_variants: str = "rotate",
+    teacher: str = "oracle",
     command: str = "",
     progress: bool = False,
 ) -> dict[str, Any]:
@@ -135,8 +146,8 @@ def make_whole_game_dataset(
     counts: dict[str, Any] = {}
     if "rider" in formats:
         rider_tasks = tasks if rider_variants == "all" else one_variant_each(tasks)
-        rows = _rows(episodes, rider_tasks, kb, mc_version, progress)
-        rider = check_no_heldout(examples_from_rows(kb, rows), held)
+        rows = _rows(episodes, rider_tasks, kb, mc_version, progress, RIDER_TEACHERS[teacher])
+        rider = check_no_heldout(examples_from_rows(kb, rows, teacher), held)
         rider, dropped = unique_examples(rider)
         counts.update(
             {
@@ -186,6 +197,7 @@ def make_whole_game_dataset(
             "rider_budget": rider_budget,
             "deps_budget": deps_budget,
             "rider_variants": rider_variants,
+            "rider_teacher": teacher,
         }
     )
     return write_dataset(out, examples, base_model=default_base_model(), command=command, episodes=0, counts=counts)

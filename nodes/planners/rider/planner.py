@@ -6,8 +6,8 @@ graph runs it and comes back (plan -> parse -> select -> execute -> ... -> plan)
 
 - Feedback-revision (its Algorithm 1): when the skill could not run, the world's own cause
   (`needs 3 planks, has 2`, with the recipe book's line for what is missing) goes back to
-  the LLM with its reply, and it revises; after `revisions` failed revisions in a row the
-  exploration has failed and the episode ends (a `# no plan` plan).
+  the LLM with its reply, and it revises; after `revisions` failed revisions of one sub-task
+  in a row the exploration has failed and the episode ends (a `# no plan` plan).
 - Action retrieval (appendix D): the reply is mapped onto a skill by noun, then embedding.
 - Sub-task relabelling: while the skills work on an item the task still needs, that item
   is the prompt's task (nodes/planners/rider/subtasks.py); so is, in a revision, an item the
@@ -35,11 +35,16 @@ from nodes.planners.rider.prompt import (
     step_messages,
 )
 from nodes.planners.rider.retrieval import ActionRetriever, vocabulary
-from nodes.planners.rider.subtasks import Level, push, refresh
+from nodes.planners.rider.subtasks import Level, needed, push, refresh
 from worlds.facts import missing_names
+from worlds.options import best_option
 from worlds.types import Goal
 
 HISTORY = 3  # skills the prompt recalls (the paper's h_t: the last three)
+# Revisions are counted per sub-task: a refusal that names a missing item the task needs makes
+# that item the sub-task, and a new sub-task starts its own `revisions` (a chain from nothing to an
+# iron tool is seven refusals deep); CHAIN x revisions refusals in a row end the episode all the same.
+CHAIN = 3
 
 
 def _add(total: dict[str, int], used: dict[str, int]) -> None:
@@ -57,6 +62,28 @@ def feedback_text(kb: Any, outcome: dict, knowledge: str = "target") -> str:
     text = (outcome.get("error") or "it failed").rstrip(".") + "."
     book = recipe_book(kb, (), missing_items(outcome), "none" if knowledge == "none" else "target")
     return text + (" " + book if book else "")
+
+
+def still_missing(kb: Any, records: list[dict], ran: list[dict], shown: Level, inventory: dict[str, int]) -> list[str]:
+    """What the sub-task `shown` lacks now, as the world would name it if its skill were tried: the
+    materials, station, tool and fuel of its recipe-book line that the inventory does not cover, then
+    anything the world named missing the last time a skill for it was refused and it still needs.
+    The recipe line carries their facts, so the prompt says what the sub-task lacks, never what to do."""
+    item = next(iter(shown))
+    need = needed(kb, shown, inventory) or {}
+
+    def lacks(name: str) -> bool:
+        names = kb.variants(name) if kb.is_generic(name) else [name]
+        return name != item and any(need.get(n, 0) > 0 for n in [name, *names])
+
+    opt = best_option(kb, kb.canonical(item) or item)
+    direct = [*opt.inputs, *([opt.tool] if opt.tool else []), *([opt.fuel] if opt.fuel else [])] if opt else []
+    refused: list[str] = []
+    for r, o in zip(reversed(records), reversed(ran)):
+        if not o["ok"] and item in (r.get("shown") or {}):
+            refused = missing_items(o)
+            break
+    return [m for m in dict.fromkeys([*direct, *refused]) if lacks(m)]
 
 
 class RiderPlanner:
@@ -98,8 +125,17 @@ class RiderPlanner:
         _add(total, used)
         return text
 
-    def propose(self, req: PlanRequest, msgs: list[BaseMessage], salt: int, total: dict[str, int]) -> str:
-        """The reply to the next-skill question (`msgs`): the LLM's, held to one skill line."""
+    def propose(
+        self,
+        req: PlanRequest,
+        msgs: list[BaseMessage],
+        salt: int,
+        total: dict[str, int],
+        shown: Level | None = None,
+        short: list[str] | None = None,
+    ) -> str:
+        """The reply to the next-skill question (`msgs`, which show the sub-task `shown` and the
+        facts of `short`): the LLM's, held to one skill line."""
         assert self._retriever is not None
         return self._ask(self._runnable(req, salt, names=self._retriever.names, max_tokens=24), msgs, total)
 
@@ -110,12 +146,13 @@ class RiderPlanner:
         ran = [o for o in req.outcomes if o.get("goal")]  # goals the world ran, oldest first
         records = [r for r in (read_record(p) for p in req.plans) if r is not None]
         last = records[-1] if records else None
-        failed = 0
-        for o in reversed(ran):
+        failed = stuck = 0  # failures in a row; those of them on the latest sub-task
+        for r, o in zip(reversed(records), reversed(ran)):
             if o["ok"]:
                 break
             failed += 1
-        if failed > self.revisions:
+            stuck += r.get("shown") == records[-1].get("shown")
+        if stuck > self.revisions or failed > CHAIN * self.revisions:
             why = ran[-1].get("error") or "it failed"
             return PlanResult(f"# no plan: the rider gave up after {self.revisions} revision(s); last: {why}")
 
@@ -133,12 +170,13 @@ class RiderPlanner:
             analysis = self._ask(
                 self._runnable(req, salt + 9, names=None, max_tokens=120), cot_messages(kb, shown, req.inventory), total
             ).strip()
-        msgs = step_messages(kb, shown, req.inventory, history, analysis, req.knowledge)
+        short = still_missing(kb, records, ran, shown, req.inventory)
+        msgs = step_messages(kb, shown, req.inventory, history, analysis, req.knowledge, short)
         feedback = None
         if failed and last is not None:
             feedback = feedback_text(kb, ran[-1], req.knowledge)
             msgs = revise_messages(msgs, last["reply"], last["skill"], feedback, req.inventory)
-        reply = self.propose(req, msgs, salt, total)
+        reply = self.propose(req, msgs, salt, total, shown, short)
         action, how = self._retriever.retrieve(reply)
         if action is None:
             return PlanResult(f"# no plan: the LLM named no skill (reply {reply.strip()[:80]!r})", total)
@@ -160,6 +198,7 @@ class RiderPlanner:
             "next_stack": next_stack,
             "relabel": self.relabel,
             "knowledge": req.knowledge,
+            "short": short,
         }
         goal = Goal(action.action, {action.item: 1})
         text = f"{goal.code()}  # step 1: {action.text}\n{record_line(record)}"

@@ -24,10 +24,10 @@ RECORD = "# rider "
 REPLY_VERBS = ("mine", "craft", "smelt", "kill", "equip", "harvest", "get")
 
 
-def recipe_text(kb: Any, level: Level, knowledge: str = "target") -> str:
-    """The prompt's recipe line for the level's items (--knowledge: none, target or tree;
-    nodes/facts.py), "" for none."""
-    lines = prompt_facts(kb, list(level), (), knowledge)
+def recipe_text(kb: Any, level: Level, knowledge: str = "target", missing: list[str] | tuple = ()) -> str:
+    """The prompt's recipe line for the level's items and what the world said the level still
+    lacks (--knowledge: none, target or tree; nodes/facts.py), "" for none."""
+    lines = prompt_facts(kb, list(level), missing, knowledge)
     return "Recipe book: " + facts_text(lines) if lines else ""
 
 
@@ -49,7 +49,13 @@ def history_text(history: list[str]) -> str:
 
 
 def step_messages(
-    kb: Any, shown: Level, inventory: dict[str, int], history: list[str], analysis: str = "", knowledge: str = "target"
+    kb: Any,
+    shown: Level,
+    inventory: dict[str, int],
+    history: list[str],
+    analysis: str = "",
+    knowledge: str = "target",
+    missing: list[str] | tuple = (),
 ) -> list[BaseMessage]:
     """The next-skill question (LLaMA-Rider appendix B.1's content, our words)."""
     msgs = prompts.chat(
@@ -57,7 +63,7 @@ def step_messages(
         task=label_text(shown),
         inventory=inventory_text(inventory),
         history=history_text(history),
-        recipe=recipe_text(kb, shown, knowledge),
+        recipe=recipe_text(kb, shown, knowledge, missing),
         analysis=f"My check of the recipe: {analysis.strip()}" if analysis.strip() else "",
     )
     last = msgs[-1]

@@ -32,7 +32,6 @@ from training.whole_game import (
     write_suite,
 )
 
-
 # who answers the rider's questions: the solver's next skill for the task (oracle), or the skill
 # the question's own recipe line names (reader, training/rider_reader.py)
 RIDER_TEACHERS = {"oracle": "training.rider_whole:factory", "reader": "training.rider_reader:factory"}

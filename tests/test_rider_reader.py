@@ -142,3 +142,44 @@ def test_teacher_reader_needs_the_whole_game_and_an_unknown_teacher_is_one_line(
         )
         assert p.returncode == 2 and words in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
         assert not (tmp_path / "d").exists()
+
+
+def test_explored_keeps_what_ran_in_successful_episodes_as_asked_and_no_held_out_item(tmp_path):
+    from evaluation.runner import run_eval
+    from training.data import load_dataset
+
+    split = split_items(KB)
+    tasks = [item_task(it, "empty", {}) for it in ("bowl", "chest", "bread")]  # bread is held out
+    assert "bread" in split.held_out and not {"bowl", "chest"} & set(split.held_out)
+    run_eval(tasks, RunSettings(planner=NAME), episodes=1, out_dir=tmp_path / "ev", progress=False, report=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "training.explored", str(tmp_path / "ev"), str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    examples = load_dataset(tmp_path / "data").examples
+    assert examples and all(e["source"].startswith("explore:") for e in examples)
+    assert not any("bread" in e["shown"] or "bread" in e.get("target", {}) for e in examples)
+    for e in examples:  # each as the planner asked it: the prompt's task line is the decision's sub-task
+        task = re.search(r"^Task: obtain \d+ (\S+)$", e["messages"][-2]["content"], re.M).group(1)
+        assert task == next(iter(e["shown"]))
+    bad = subprocess.run(
+        [sys.executable, "-m", "training.explored", str(tmp_path / "nope"), str(tmp_path / "d2")],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "accepted" in bad.stderr
+    assert not (tmp_path / "d2").exists()
+
+
+def test_deps_turns_can_carry_the_tree_of_facts():
+    from training.teacher import teacher_examples
+
+    task = item_task("chest", "empty", {})
+    target, _ = teacher_examples([task], KB, knowledge="target")
+    tree, _ = teacher_examples([task], KB, knowledge="tree")
+    first = lambda exs: exs[0]["messages"][-2]["content"]  # noqa: E731
+    assert "craft 4 planks from 1 log" not in first(target)
+    assert "craft 1 chest from 8 planks" in first(tree) and "craft 4 planks from 1 log" in first(tree)
+    assert target[0]["messages"][-1] == tree[0]["messages"][-1]  # the same plan: facts change only the question

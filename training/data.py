@@ -7,7 +7,7 @@ Written by `deps eval --collect DIR` (exploration, LLaMA-Rider style) and by
 DIR/train.jsonl  one example per line, a JSON object:
     {"messages": [{"role": "system" | "user" | "assistant", "content": str}, ...],
      "task": str,                       # task id, e.g. "CraftWoodenPickaxe"
-     "source": "exploration" | "teacher:oracle" | "teacher:<llm name>",
+     "source": "exploration" | "teacher:oracle" | "teacher:<llm name>" | "explore:<model>",
      "format": "rider-step" | "deps-plan" | "deps-explain",
      "relabelled": bool}                # true when the task was relabelled after the fact
                                         # (LLaMA-Rider's sub-task relabelling), else false
@@ -57,7 +57,7 @@ from nodes.settings import SettingsError
 FORMAT = "deps-sft/1"
 ROLES = ("system", "user", "assistant")
 FORMATS = ("rider-step", "deps-plan", "deps-explain")
-_SOURCE = re.compile(r"^(exploration|teacher:[A-Za-z0-9_.:/\-]+)$")
+_SOURCE = re.compile(r"^(exploration|(teacher|explore):[A-Za-z0-9_.:/\-]+)$")
 TRAIN_FILE = "train.jsonl"
 CARD_FILE = "card.json"
 CARD_KEYS = ("format", "base_model", "tasks", "episodes", "examples", "counts", "command")
@@ -111,7 +111,7 @@ def validate_example(obj: Any, where: str = "example") -> dict[str, Any]:
         raise DatasetError(f"{where}: 'task' must be a non-empty string (a task id)")
     if not isinstance(obj["source"], str) or not _SOURCE.match(obj["source"]):
         raise DatasetError(
-            f"{where}: 'source' {obj['source']!r} not accepted; accepted: exploration, "
+            f"{where}: 'source' {obj['source']!r} not accepted; accepted: exploration, explore:<model>, "
             "teacher:oracle, teacher:<llm name>"
         )
     if obj["format"] not in FORMATS:

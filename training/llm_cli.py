@@ -123,6 +123,7 @@ def _whole_game(a: argparse.Namespace) -> int:
         episodes=a.episodes,
         rider_variants=a.rider_variants,
         teacher=a.teacher,
+        deps_knowledge=a.deps_knowledge,
         command=_command(),
         progress=not a.quiet,
     )
@@ -227,6 +228,13 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
         help=f"--targets all: start inventories per item (default: {','.join(VARIANTS)})",
     )
     d.add_argument("--formats", default="rider,deps", help="--targets all: rider, deps or both (default: both)")
+    d.add_argument(
+        "--deps-knowledge",
+        default="target",
+        choices=("none", "target", "tree"),
+        help="--targets all: the recipe facts the DEPS turns' prompts carry, as `deps run --knowledge` "
+        "(default: target)",
+    )
     d.add_argument(
         "--rider-budget",
         type=int,

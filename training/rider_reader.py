@@ -84,20 +84,28 @@ def factory(settings: Any = None) -> ReaderRider:
     return ReaderRider(None, revisions=opts.revisions, relabel=opts.relabel)
 
 
-def reader_examples(kb: Any, row: dict[str, Any], source: str = "teacher:reader") -> list[dict[str, Any]]:
-    """Every decision of a stored reader-teacher episode as the planner asked it (the plain
-    question, or the revision question after a refusal, rebuilt by the planner's own message
-    code from the decision's record) with the teacher's answer; refused answers included, since
-    the rule answers them too. Answers the rule did not give (the solver's fallback) are left out."""
+def reader_examples(
+    kb: Any, row: dict[str, Any], source: str = "teacher:reader", keep: str = "rule"
+) -> list[dict[str, Any]]:
+    """The decisions of a stored rider episode as the planner asked them (the plain question, or
+    the revision question after a refusal, rebuilt by the planner's own message code from the
+    decision's record) with the answer given.  keep="rule": every answer the reader's rule gives,
+    refused ones included, since the rule answers them too (the solver's fallback left out);
+    keep="ran": the answers whose skill ran, of an episode that succeeded (the paper's way of
+    learning from its own exploration)."""
     from nodes.planners.rider.prompt import as_chat, revise_messages, step_messages
 
     records = [r for r in (read_record(p) for p in row.get("plans") or []) if r is not None]
+    if keep == "ran" and not row.get("success"):
+        return []
     out = []
     for k, r in enumerate(records):
         shown = dict(r["shown"])
         short = list(r.get("short") or [])
-        if r["skill"] != direct_skill(kb, (short or [next(iter(shown))])[0]):
+        if keep == "rule" and r["skill"] != direct_skill(kb, (short or [next(iter(shown))])[0]):
             continue
+        if keep == "ran" and k + 1 < len(records) and records[k + 1].get("revision"):
+            continue  # refused: the world said no, and the next decision revised it
         knowledge = r.get("knowledge") or "target"
         msgs = step_messages(kb, shown, r["inventory"], r["history"], r.get("analysis") or "", knowledge, short)
         if r.get("revision") and r.get("feedback") and k > 0:
@@ -106,13 +114,14 @@ def reader_examples(kb: Any, row: dict[str, Any], source: str = "teacher:reader"
         out.append(
             {
                 "messages": [*as_chat(msgs), {"role": "assistant", "content": reply_text(r["skill"])}],
-                "task": str(row.get("task")),
+                "task": str(row.get("task_id") or row.get("task")),
                 "source": source,
                 "format": "rider-step",
                 "relabelled": shown != records[0]["stack"][0],
                 "revision": bool(r.get("revision")),
                 "step": k,
                 "shown": shown,
+                "target": dict(row.get("target") or records[0]["stack"][0]),
             }
         )
     return out

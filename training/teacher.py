@@ -90,6 +90,7 @@ def first_plan_example(
     *,
     planner: DialoguePlanner | None = None,
     recipe_hints: bool = True,
+    knowledge: str = "target",
 ) -> dict | None:
     """One deps-sft/1 example for `task` (already localized), or None if the oracle's plan
     does not fit the grammar (too long, or a name outside its vocabulary)."""
@@ -109,6 +110,7 @@ def first_plan_example(
         explanations=[],
         kb=kb,
         recipe_hints=recipe_hints,
+        knowledge=knowledge,
     )
     msgs = _role_dicts(planner.messages(req))
     msgs.append({"role": "assistant", "content": plan_reply(goals)})
@@ -185,7 +187,9 @@ def _spread(n_items: int, n: int) -> list[int]:
     return sorted({round(k * (n_items - 1) / max(n - 1, 1)) for k in range(n)})
 
 
-def replan_examples(task: Task, kb: Any, n: int, *, planner: DialoguePlanner | None = None) -> list[dict]:
+def replan_examples(
+    task: Task, kb: Any, n: int, *, planner: DialoguePlanner | None = None, knowledge: str = "target"
+) -> list[dict]:
     """Up to n (explain, re-plan) example pairs for `task` (localized): each leaves one goal
     out of the oracle's plan, runs it, and answers the failure as a teacher would."""
     planner = planner or DialoguePlanner(None, output="grammar")
@@ -233,6 +237,7 @@ def replan_examples(task: Task, kb: Any, n: int, *, planner: DialoguePlanner | N
             explanations=[explanation],
             kb=kb,
             recipe_hints=True,
+            knowledge=knowledge,
         )
         msgs = _role_dicts(planner.messages(req))
         msgs.append({"role": "assistant", "content": plan_reply(fix)})
@@ -263,6 +268,7 @@ def teacher_examples(
     replans: int = 0,
     holdout: set[str] = frozenset(),
     progress: bool = False,
+    knowledge: str = "target",
 ) -> tuple[list[dict], dict]:
     """Examples for every task not held out; also {kept, skipped, held_out} task ids."""
     from worlds.tasks import localize
@@ -275,7 +281,7 @@ def teacher_examples(
         if set(task.target) & holdout:
             info["held_out"].append(task.id)
             continue
-        ex = first_plan_example(task, kb, planner=planner)
+        ex = first_plan_example(task, kb, planner=planner, knowledge=knowledge)
         if ex is None:
             info["skipped"].append(task.id)
             continue
@@ -291,11 +297,11 @@ def teacher_examples(
             key = (tuple(sorted(task.target.items())), tuple(sorted(inv.items())))
             if key in seen:
                 continue
-            aug = first_plan_example(task, kb, inv, planner=planner)
+            aug = first_plan_example(task, kb, inv, planner=planner, knowledge=knowledge)
             if aug is not None:
                 seen.add(key)
                 examples.append(aug)
-        examples += replan_examples(task, kb, replans, planner=planner)
+        examples += replan_examples(task, kb, replans, planner=planner, knowledge=knowledge)
     if progress:
         print(
             f"{len(examples)} examples from {len(info['kept'])} tasks ({len(info['held_out'])} held out, "

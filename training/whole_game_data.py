@@ -120,6 +120,7 @@ def make_whole_game_dataset(
     seed: int = 0,
     rider_variants: str = "rotate",
     teacher: str = "oracle",
+    deps_knowledge: str = "target",
     command: str = "",
     progress: bool = False,
 ) -> dict[str, Any]:
@@ -161,7 +162,9 @@ def make_whole_game_dataset(
         examples += rider
     if "deps" in formats:
         deps_tasks = one_variant_each(tasks)
-        deps, info = teacher_examples(deps_tasks, kb, augment=augment, replans=replans, holdout=held, progress=progress)
+        deps, info = teacher_examples(
+            deps_tasks, kb, augment=augment, replans=replans, holdout=held, progress=progress, knowledge=deps_knowledge
+        )
         by_task = {t.id: t for t in tasks}
         for e in deps:
             e["target"] = dict(by_task[e["task"]].target)
@@ -197,6 +200,7 @@ def make_whole_game_dataset(
             "deps_budget": deps_budget,
             "rider_variants": rider_variants,
             "rider_teacher": teacher,
+            "deps_knowledge": deps_knowledge,
         }
     )
     return write_dataset(out, examples, base_model=default_base_model(), command=command, episodes=0, counts=counts)

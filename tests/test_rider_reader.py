@@ -183,3 +183,13 @@ def test_deps_turns_can_carry_the_tree_of_facts():
     assert "craft 4 planks from 1 log" not in first(target)
     assert "craft 1 chest from 8 planks" in first(tree) and "craft 4 planks from 1 log" in first(tree)
     assert target[0]["messages"][-1] == tree[0]["messages"][-1]  # the same plan: facts change only the question
+
+
+def test_a_reply_that_names_the_block_maps_to_the_mine_skill_of_its_drop():
+    from nodes.planners.rider.retrieval import ActionRetriever
+
+    r = ActionRetriever(KB)
+    assert r.retrieve("Next skill: mine melon block")[0].text == "mine melon"  # the fact: mine 1 melon_block
+    assert r.retrieve("Next skill: craft melon block")[0].text == "craft melon block"
+    assert r.retrieve("Next skill: mine stone")[0].text == "mine cobblestone"
+    assert r.retrieve("Next skill: mine iron ore")[0].text == "mine iron ore"

@@ -108,6 +108,8 @@ def actions(kb: Any) -> list[Action]:
     if cached is not None:
         return cached
     from skills.library import SkillLibrary
+    from worlds.options import best_option
+    from worlds.recipes import MineSource
 
     out = []
     for s in SkillLibrary(kb).skills:
@@ -116,6 +118,10 @@ def actions(kb: Any) -> list[Action]:
             names.add(s.display.lower())
         if s.action == "kill":
             names |= {d.replace("_", " ") for d in kb.mob_drops(s.item)}
+        if s.action == "mine":  # the block it breaks: "mine melon block" is mine melon
+            opt = best_option(kb, s.item)
+            if opt is not None and isinstance(opt.source, MineSource):
+                names.add(opt.source.block.replace("_", " "))
         out.append(Action(s.action, s.item, frozenset(names), frozenset(w for n in names for w in _words(n)) - _STOP))
     kb.cache["rider_actions"] = out
     return out
@@ -197,6 +203,10 @@ class ActionRetriever:
         if not cands:
             cands, how = self.actions, "embedding"
         kinds = VERBS.get(verb, ())
+        if kinds and not any(a.action in kinds for a in cands):  # the verb's own skill of that noun: the block
+            by_block = [a for a in self.actions if a.action in kinds and noun in a.nouns]
+            if by_block:
+                cands, how = by_block, "noun+verb"
         if kinds and len(cands) > 1:
             narrowed = [a for a in cands if a.action in kinds]
             if narrowed:

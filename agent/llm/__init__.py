@@ -4,7 +4,8 @@ concern, each back-end's quirks sit side by side; retries and faults live in llm
 
 Accepted specs (see ACCEPTED):
   local                     the embedded model (local:rider: SmolLM2-135M-Instruct + the shipped planner
-                            LoRA adapter, via llama.cpp on loopback)
+                            LoRA adapter, via llama.cpp on loopback); local:reader the same model with the
+                            reader adapter, for the rider planner on items no suite names
   local:gemma3              another packaged model (local:smollm2 is the bare SmolLM2, local:gemma3) or
                             local:/path/model.gguf (a model or a LoRA adapter)
   PROVIDER:MODEL            openai:gpt-4o-mini (OPENAI_API_KEY, honours OPENAI_BASE_URL), or another
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 ACCEPTED = (
-    "accepted: 'local', 'local:smollm2', 'local:gemma3', 'local:rider', 'local:/path/model.gguf', "
+    "accepted: 'local', 'local:smollm2', 'local:gemma3', 'local:rider', 'local:reader', 'local:/path/model.gguf', "
     "'PROVIDER:MODEL' with PROVIDER one of openai, groq, together, openrouter, deepseek, mistral, ollama "
     "(e.g. openai:gpt-4o-mini), or an OpenAI-compatible base URL 'http(s)://host:port/v1[#model]'"
 )

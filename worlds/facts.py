@@ -81,7 +81,7 @@ def _way_down(kb: KnowledgeBase, name: str) -> list[str]:
         opt = best_option(kb, canon)
         if opt is None:
             continue
-        queue += list(opt.inputs) + ([opt.tool] if opt.tool else []) + ([opt.fuel] if opt.fuel else [])
+        queue += opt.uses()
     return order
 
 

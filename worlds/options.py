@@ -40,6 +40,10 @@ class Option:
     success_rate: float = 1.0
     chance: float = 1.0  # a chance drop: one item per `1/chance` breaks or kills, priced so
 
+    def uses(self) -> list[str]:
+        """What this way of getting the item takes: its inputs, then its tool or station, then its fuel."""
+        return [*self.inputs, *([self.tool] if self.tool else []), *([self.fuel] if self.fuel else [])]
+
 
 def use_rate(costs: SkillCosts, it: Interaction) -> Rate:
     """Cost and success rate of one use of a held item on a mob or a block: the `use:` row

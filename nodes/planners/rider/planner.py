@@ -77,7 +77,7 @@ def still_missing(kb: Any, records: list[dict], ran: list[dict], shown: Level, i
         return name != item and any(need.get(n, 0) > 0 for n in [name, *names])
 
     opt = best_option(kb, kb.canonical(item) or item)
-    direct = [*opt.inputs, *([opt.tool] if opt.tool else []), *([opt.fuel] if opt.fuel else [])] if opt else []
+    direct = opt.uses() if opt else []
     refused: list[str] = []
     for r, o in zip(reversed(records), reversed(ran)):
         if not o["ok"] and item in (r.get("shown") or {}):

@@ -68,7 +68,7 @@ def _tree(kb: Any, name: str, seen: set[str]) -> None:
     opt = best_option(kb, name)
     if opt is None:
         return
-    for item in [*opt.inputs, *([opt.tool] if opt.tool else []), *([opt.fuel] if opt.fuel else [])]:
+    for item in opt.uses():
         _tree(kb, item, seen)
     if opt.kind == "kill":
         seen.add(str(opt.source))

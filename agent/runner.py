@@ -137,6 +137,14 @@ def trace_labels(task: Task, settings: RunSettings, thread: str, ctx: AgentConte
     return {"run_name": f"deps:{task.id}", "tags": tags, "metadata": meta}
 
 
+def langchain_listens() -> bool:
+    """Whether LangChain hands runs to a callback handler set up outside this call: LangSmith
+    tracing from the environment, or a tracing or run-collecting context around the run."""
+    from langchain_core.callbacks.manager import CallbackManager
+
+    return bool(CallbackManager.configure().handlers)
+
+
 def report_outcome(config: dict, result: dict) -> None:
     """Where LangSmith tracing is on: the episode's root run gets its outcome, an `outcome:` tag,
     the failure as its error, and a `success` feedback score (1 or 0), so failures can be filtered.
@@ -250,12 +258,9 @@ def run_episode(
         if tracer:
             stack.callback(tracer.close)
         graph = episode_graph(checkpointer=tracer.checkpointer() if tracer else None)
-        config = {
-            "recursion_limit": RECURSION_LIMIT,
-            "configurable": {"thread_id": thread},
-            "run_id": uuid.uuid4(),
-            **trace_labels(task, settings, thread, ctx),
-        }
+        config = {"recursion_limit": RECURSION_LIMIT, "configurable": {"thread_id": thread}, "run_id": uuid.uuid4()}
+        if tracer or on_llm or ctx.llm is not None or langchain_listens():  # labels only where someone reads them
+            config.update(trace_labels(task, settings, thread, ctx))
         if tracer or on_llm:
 
             def llm_event(event: dict) -> None:
@@ -283,9 +288,8 @@ def run_episode(
         t0 = time.monotonic()
         durable = {"durability": "sync"} if tracer else {}  # each checkpoint on disk before the next step
         try:
-            for mode, data in graph.stream(
-                start, config=config, context=ctx, stream_mode=["updates", "values"], **durable
-            ):
+            modes = ["updates", "values"] if tracer or on_update else ["values"]  # each node's update if wanted
+            for mode, data in graph.stream(start, config=config, context=ctx, stream_mode=modes, **durable):
                 if mode == "values":
                     if state is start:  # a fresh run's first state: round 0, no history
                         check_fresh_state(data, thread)

@@ -30,11 +30,11 @@ def run_benchmarks(
 ) -> dict[str, float]:
     """Every figure, side by side in one run. `live_llm`: measure loop_overhead_share against a
     live episode of the local model (else against its recorded latency, evaluation/bench/llm_share.py)."""
-    from agent.runner import make_world, run_episode
+    from agent.runner import run_episode
+    from evaluation.bench.plain_loop import plain_episode
     from nodes.parse import GoalParser
     from nodes.planners.base import goals_to_text
     from nodes.settings import RunSettings
-    from skills.controller import ScriptedController
     from worlds.knowledge import load_kb
     from worlds.solver import solve
     from worlds.tasks import find_task
@@ -44,13 +44,11 @@ def run_benchmarks(
     settings = RunSettings(planner="oracle")
     metrics: dict[str, float] = {}
 
-    # 1. the graph's overhead: an oracle episode through LangGraph vs. the same plan run in a plain loop
+    # 1. the graph's overhead: an oracle episode through LangGraph vs. the same episode played by the
+    # same nodes in a plain loop (evaluation/bench/plain_loop.py): same world, parts and planner calls
     def direct() -> None:
-        ctl = ScriptedController(kb)
         for task in tasks:
-            world = make_world(settings, kb, task)
-            for goal in solve(kb, task.target, {}):
-                ctl.run(goal, world)
+            plain_episode(task, settings, kb)
 
     def graph() -> None:
         for task in tasks:

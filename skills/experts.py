@@ -25,6 +25,7 @@ import numpy as np
 
 from worlds.gridworld import functional, paths
 from worlds.gridworld.eggs import ground_items
+from worlds.gridworld.metadata import slot_count
 from worlds.gridworld.sources import goal_sources
 from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVE_ID, game_data
 from worlds.inventory import Refusal
@@ -64,12 +65,14 @@ class Expert:
         self.fetches = 0
         self.avoid: tuple[int, int] | None = None  # a column not to dig in (the pillar we stand on)
         self.waiting = False
+        self.arg_name: str | None = None  # the item a craft or smelt makes, by name
 
     # ------------------------------------------------------------------ bookkeeping
     def _count(self) -> int:
         if self.goal.action == "kill" and self.item in self.v.mob_id:
             return self.kills
-        return functional.bag_of(self.env, self.i).held(self.item)
+        shared = slot_count(self.env, self.i, self.item)  # lapis_lazuli: dye's one slot (metadata.py)
+        return shared if shared is not None else functional.bag_of(self.env, self.i).held(self.item)
 
     def progress(self) -> int:
         return self._count() - (0 if self.goal.action == "kill" and self.item in self.v.mob_id else self.start)
@@ -92,6 +95,7 @@ class Expert:
     # ------------------------------------------------------------------ acting
     def act(self) -> tuple[int, int] | None:
         self.waiting = False  # set by a skill that waits on purpose (for an egg, for the night)
+        self.arg_name = None
         a = self._act()
         self.last_action = a[0] if a is not None else None
         if a is not None:
@@ -179,6 +183,7 @@ class Expert:
         plan = (functional.plan_craft if skill == "craft" else functional.plan_smelt)(env, i, self.item, bag=bag)
         if not isinstance(plan, Refusal):
             out = plan.output if skill == "craft" else plan[0].output
+            self.arg_name = out  # cactus_green: its index is dye's (metadata.py), so the name goes too
             return P[skill], self.v.item_id[out]
         if set(plan.missing) - {station}:
             if bag.held(station) >= 1:  # a held station would be placed: tell only what else is missing

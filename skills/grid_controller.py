@@ -16,7 +16,10 @@ import numpy as np
 
 from skills.experts import Expert
 from skills.find import FindExpert
+from worlds.gridworld.spec import PRIMITIVE_ID
 from worlds.types import Goal
+
+NAMED = (PRIMITIVE_ID["craft"], PRIMITIVE_ID["smelt"])
 
 
 def _draw(world: Any, every: int) -> None:
@@ -52,7 +55,8 @@ class GridScriptedController:
                 if a is None:
                     break
                 acts = np.array([a], np.int64)
-                _, _, _, _, info = env.step(acts)
+                named = a[0] in NAMED and getattr(expert, "arg_name", None)  # cactus_green, not dye
+                _, _, _, _, info = env.step(acts, {i: (expert.arg_name, None)} if named else None)
                 ev = info["events"].get(i, {})
                 expert.feedback(ev)
                 if self.on_step:

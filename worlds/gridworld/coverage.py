@@ -13,6 +13,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from worlds.gridworld.metadata import variant_inputs
 from worlds.gridworld.rules import make_rules
 from worlds.gridworld.sources import goal_sources
 from worlds.gridworld.spec import game_data, make_vocab
@@ -23,7 +24,23 @@ def _sourced(env: Any, goal: Any) -> bool:
     if any(not w.uses and w.on == "mob" and w.source in env.vocab.mob_id for w in env.kb.interactions(name)):
         return True  # picked up (an egg a chicken lays: eggs.py)
     cells, mobs = goal_sources(env, goal)
+    if goal.action == "mine" and goal.tool is None and cells and not mobs:
+        # the route mines it bare-handed (dye from cocoa pods): a source here that needs a tool
+        # (lapis ore) is not the route's, and the planner brings no tool for it
+        return any(not env.rules.needs_tool[c] for c in cells)
     return bool(cells or mobs)
+
+
+def _why(kb: Any, goal: Any, reasons: dict) -> str:
+    """The data file's reason for the missing thing: the goal's item, else the block the
+    recipe book's route takes it from (dye: cocoa)."""
+    what = next(iter(goal.obj))
+    if what in reasons:
+        return reasons[what]
+    for src in kb.mine_sources(what) if goal.action == "mine" else []:
+        if (goal.tool is None) == (src.tools is None) and src.block in reasons:
+            return reasons[src.block]
+    return "no block or mob of the grid world gives it"
 
 
 def missing(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = None) -> list[tuple[str, str]]:
@@ -39,8 +56,11 @@ def missing(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = 
     out: list[tuple[str, str]] = []
     for g in goals:
         if g.action in ("mine", "kill") and not _sourced(env, g):
-            what = next(iter(g.obj))
-            why = reasons.get(what, "no block or mob of the grid world gives it")
+            what, why = next(iter(g.obj)), _why(kb, g, reasons)
+            if (what, why) not in out:
+                out.append((what, why))
+        for what in variant_inputs(kb, g):  # lapis_lazuli into a lapis block: one dye slot here
+            why = reasons["metadata_input"].format(item=what, base=kb.variant_items()[what])
             if (what, why) not in out:
                 out.append((what, why))
     return out
@@ -91,14 +111,27 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
     return out
 
 
+def _density(spec: dict, cell: str) -> float:
+    """How many of `cell` a biome grows per chunk: a plant's own density, or its trees' share
+    when the cell is the log or the leaves of one of its tree species."""
+    kinds = spec.get("tree") or []
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    trees = game_data()["trees"]
+    mine = [k for k in kinds if cell in (trees[k]["log"], trees[k]["leaves"])]
+    per_tree = float(spec.get("trees", 0)) / len(kinds) if kinds else 0.0
+    return float((spec.get("plants") or {}).get(cell, 0)) + per_tree * len(mine)
+
+
 def grows_in(items: list[str]) -> tuple[str, ...]:
-    """Biomes whose plants (gridworld.yaml) include a block these items come from, the
-    densest first (cactus: desert; pumpkin: plains)."""
-    names = {c.get("legacy", c["name"]): c["name"] for c in game_data()["cells"]}  # reeds -> sugar_cane
+    """Biomes whose plants or trees (gridworld.yaml) include a block these items come from,
+    the densest first (cactus: desert; pumpkin: plains; log2, acacia's: savanna)."""
+    names: dict[str, list[str]] = {}
+    for c in game_data()["cells"]:  # reeds -> sugar_cane; log -> oak, birch and spruce logs
+        names.setdefault(c.get("legacy", c["name"]), []).append(c["name"])
     out = []
     for item in items:
-        cell = names.get(item, item)
-        dens = {b: (spec.get("plants") or {}).get(cell, 0) for b, spec in game_data()["biomes"].items()}
+        cells = names.get(item, [item])
+        dens = {b: sum(_density(spec, c) for c in cells) for b, spec in game_data()["biomes"].items()}
         best = max(dens, key=lambda b: dens[b])
         if dens[best] > 0 and best not in out:
             out.append(best)

@@ -1,10 +1,13 @@
 """Where a goal's item comes from in the grid world: the cell kinds whose block gives it
 when broken, the mobs that drop it (or the mob itself, for `kill cow`), and the blocks or
-mobs a held item is used on (a bucket on water or a cow: interactions.yaml)."""
+mobs a held item is used on (a bucket on water or a cow: interactions.yaml).  A metadata
+item (1.11.2's lapis_lazuli, a variant of dye) comes from the blocks whose drop names it."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from worlds.gridworld.metadata import shared_slot
 
 
 def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
@@ -24,14 +27,19 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
     if goal.action != "mine":
         return cells, mobs
     canon = kb.canonical(name) or name
-    ids = [v.item_id[x] for x in (kb.variants(canon) or [canon]) if x in v.item_id]
+    names = set(kb.variants(canon) or [canon])
+    shared = {s for s in (shared_slot(env, x) for x in names) if s is not None}  # dye's slot: matched by name
+    ids = [v.item_id[x] for x in names if x in v.item_id and v.item_id[x] not in shared]
     for c in range(2, len(v.cells)):
         if rules.placed_only[c] or not rules.breakable[c]:
             continue
-        if ids and (
-            rules.drop_vec[c, ids].any()
-            or any(it in ids for it, _ in rules.chance[c])
-            or any(it in ids for _, it, _ in rules.tool_drops[c])
+        if (names & set(rules.drops[c])) or (
+            ids
+            and (
+                rules.drop_vec[c, ids].any()
+                or any(it in ids for it, _ in rules.chance[c])
+                or any(it in ids for _, it, _ in rules.tool_drops[c])
+            )
         ):  # with shears: the leaves
             cells.add(c)  # a chance drop (gravel's flint) too: broken again until it comes
         elif v.block_of[c] == canon or v.cells[c] == canon:  # "mine stone": break the named block

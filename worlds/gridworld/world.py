@@ -14,6 +14,7 @@ import numpy as np
 
 from worlds.gridworld import functional, paths
 from worlds.gridworld.batch import BatchGridWorld
+from worlds.gridworld.metadata import slot_count
 from worlds.gridworld.render import render
 from worlds.gridworld.spec import (
     EQUIP_SLOTS,
@@ -199,7 +200,8 @@ class GridWorld:
         return bool(self.env.dead[self.i])
 
     def has(self, name: str, count: int = 1) -> bool:
-        return functional.bag_of(self.env, self.i).held(name) >= count
+        shared = slot_count(self.env, self.i, name)  # lapis_lazuli: dye's one slot (metadata.py)
+        return (shared if shared is not None else functional.bag_of(self.env, self.i).held(name)) >= count
 
     def target_reached(self) -> bool:
         return bool(self.target) and all(self.has(k, n) for k, n in self.target.items())

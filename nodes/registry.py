@@ -116,8 +116,9 @@ def wanted(factory: Callable[..., Any], offered: tuple[str, ...] = ("llm", "sett
 
 
 def call(factory: Callable[..., Any], **offered: Any) -> Any:
-    """Call `factory` with what it asks for among `offered`."""
-    return factory(**{k: v for k, v in offered.items() if k in wanted(factory, tuple(offered))})
+    """Call `factory` with what it asks for among `offered` (its signature read once, not per argument)."""
+    asked = wanted(factory, tuple(offered))
+    return factory(**{k: v for k, v in offered.items() if k in asked})
 
 
 def option_fields(part: Part) -> list[Any]:
@@ -174,6 +175,19 @@ class RiderOptions:
     rider_cot: bool = field(
         default=False,
         metadata={"help": "rider: check the recipe's requirements against the inventory (one more LLM call) first"},
+    )
+
+
+@dataclass
+class DialogueOptions:
+    history_chars: int = field(
+        default=8000,
+        metadata={
+            "help": "deps, dep: characters of the dialogue's earlier rounds kept in each prompt, the first plan "
+            "and the newest rounds (default: 8000; the embedded model's context is 4096 tokens)",
+            "metavar": "N",
+            "bounds": (500, 200000),
+        },
     )
 
 
@@ -249,7 +263,7 @@ for _kind, _name, _factory, _help, _llm, _opts in (
         f"{_P}.llm:deps_planner",
         "describe, explain, plan (one growing dialogue), with a selector",
         True,
-        None,
+        DialogueOptions,
     ),
     ("planner", "dep", f"{_P}.llm:dep_planner", "the same loop as deps, goals run in plan order", True, None),
     (

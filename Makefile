@@ -29,6 +29,9 @@ $(STAMP): $(BIN)/python pyproject.toml Makefile
 	$(BIN)/pip install --quiet torch==2.13.0
 	# llama-cpp-python compiles llama.cpp the first time (CMAKE_ARGS above)
 	$(BIN)/pip install --quiet -e '.[local,test,docs]'
+	# evaluate the DEPS planner's fixed prompt part once and save its state, so that the first
+	# `deps run` prefills only its task (agent/llm/prompt_state.py); a failure here only costs time
+	-$(BIN)/python -m agent.llm.prompt_state
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

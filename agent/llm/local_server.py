@@ -27,6 +27,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -77,6 +78,7 @@ ADAPTERS_DIR = Path(__file__).resolve().parent.parent / "adapters"
 ADAPTERS = {key: ADAPTERS_DIR / key / "adapter.gguf" for key in ("rider", "reader")}
 RIDER_ADAPTER = ADAPTERS["rider"]
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_PROMPT_STATE_ENV = "DEPS_PROMPT_STATE"  # agent.llm.prompt_state.ENV, without importing it here
 
 
 class LocalServerError(RuntimeError):
@@ -222,6 +224,13 @@ if os.environ.get("DEPS_LLAMA_EXTRA_BUFTS", "0") != "1":
             p.use_extra_bufts = False
         return p
     _lc.llama_model_default_params = _params
+if os.environ.get("DEPS_PROMPT_STATE"):  # the saved fixed prompt part (agent/llm/prompt_state.py)
+    try:
+        from agent.llm.prompt_state import install_hook
+    except ImportError as e:
+        print(f"deps-prompt-state: not used ({e})", file=sys.stderr)
+    else:
+        install_hook(os.environ["DEPS_PROMPT_STATE"])
 from llama_cpp.llama_chat_format import ChatFormatterResponse, register_chat_format
 @register_chat_format("gemma3-sys")
 def _gemma3_sys(messages, **kwargs):
@@ -301,6 +310,7 @@ class LocalServer:
         startup_timeout: float = 120.0,
         extra_args: tuple[str, ...] | list[str] = (),
         python: str | None = None,
+        prompt_state_for: str | None = None,
     ) -> None:
         self.model = model
         self.key = model_key(model)
@@ -318,6 +328,12 @@ class LocalServer:
         self.log_dir: Path | None = None
         self.log_path: Path | None = None
         self.startup_s: float | None = None
+        # with a planner's name: its fixed prompt part is loaded from (or saved to) a file at start
+        # (agent/llm/prompt_state.py); prompt_state is then that file's spec, and
+        # prompt_state_status what the start did with it ('loaded', 'built', ...)
+        self.prompt_state_for = prompt_state_for
+        self.prompt_state: dict | None = None
+        self.prompt_state_status: str | None = None
         self._proc: subprocess.Popen | None = None
         self._log_file = None
         self._lock = threading.Lock()
@@ -388,6 +404,10 @@ class LocalServer:
             env = dict(os.environ)
             env.setdefault("HF_HUB_OFFLINE", "1")
             env["PYTHONUNBUFFERED"] = "1"
+            env.pop(_PROMPT_STATE_ENV, None)
+            self.prompt_state = self._prompt_state_spec()
+            if self.prompt_state is not None:
+                env[_PROMPT_STATE_ENV] = json.dumps(self.prompt_state)
             t0 = time.perf_counter()
             self._proc = subprocess.Popen(
                 cmd,
@@ -406,6 +426,8 @@ class LocalServer:
                 self._stop_locked()
                 raise
             self.startup_s = time.perf_counter() - t0
+            if self.prompt_state is not None:
+                self._report_prompt_state()
             return self
 
     def stop(self) -> None:
@@ -431,6 +453,37 @@ class LocalServer:
         return f"LocalServer({self.model!r}, {state})"
 
     # -- internals ----------------------------------------------------------------------------
+    def _prompt_state_spec(self) -> dict | None:
+        """The saved-state spec for prompt_state_for's fixed prompt part, or None (no planner, no
+        fixed part, or a key that cannot be computed: then nothing is saved or loaded)."""
+        if not self.prompt_state_for or self.model_path is None:
+            return None
+        from agent.llm.prompt_state import spec_for
+        from agent.llm.warm import fixed_prefixes
+
+        parts = fixed_prefixes(self.prompt_state_for)
+        if not parts:
+            return None
+        server_args = [str(self.n_ctx), *_MODEL_ARGS.get(self.key, []), *self.extra_args]
+        try:
+            return spec_for(self.model_path, self.lora_path, parts[0], server_args)
+        except (OSError, ValueError):
+            return None
+
+    def _report_prompt_state(self) -> None:
+        """What the child did with the saved state (its log's note lines); a note that a file
+        was ignored or not saved is repeated on stderr, in one line."""
+        from agent.llm.prompt_state import NOTE
+
+        self.prompt_state_status = "unknown"
+        for line in self.log_tail(400).splitlines():
+            if not line.startswith(NOTE):
+                continue
+            note = line[len(NOTE) :].strip()
+            self.prompt_state_status = "built, not saved" if note.startswith("not saved") else note.split(" ", 1)[0]
+            if not note.startswith(("loaded ", "built ")):
+                print(f"note: prompt state {note}", file=sys.stderr)
+
     def _wait_ready(self) -> None:
         url = self.base_url + "/models"
         deadline = time.monotonic() + self.startup_timeout
@@ -502,16 +555,17 @@ _STARTING: dict[str, threading.Event] = {}
 def prestart(model: str = DEFAULT_LOCAL_MODEL, *, warm_for: str | None = None) -> None:
     """Start the shared server for `model` in a background thread, so that it loads while the
     caller imports and builds the rest of the episode (`deps run` calls this first); then, with
-    `warm_for` (a planner's name), evaluate the fixed part of that planner's prompts once, so
-    its first request starts from the cached prefix (agent/llm/warm.py). `open_chat_model`
-    waits for the start; the server stops at exit. A failed start is left for the real open
-    to report."""
+    `warm_for` (a planner's name), have the fixed part of that planner's prompt evaluated, so
+    its first request starts from the cached prefix: loaded at the server's start from the state
+    saved by an earlier run or by `make install` (agent/llm/prompt_state.py), or else evaluated
+    then and saved. `open_chat_model` waits for the start; the server stops at exit. A failed
+    start is left for the real open to report."""
     key = model_key(model)
     with _SHARED_LOCK:
         if key in _SHARED or key in _STARTING:
             return
         started = _STARTING[key] = threading.Event()
-    srv = LocalServer(model)
+    srv = LocalServer(model, prompt_state_for=warm_for)
 
     def boot() -> None:
         try:
@@ -524,7 +578,7 @@ def prestart(model: str = DEFAULT_LOCAL_MODEL, *, warm_for: str | None = None) -
                     _SHARED[key] = srv
                 os.environ[_env_var(key)] = srv.base_url
             started.set()
-        if warm_for:
+        if warm_for and srv.prompt_state is None:  # else the server loaded (or evaluated) it at start
             from agent.llm.warm import warm
 
             warm(srv.base_url, srv.model_name, warm_for, planner_only=True)  # the first request needs only this

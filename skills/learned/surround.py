@@ -15,9 +15,11 @@ act), read from the local grid.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import torch
 
 from worlds.gridworld import spec
 
@@ -25,6 +27,10 @@ RADIUS = 22
 POOL = 3
 SIDE = (2 * RADIUS + 1) // POOL  # 15 pooled columns a side
 KEY = "around"
+_W = 2 * RADIUS + 1  # window side, in columns
+_BLOCK = np.minimum(np.arange(_W) // POOL, SIDE - 1)  # pooled row / column of each offset
+# the counts are uint8: the most cells of one kind in a block must stay under 256
+assert (_W - POOL * (SIDE - 1)) ** 2 * len(spec.VIEW_LEVELS) < 256 and POOL**2 * len(spec.VIEW_LEVELS) < 256
 
 
 def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
@@ -32,45 +38,61 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
     block of columns around the agent of each world (rows: which worlds; default all)."""
     rows = np.arange(env.n) if rows is None else np.asarray(rows)
     n = len(rows)
-    n_cells, n_mobs = len(env.vocab.cells), len(env.vocab.mobs)
-    C = n_cells + n_mobs
-    W = 2 * RADIUS + 1
-    lv = np.array(spec.VIEW_LEVELS)
+    n_cells = len(env.vocab.cells)
+    C = n_cells + len(env.vocab.mobs)
     pos = env.pos[rows].astype(np.int64)
-    X, Z, H = env.X, env.Z, env.H
-    # each world's window of cells, x by z by level (levels lie together in memory), copied as
-    # one slice per world; VOID beyond the map (issue 21: 2x faster than a gather of every cell)
-    ids = np.full((n, W, W, len(lv)), spec.VOID, dtype=env.cells.dtype)
-    lo, ylo = pos - RADIUS, pos[:, 1] + lv[0]
-    for k, e in enumerate(rows.tolist()):
-        x0, x1 = max(lo[k, 0], 0), min(lo[k, 0] + W, X)
-        z0, z1 = max(lo[k, 2], 0), min(lo[k, 2] + W, Z)
-        y0, y1 = max(ylo[k], 0), min(ylo[k] + len(lv), H)
-        if x0 < x1 and z0 < z1 and y0 < y1:
-            ids[k, x0 - lo[k, 0] : x1 - lo[k, 0], z0 - lo[k, 2] : z1 - lo[k, 2], y0 - ylo[k] : y1 - ylo[k]] = env.cells[
-                e, x0:x1, z0:z1, y0:y1
-            ]
-    cz = np.minimum(np.arange(W) // POOL, SIDE - 1)  # pooled row / column of each offset
-    # bins ordered (world, pooled z, pooled x, kind): a small broadcast key plus the ids
-    key = ((np.arange(n)[:, None, None] * SIDE + cz[None, None, :]) * SIDE + cz[None, :, None]) * C  # n, x, z
-    dtype = np.int32 if n * SIDE * SIDE * C < 2**31 else np.int64  # half the bytes to add and count
-    counts = np.bincount((key.astype(dtype)[..., None] + ids).ravel(), minlength=n * SIDE * SIDE * C)
-    # mobs: their own channels
+    ids = _window(env, rows, pos)
+    # one bin per (world, pooled z, pooled x, kind), counted in uint8 by torch's scatter-add
+    # (issue 21: 4x faster than an int64 bincount, then its clamp and cast); no bin passes 255
+    counts = torch.zeros(n * SIDE * SIDE * C, dtype=torch.uint8)
+    keys = torch.from_numpy(ids).to(torch.int64).add_(torch.from_numpy(_cell_keys(n, C))).reshape(-1)
+    counts.scatter_add_(0, keys, torch.ones(1, dtype=torch.uint8).expand(keys.numel()))
+    out = counts.numpy()
+    # mobs: their own channels, a few hundred at most
     kind = env.mob_kind[rows].astype(np.int64)
     rel = env.mob_pos[rows] - pos[:, None, :]
     vis = (
         (kind > 0)
         & (np.abs(rel[..., 0]) <= RADIUS)
         & (np.abs(rel[..., 2]) <= RADIUS)
-        & (rel[..., 1] >= lv[0])
-        & (rel[..., 1] <= lv[-1])
+        & (rel[..., 1] >= spec.VIEW_LEVELS[0])
+        & (rel[..., 1] <= spec.VIEW_LEVELS[-1])
     )
     me, mm = np.nonzero(vis)
     if me.size:
         r = rel[me, mm]
-        mflat = ((me * SIDE + cz[r[:, 2] + RADIUS]) * SIDE + cz[r[:, 0] + RADIUS]) * C + n_cells + kind[me, mm]
-        counts += np.bincount(mflat, minlength=n * SIDE * SIDE * C)
-    return np.minimum(counts, 255).astype(np.uint8).reshape(n, SIDE, SIDE, C).transpose(0, 3, 1, 2)
+        block = (me * SIDE + _BLOCK[r[:, 2] + RADIUS]) * SIDE + _BLOCK[r[:, 0] + RADIUS]
+        np.add.at(out, block * C + n_cells + kind[me, mm], 1)
+    return out.reshape(n, SIDE, SIDE, C).transpose(0, 3, 1, 2)
+
+
+def _window(env: Any, rows: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """uint8 [n, W, W, levels]: each world's cells around its agent, x by z by level, VOID
+    beyond the map; one slice copied per world (issue 21: 2x faster than a gather of every
+    cell, 4x faster than one clamped `take`)."""
+    n, L = len(rows), len(spec.VIEW_LEVELS)
+    ids = np.full((n, _W, _W, L), spec.VOID, dtype=env.cells.dtype)
+    X, Z, H = env.X, env.Z, env.H
+    lx, lz, ly = (
+        (pos[:, 0] - RADIUS).tolist(),
+        (pos[:, 2] - RADIUS).tolist(),
+        (pos[:, 1] + spec.VIEW_LEVELS[0]).tolist(),
+    )
+    for k, e in enumerate(rows.tolist()):
+        x0, z0, y0 = lx[k], lz[k], ly[k]
+        a, b, c = max(x0, 0), max(z0, 0), max(y0, 0)
+        a1, b1, c1 = min(x0 + _W, X), min(z0 + _W, Z), min(y0 + L, H)
+        if a < a1 and b < b1 and c < c1:
+            ids[k, a - x0 : a1 - x0, b - z0 : b1 - z0, c - y0 : c1 - y0] = env.cells[e, a:a1, b:b1, c:c1]
+    return ids
+
+
+@lru_cache(maxsize=4)
+def _cell_keys(n: int, C: int) -> np.ndarray:
+    """int64 [n, W, W, 1]: the first bin of each window cell's block ((world, pooled z,
+    pooled x) * C); adding the cell's id gives its bin."""
+    x, z = _BLOCK[:, None], _BLOCK[None, :]
+    return ((np.arange(n)[:, None, None] * SIDE + z) * SIDE + x)[..., None] * C
 
 
 def observe(world: Any) -> dict:

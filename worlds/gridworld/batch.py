@@ -103,6 +103,17 @@ class BatchGridWorld:
         self.rng = np.random.default_rng(0)
         eggs.init(self)
         self.drop_rng = np.random.default_rng(0)
+        self._bounds = np.array([self.X, self.H, self.Z], np.uint64)[:, None]  # (x, y, z) limits
+        self._strides = np.array([self.Z * self.H, 1, self.H], np.int64)  # (x, y, z) in the flat cells
+        self._world_cells = self.X * self.Z * self.H
+        # where each cell of the local view lies in the flat cells, relative to the agent's own
+        # cell: int64 [L, V, V] (levels, z, x), fixed for the map's size
+        off = np.arange(-VIEW_RADIUS, VIEW_RADIUS + 1)
+        self.view_offsets = (
+            np.array(VIEW_LEVELS)[:, None, None]
+            + (off * self.H)[None, :, None]
+            + (off * (self.Z * self.H))[None, None, :]
+        )
 
     # ------------------------------------------------------------------ reset
     def reset(self, seeds: Sequence[int], options: dict | Sequence[dict] | None = None) -> dict:
@@ -200,11 +211,16 @@ class BatchGridWorld:
         return self.vocab.biomes[int(self.biome_map[i, int(np.clip(x, 0, self.X - 1)), int(np.clip(z, 0, self.Z - 1))])]
 
     def cells_at(self, e: np.ndarray, p: np.ndarray) -> np.ndarray:
-        x, y, z = p[:, 0], p[:, 1], p[:, 2]
-        inb = (x >= 0) & (x < self.X) & (y >= 0) & (y < self.H) & (z >= 0) & (z < self.Z)
-        out = np.full(len(e), VOID, np.uint8)
-        out[inb] = self.cells[e[inb], x[inb], z[inb], y[inb]]
-        return out
+        """uint8 [k]: the cell of world e[j] at p[j] = (x, y, z), VOID outside the map."""
+        p = np.asarray(p, np.int64)
+        # one flat index each; a negative coordinate wraps to a huge unsigned one, so one
+        # comparison per axis finds what lies outside (issue 21)
+        below = p.T.astype(np.uint64) < self._bounds
+        inb = below[0] & below[1] & below[2]
+        flat = np.asarray(e, np.int64) * self._world_cells + p @ self._strides
+        if inb.all():
+            return np.take(self.cells.reshape(-1), flat)
+        return np.where(inb, np.take(self.cells.reshape(-1), flat, mode="clip"), np.uint8(VOID))
 
     def mob_at(self, i: int, p: np.ndarray) -> int | None:
         hit = (self.mob_kind[i] > 0) & (self.mob_pos[i] == p).all(axis=1)
@@ -229,12 +245,16 @@ class BatchGridWorld:
         return (f >= self.night_span[0]) & (f < self.night_span[1])
 
     def reached(self) -> np.ndarray:
-        eq = np.zeros_like(self.inv)
-        rows, slots = np.nonzero(self.equip)
-        np.add.at(eq, (rows, self.equip[rows, slots] - 1), 1)
-        have = ((self.inv + eq)[:, None, :] * self.target_mask).sum(axis=2)
         need = self.target_count
-        return ((have >= need) | (need == 0)).all(axis=1) & (need > 0).any(axis=1)
+        out = np.asarray((need > 0).any(axis=1))
+        e = np.nonzero(out)[0]  # only the worlds that have a target (issue 21)
+        if e.size:
+            held = self.inv[e]
+            rows, slots = np.nonzero(self.equip[e])
+            np.add.at(held, (rows, self.equip[e][rows, slots] - 1), 1)
+            have = (held[:, None, :] * self.target_mask[e]).sum(axis=2)
+            out[e] = ((have >= need[e]) | (need[e] == 0)).all(axis=1)
+        return out
 
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray, names: dict[int, tuple[str, str | None]] | None = None):
@@ -437,27 +457,22 @@ class BatchGridWorld:
     # ------------------------------------------------------------------ observation
     def observe(self) -> dict:
         n, R = self.n, VIEW_RADIUS
-        off = np.arange(-R, R + 1)
         lv = np.array(VIEW_LEVELS)
         X, Z, H = self.X, self.Z, self.H
-        pos = self.pos.astype(np.int64)
-        xs, zs, ys = pos[:, 0, None] + off, pos[:, 2, None] + off, pos[:, 1, None] + lv
-        # one flat index per (world, level, z, x) into the cells, clamped, then VOID outside the map
-        # (a single take: 2-3x faster than indexing with four broadcast arrays, issue 21)
-        flat = (
-            (np.arange(n) * (X * Z * H))[:, None, None, None]
-            + np.minimum(np.maximum(ys, 0), H - 1)[:, :, None, None]
-            + (np.minimum(np.maximum(zs, 0), Z - 1) * H)[:, None, :, None]
-            + (np.minimum(np.maximum(xs, 0), X - 1) * (Z * H))[:, None, None, :]
-        )
-        inb = (
-            ((ys >= 0) & (ys < H))[:, :, None, None]
-            & ((zs >= 0) & (zs < Z))[:, None, :, None]
-            & ((xs >= 0) & (xs < X))[:, None, None, :]
-        )
-        blocks = np.where(inb, np.take(self.cells.reshape(-1), flat), np.uint8(VOID)).astype(np.uint8)
+        pos = self.pos
+        x, y, z = pos[:, 0], pos[:, 1], pos[:, 2]
+        # one flat index per (world, level, z, x) into the cells: the agent's own cell plus a
+        # fixed offset (issue 21: a single `take`); the few views that cross the map's edge
+        # are read clamped, then VOID outside it
+        base = ((np.arange(n) * X + x) * Z + z) * H + y
+        blocks = np.take(self.cells.reshape(-1), base[:, None, None, None] + self.view_offsets, mode="clip")
+        edge = np.nonzero((x < R) | (x >= X - R) | (z < R) | (z >= Z - R) | (y < -int(lv[0])) | (y >= H - int(lv[-1])))[
+            0
+        ]
+        if edge.size:
+            blocks[edge] = self._view_at_edge(edge, lv)
         mobs = np.zeros_like(blocks)
-        rel = self.mob_pos - self.pos[:, None, :]
+        rel = self.mob_pos - pos[:, None, :]
         vis = (
             (self.mob_kind > 0)
             & (np.abs(rel[..., 0]) <= R)
@@ -470,19 +485,37 @@ class BatchGridWorld:
             r = rel[me, mm]
             mobs[me, r[:, 1] - lv[0], r[:, 2] + R, r[:, 0] + R] = self.mob_kind[me, mm]
         frac = (self.clock % self.day_steps) / self.day_steps
-        bi = self.biome_map[
-            np.arange(n), np.minimum(np.maximum(pos[:, 0], 0), X - 1), np.minimum(np.maximum(pos[:, 2], 0), Z - 1)
-        ]
+        night = (frac >= self.night_span[0]) & (frac < self.night_span[1])
+        bi = self.biome_map[np.arange(n), np.minimum(np.maximum(x, 0), X - 1), np.minimum(np.maximum(z, 0), Z - 1)]
         need = np.maximum(self.mine_need, 1)
         return {
             "blocks": blocks,
             "mobs": mobs,
             "inventory": self.inv.copy(),
             "equipment": self.equip.copy(),
-            "position": self.pos.astype(np.int32),
+            "position": pos.astype(np.int32),
             "facing": self.facing.astype(np.int32),
             "biome": bi.astype(np.int32),
-            "time": np.stack([frac, self.night().astype(float)], axis=1).astype(np.float32),
+            "time": np.stack([frac, night], axis=1).astype(np.float32),
             "health": self.health.copy(),
             "mining": np.where(self.mine_prog > 0, self.mine_prog / need, 0.0).astype(np.float32),
         }
+
+    def _view_at_edge(self, e: np.ndarray, lv: np.ndarray) -> np.ndarray:
+        """The local views of worlds `e`, read with clamped indices, VOID outside the map."""
+        R, X, Z, H = VIEW_RADIUS, self.X, self.Z, self.H
+        off = np.arange(-R, R + 1)
+        pos = self.pos[e]
+        xs, zs, ys = pos[:, 0, None] + off, pos[:, 2, None] + off, pos[:, 1, None] + lv
+        flat = (
+            (e * (X * Z * H))[:, None, None, None]
+            + np.minimum(np.maximum(ys, 0), H - 1)[:, :, None, None]
+            + (np.minimum(np.maximum(zs, 0), Z - 1) * H)[:, None, :, None]
+            + (np.minimum(np.maximum(xs, 0), X - 1) * (Z * H))[:, None, None, :]
+        )
+        inb = (
+            ((ys >= 0) & (ys < H))[:, :, None, None]
+            & ((zs >= 0) & (zs < Z))[:, None, :, None]
+            & ((xs >= 0) & (xs < X))[:, None, None, :]
+        )
+        return np.where(inb, np.take(self.cells.reshape(-1), flat), np.uint8(VOID))

@@ -150,21 +150,56 @@ def _report_run(result: dict, json_out: bool) -> int:
 
 
 def _prestart_llm(settings: RunSettings) -> None:
-    """With the embedded model, start its server (and warm its prompt cache for the planner)
-    in the background now, while the graph's libraries load (docs/performance.md)."""
+    """With the embedded model, start its server (and have its prompt's fixed part evaluated for
+    the planner) in the background now, while the graph's libraries load (docs/performance.md)."""
+    _prestart_for(settings.llm, settings.planner)
+
+
+def _prestart_for(llm: str, planner: str) -> None:
     from nodes import registry
 
-    if not settings.llm.strip().lower().startswith("local") or ":" in settings.planner:
+    if not llm.strip().lower().startswith("local") or ":" in planner:
         return
     try:
-        if not registry.get("planner", settings.planner).needs_llm:
+        if not registry.get("planner", planner).needs_llm:
             return
         from agent.llm import parse_llm_spec
         from agent.llm.local_server import prestart
 
-        prestart(parse_llm_spec(settings.llm).model, warm_for=settings.planner)
+        prestart(parse_llm_spec(llm).model, warm_for=planner)
+        import langchain_openai  # noqa: F401 - the client's library (~1 s) loads while the server starts
     except Exception:  # noqa: BLE001 - a bad --llm or planner is reported where it is used
         return
+
+
+def _early_prestart(argv: list[str]) -> None:
+    """`deps run TASK` with the embedded model: start its server before the parser is built (which
+    imports every part's options, about a second), from --llm and --planner as written or their
+    defaults. The parsed arguments still decide: a run they do not match starts its own server
+    (cmd_run), and this one stops at exit. Anything unclear (--help, --resume, an abbreviated
+    flag) is left to the parser."""
+    if not argv or argv[0] != "run":
+        return
+    found = {"--llm": "local", "--planner": "deps"}
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        name, eq, value = args[i].partition("=")
+        if name == "--":
+            break
+        if name in ("-h", "--help", "--resume") or any(
+            full.startswith(name) and full != name for full in ("--help", "--resume", *found) if name.startswith("--")
+        ):
+            return
+        if name in found:
+            if not eq:
+                i += 1
+                if i == len(args):
+                    return
+                value = args[i]
+            found[name] = value
+        i += 1
+    _prestart_for(found["--llm"], found["--planner"])
 
 
 def cmd_run(a: argparse.Namespace) -> int:
@@ -450,6 +485,7 @@ def _quiet_stdout() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _early_prestart(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     a = parser.parse_args(argv)
     if not getattr(a, "fn", None):

@@ -337,6 +337,7 @@ class LocalServer:
         self._proc: subprocess.Popen | None = None
         self._log_file = None
         self._lock = threading.Lock()
+        self._cancel = threading.Event()  # set by stop(): a start in progress gives up
 
     # -- public -----------------------------------------------------------------------------
     @property
@@ -356,6 +357,7 @@ class LocalServer:
         with self._lock:
             if self.is_running():
                 return self
+            self._cancel.clear()
             if importlib.util.find_spec("llama_cpp") is None:
                 raise LocalServerError("the local LLM needs llama-cpp-python: pip install 'llama-cpp-python[server]'")
             self.model_path = find_model(self.model)
@@ -431,6 +433,9 @@ class LocalServer:
             return self
 
     def stop(self) -> None:
+        """Stop the server; one still starting (in another thread) is stopped within ~0.1 s rather
+        than once it is ready (a `deps run` whose arguments turn out wrong exits at once)."""
+        self._cancel.set()
         with self._lock:
             self._stop_locked()
 
@@ -488,6 +493,8 @@ class LocalServer:
         url = self.base_url + "/models"
         deadline = time.monotonic() + self.startup_timeout
         while True:
+            if self._cancel.is_set():
+                raise LocalServerError("the local LLM server was stopped while it started")
             rc = self._proc.poll()
             if rc is not None:
                 raise LocalServerError(

@@ -10,10 +10,13 @@ controller, world, LLM) comes from the runtime context (nodes/context.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from nodes.context import AgentContext
 from nodes.describe import describe
@@ -25,12 +28,24 @@ from nodes.select import select
 from nodes.state import AgentState
 
 
-def after_execute(state: AgentState) -> Literal["select", "describe", "__end__"]:
-    if state["status"] != "running":
+def after_execute(update: AgentState) -> Literal["select", "describe", "__end__"]:
+    """Where the loop goes after a goal ran, read from execute's update (it always sets both)."""
+    if update["status"] != "running":
         return END  # success, or a budget ran out (failure_reason says which)
-    if state["outcomes"][-1]["ok"]:
+    if update["outcomes"][-1]["ok"]:
         return "select"  # next goal of the same plan
     return "describe"  # failure: describe it, explain it, re-plan
+
+
+def routed(node: Callable) -> Callable:
+    """`node` (execute) returning its update with where to go next, as a LangGraph Command: a
+    conditional edge would copy every channel of the state at each goal just to read two of them."""
+
+    def execute(state: AgentState, runtime: Runtime) -> Command:
+        update = node(state, runtime)
+        return Command(update=update, goto=after_execute(update))
+
+    return execute
 
 
 NODES = {"plan": plan, "parse": parse, "select": select, "execute": execute, "describe": describe, "explain": explain}
@@ -41,13 +56,16 @@ def build_graph(checkpointer=None, *, wrap=None, context_schema=AgentContext, in
     from a plain-data context that way); `context_schema` is what runs carry."""
     g = StateGraph(AgentState, context_schema=context_schema, input_schema=input_schema)
     for name, node in NODES.items():
-        g.add_node(name, wrap(node) if wrap else node)
+        node = wrap(node) if wrap else node
+        if name == "execute":  # it routes itself: select, describe or the end (after_execute)
+            g.add_node(name, routed(node), destinations=("select", "describe", END))
+        else:
+            g.add_node(name, node)
 
     g.add_edge(START, "plan")
     g.add_edge("plan", "parse")
     g.add_edge("parse", "select")
     g.add_edge("select", "execute")
-    g.add_conditional_edges("execute", after_execute, ["select", "describe", END])
     g.add_edge("describe", "explain")
     g.add_edge("explain", "plan")
     return g.compile(checkpointer=checkpointer, interrupt_before=interrupt_before)

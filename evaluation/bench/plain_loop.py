@@ -50,8 +50,9 @@ def plain_episode(task: Task, settings: RunSettings, kb: Any = None) -> dict:
     t0 = time.monotonic()
     node = "plan"
     while node != END:
-        merge(state, NODES[node](state, runtime))
-        node = after_execute(state) if node == "execute" else NEXT[node]
+        update = NODES[node](state, runtime)
+        merge(state, update)
+        node = after_execute(update) if node == "execute" else NEXT[node]
     finish = getattr(ctx.planner, "finish", None)
     if callable(finish):
         finish(state)

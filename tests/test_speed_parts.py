@@ -188,6 +188,35 @@ def test_surroundings_map_and_local_view_match_a_cell_by_cell_reading_at_the_map
                     assert blocks[e, li, zi, xi] == (env.cells[e, x, z, y] if inside else spec.VOID)
 
 
+def test_a_small_map_reads_void_beyond_every_edge_in_views_cells_and_the_surroundings_map():
+    from skills.learned.surround import around
+    from worlds.gridworld import spec
+    from worlds.gridworld.batch import BatchGridWorld
+
+    env = BatchGridWorld(3, KB, size=(8, 8))  # every local view and window crosses the map's edge
+    env.reset([0, 1, 2])
+    env.step(np.stack([np.array([1, 3, 0]), np.full(3, -1)], axis=1))
+    env.pos[1, 1], env.pos[2, 1] = 1, env.H - 2  # views below the bottom and above the top
+    blocks, R = env.observe()["blocks"], spec.VIEW_RADIUS
+    for e in range(3):
+        px, py, pz = env.pos[e]
+        for li, dy in enumerate(spec.VIEW_LEVELS):
+            for zi in range(2 * R + 1):
+                for xi in range(2 * R + 1):
+                    assert blocks[e, li, zi, xi] == _cell(env, e, px + xi - R, py + dy, pz + zi - R)
+    assert np.array_equal(around(env), _around_reference(env, [0, 1, 2]))
+    points = np.array([(x, y, z) for x in (-1, 0, 7, 8) for y in (-1, 0, env.H - 1, env.H) for z in (-9, 3, 8)])
+    worlds = np.arange(len(points)) % 3
+    assert env.cells_at(worlds, points).tolist() == [_cell(env, e, *p) for e, p in zip(worlds, points)]
+
+
+def _cell(env, e, x, y, z):
+    from worlds.gridworld import spec
+
+    inside = 0 <= x < env.X and 0 <= z < env.Z and 0 <= y < env.H
+    return env.cells[e, x, z, y] if inside else spec.VOID
+
+
 def test_eval_workers_each_use_their_own_handle_from_a_pool():
     import asyncio
 

@@ -71,7 +71,7 @@ class GoalPolicy:
     def codes(self, goals: Sequence[Any]) -> np.ndarray:
         return np.array([spec.goal_code(g, self.vocab, self.kb) for g in goals], dtype=np.int64).reshape(-1, 2)
 
-    @torch.no_grad()
+    @torch.inference_mode()  # no autograd bookkeeping at all (issue 21); the logits are only read
     def logits(self, obs: dict, codes: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         grid, vec = encode_obs(obs, self.vocab)
         g, v, c = to_tensors(grid, vec, codes, self.device)
@@ -106,7 +106,7 @@ class GoalPolicy:
         cdf /= cdf[:, -1:]
         return (cdf <= rng.random(len(p))[:, None]).sum(1)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def expected_horizon(self, obs: dict, codes: np.ndarray) -> np.ndarray:
         grid, vec = encode_obs(obs, self.vocab)
         extras = encode_extras(obs, self.vocab, self.net.shape)

@@ -56,15 +56,15 @@ def _lay(env: Any, i: int, at: np.ndarray, age: int = 0) -> None:
 def step(env: Any, cost: np.ndarray, events: dict) -> None:
     """Age and despawn eggs, let chickens lay, and give the agent the eggs within reach."""
     d = _data()
-    live = env.egg_age >= 0
-    env.egg_age[live] += np.broadcast_to(cost[:, None], env.egg_age.shape)[live]
+    np.add(env.egg_age, cost[:, None], out=env.egg_age, where=env.egg_age >= 0)
     env.egg_age[env.egg_age >= int(d["despawn_steps"])] = -1
     chicken = env.vocab.mob_id.get("chicken")
     if chicken is not None:
         env.lay_in -= cost[:, None]
         due = (env.mob_kind == chicken) & (env.lay_in <= 0)
-        for i, s in zip(*np.nonzero(due)):
-            _lay(env, int(i), env.mob_pos[i, s])
+        if due.any():
+            for i, s in zip(*np.nonzero(due)):
+                _lay(env, int(i), env.mob_pos[i, s])
         lo, hi = (int(x) for x in d["lay_steps"])
         reset = env.lay_in <= 0
         if reset.any():

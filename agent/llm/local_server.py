@@ -224,6 +224,12 @@ if os.environ.get("DEPS_LLAMA_EXTRA_BUFTS", "0") != "1":
             p.use_extra_bufts = False
         return p
     _lc.llama_model_default_params = _params
+try:  # greedy decoding under a grammar tests only the token it picks (agent/llm/lazy_grammar.py)
+    from agent.llm.lazy_grammar import install as _lazy_grammar
+except ImportError:
+    pass
+else:
+    _lazy_grammar()
 if os.environ.get("DEPS_PROMPT_STATE"):  # the saved fixed prompt part (agent/llm/prompt_state.py)
     try:
         from agent.llm.prompt_state import install_hook

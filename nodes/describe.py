@@ -21,6 +21,18 @@ def inventory_text(inventory: dict[str, int]) -> str:
     return ", ".join(held) if held else "nothing"
 
 
+def _still_to_make(goal: Goal, gained: dict[str, int]) -> str:
+    """ ", with 1 of its 5 planks still to make" when a failed goal made part of what it asked
+    for, so that a re-plan can ask for the rest as written; "" otherwise."""
+    if goal.action not in ("mine", "craft", "smelt") or len(goal.obj) != 1:
+        return ""
+    item, want = next(iter(goal.obj.items()))
+    got = int(gained.get(item, 0))
+    if not 0 < got < want:
+        return ""
+    return f" with {want - got} of its {want} {item} still to make"
+
+
 def describe_outcomes(state: AgentState) -> str:
     plan_no = len(state["plans"]) - 1
     outcomes = [o for o in state.get("outcomes", []) if o["plan"] == plan_no]
@@ -32,8 +44,11 @@ def describe_outcomes(state: AgentState) -> str:
     if last["step"] is None:
         parts.append(("but " if ok_steps else "") + last["error"])
     else:
-        code = Goal.from_dict(last["goal"]).code()
-        parts.append(f'{"but I" if ok_steps else "I"} failed on step {last["step"] + 1} "{code}": {last["error"]}')
+        goal = Goal.from_dict(last["goal"])
+        left = _still_to_make(goal, last.get("gained") or {})
+        parts.append(
+            f'{"but I" if ok_steps else "I"} failed on step {last["step"] + 1} "{goal.code()}"{left}: {last["error"]}'
+        )
     text = " ".join(parts) + "."
     notes = state.get("parse_notes") or []
     if notes:

@@ -178,6 +178,19 @@ class RiderOptions:
     )
 
 
+@dataclass
+class DialogueOptions:
+    history_chars: int = field(
+        default=8000,
+        metadata={
+            "help": "deps, dep: characters of the dialogue's earlier rounds kept in each prompt, the first plan "
+            "and the newest rounds (default: 8000; the embedded model's context is 4096 tokens)",
+            "metavar": "N",
+            "bounds": (500, 200000),
+        },
+    )
+
+
 ABLATABLE = ("performer-memory", "patroller")  # MP5 Table 7's ablations (--ablate)
 
 
@@ -250,7 +263,7 @@ for _kind, _name, _factory, _help, _llm, _opts in (
         f"{_P}.llm:deps_planner",
         "describe, explain, plan (one growing dialogue), with a selector",
         True,
-        None,
+        DialogueOptions,
     ),
     ("planner", "dep", f"{_P}.llm:dep_planner", "the same loop as deps, goals run in plan order", True, None),
     (

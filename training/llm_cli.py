@@ -124,6 +124,7 @@ def _whole_game(a: argparse.Namespace) -> int:
         rider_variants=a.rider_variants,
         teacher=a.teacher,
         deps_knowledge=a.deps_knowledge,
+        history_chars=a.history_chars,
         command=_command(),
         progress=not a.quiet,
     )
@@ -185,7 +186,8 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
         "--teacher",
         default="oracle",
         help="who answers: oracle (the solver's plan or next skill; default) or reader (--targets all: the "
-        "rider's questions answered by the skill their own recipe line names, training/rider_reader.py)",
+        "rider's questions answered by the skill their own recipe line names, training/rider_reader.py; the "
+        "DEPS planner's by the plan its own dialogue spells out, training/deps_reader.py)",
     )
     d.add_argument("--suite", default="deps71,plan4mc", help="suites, comma-separated (default: deps71,plan4mc)")
     d.add_argument("--tasks", default="", help="only these task ids or groups, comma-separated (e.g. MT1,MT2,log)")
@@ -234,6 +236,14 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
         choices=("none", "target", "tree"),
         help="--targets all: the recipe facts the DEPS turns' prompts carry, as `deps run --knowledge` "
         "(default: target)",
+    )
+    d.add_argument(
+        "--history-chars",
+        type=int,
+        default=8000,
+        metavar="N",
+        help="--targets all --teacher reader: the DEPS turns' dialogue window, as `deps run --history-chars` "
+        "(default: 8000; give the same N to the runs that use the adapter)",
     )
     d.add_argument(
         "--rider-budget",

@@ -121,6 +121,7 @@ def make_whole_game_dataset(
     rider_variants: str = "rotate",
     teacher: str = "oracle",
     deps_knowledge: str = "target",
+    history_chars: int = 8000,
     command: str = "",
     progress: bool = False,
 ) -> dict[str, Any]:
@@ -161,10 +162,25 @@ def make_whole_game_dataset(
         counts["rider_revision_turns"] = sum(1 for e in rider if e.get("revision"))
         examples += rider
     if "deps" in formats:
-        deps_tasks = one_variant_each(tasks)
-        deps, info = teacher_examples(
-            deps_tasks, kb, augment=augment, replans=replans, holdout=held, progress=progress, knowledge=deps_knowledge
-        )
+        if teacher == "reader":  # every start inventory, each plan read off its own dialogue
+            from training.deps_reader import recorded_examples
+
+            deps_tasks = tasks
+            deps = recorded_examples(
+                deps_tasks, kb, history_chars=history_chars, knowledge=deps_knowledge, progress=progress
+            )
+            info = {"skipped": []}
+        else:
+            deps_tasks = one_variant_each(tasks)
+            deps, info = teacher_examples(
+                deps_tasks,
+                kb,
+                augment=augment,
+                replans=replans,
+                holdout=held,
+                progress=progress,
+                knowledge=deps_knowledge,
+            )
         by_task = {t.id: t for t in tasks}
         for e in deps:
             e["target"] = dict(by_task[e["task"]].target)
@@ -201,6 +217,8 @@ def make_whole_game_dataset(
             "rider_variants": rider_variants,
             "rider_teacher": teacher,
             "deps_knowledge": deps_knowledge,
+            "deps_teacher": "reader" if teacher == "reader" else "oracle",
+            "history_chars": history_chars,
         }
     )
     return write_dataset(out, examples, base_model=default_base_model(), command=command, episodes=0, counts=counts)

@@ -265,11 +265,15 @@ def _summary(req: PlanRequest, left_out: list[int]) -> str:
     )
 
 
-def deps_planner(llm: Any) -> DialoguePlanner:
+def _history_chars(settings: Any) -> int:
+    return settings.option("deps").history_chars if settings is not None else 8000  # nodes/registry.py
+
+
+def deps_planner(llm: Any, settings: Any = None) -> DialoguePlanner:
     """DEPS: the growing dialogue, with the run's selector (nodes/registry.py names it)."""
-    return DialoguePlanner(llm, name="deps")
+    return DialoguePlanner(llm, name="deps", history_chars=_history_chars(settings))
 
 
-def dep_planner(llm: Any) -> DialoguePlanner:
-    """DEP: the same dialogue; goals run in plan order."""
-    return DialoguePlanner(llm, name="dep")
+def dep_planner(llm: Any, settings: Any = None) -> DialoguePlanner:
+    """DEP: the same dialogue (and the same --history-chars); goals run in plan order."""
+    return DialoguePlanner(llm, name="dep", history_chars=_history_chars(settings))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 import numpy as np
@@ -71,12 +71,15 @@ class Rules:
         """(held tools bool [n, T], best speed per tool kind float [n, K]) from inventories [n, I]."""
         held = inv[:, self.tool_items] > 0
         sp = np.where(held, self.tool_speed[None, :], 1.0)
-        best = np.ones((inv.shape[0], len(TOOL_KINDS)), dtype=np.float32)
-        for k in range(len(TOOL_KINDS)):
-            cols = self.tool_kind == k
-            if cols.any():
-                best[:, k] = sp[:, cols].max(axis=1)
-        return held, best
+        kinds = self._tool_kinds
+        best = np.where(kinds[None], sp[:, :, None], -np.inf).max(axis=1, initial=-np.inf)  # n, K: in one pass
+        best[:, ~kinds.any(axis=0)] = 1.0  # a kind with no tool: the hand
+        return held, best.astype(np.float32)
+
+    @cached_property
+    def _tool_kinds(self) -> np.ndarray:
+        """bool [T, K]: tool t is of kind k (TOOL_KINDS)."""
+        return np.asarray(self.tool_kind)[:, None] == np.arange(len(TOOL_KINDS))[None, :]
 
     def damage(self, inv: np.ndarray) -> np.ndarray:
         """Best attack damage per env [n] from the weapons in the inventory (the hand: 1)."""

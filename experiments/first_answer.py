@@ -16,6 +16,12 @@ Two views of `deps run "obtain a wooden pickaxe"` with the embedded model:
       from the process's start, when each part began and ended: the CLI's imports, the server's
       start, the graph's build, the world's set-up, the LLM call, the nodes' updates, the trace
       writing, the end. --repeat runs the command N times in fresh processes and prints each.
+
+  python -m experiments.first_answer --compare OLD_TREE [--repeat N]
+      the same command from another checkout (e.g. `git archive <commit> | tar -x -C OLD_TREE`)
+      and from this one, alternately, N rounds: the episode's wall time (the run's wall_s), the
+      whole process's, and its CPU seconds with the server's; side by side, so that a machine
+      shared with other jobs loads both alike.
 """
 
 from __future__ import annotations
@@ -196,14 +202,59 @@ def _summary(events: list[tuple[float, str]]) -> dict:
     return {k: {"s": round(v[0], 3), "n": v[1]} for k, v in total.items()}
 
 
+def compare(old_tree: str, rounds: int, task: str) -> None:
+    import resource
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    for i in range(rounds):
+        for name, tree in (("old", old_tree), ("new", here)):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            load = os.getloadavg()[0]
+            t0 = time.perf_counter()
+            out = subprocess.run(
+                [sys.executable, "-m", "agent.cli", "run", task, "--json", "--quiet"],
+                cwd=tree,
+                env={**env, "PYTHONPATH": tree},
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            wall = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            lines = out.stdout.strip().splitlines()
+            rec = json.loads(lines[-1]) if lines else {}
+            print(
+                json.dumps(
+                    {
+                        "round": i + 1,
+                        "tree": name,
+                        "episode_s": rec.get("wall_s"),
+                        "success": rec.get("success"),
+                        "process_s": round(wall, 2),
+                        "cpu_s": round(cpu, 2),
+                        "load": round(load, 2),
+                    }
+                ),
+                flush=True,
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description="The first answer's parts (issue 21, item 2).")
     ap.add_argument("--state", choices=["saved", "fresh", "none", "off"], default="saved")
     ap.add_argument("--threads", type=int, default=None, help="llama.cpp threads (default: the server's choice)")
     ap.add_argument("--timeline", action="store_true", help="time the parts of a real `deps run`")
     ap.add_argument("--repeat", type=int, default=0, help="with --timeline: N runs, each in a fresh process")
+    ap.add_argument(
+        "--compare", metavar="OLD_TREE", help="alternate runs of another checkout's deps run and this one's"
+    )
     ap.add_argument("--task", default="obtain a wooden pickaxe")
     a = ap.parse_args()
+    if a.compare:
+        compare(a.compare, a.repeat or 3, a.task)
+        return
     if a.timeline and a.repeat:
         for _ in range(a.repeat):
             cmd = [sys.executable, "-m", "experiments.first_answer", "--timeline", "--task", a.task]

@@ -51,3 +51,14 @@ def test_a_run_collector_still_sees_the_episodes_name_and_tags():
     root = next(r for r in runs.traced_runs if r.parent_run_id is None)
     assert root.name == "deps:CraftWoodenPickaxe" and "planner:oracle" in root.tags
     assert root.extra["metadata"]["thread"] == result["thread"]
+
+
+def test_the_cpu_comparison_runs_both_alike_and_refuses_a_bad_round_count(capsys):
+    from evaluation.bench.graph_cpu import cpu_side_by_side, main
+
+    calls = {"a": 0, "b": 0}
+    a, b = cpu_side_by_side(lambda: calls.update(a=calls["a"] + 1), lambda: calls.update(b=calls["b"] + 1), 5)
+    assert calls == {"a": 5, "b": 5} and a >= 0 and b >= 0
+    for bad in (["0"], ["many"], ["3", "4"]):
+        assert main(bad) == 2
+        assert capsys.readouterr().err.count("\n") == 1

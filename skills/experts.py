@@ -88,6 +88,13 @@ class Expert:
             self.kills += 1
         if event.get("killed") or event.get("broke"):
             self.plan, self.target = [], None
+        if self.goal.action == "mine" and event.get("broke") in self._source_names():
+            self.fetches = 0  # progress (a leaf broken for a 1-in-200 apple): climbing again is not a loop
+
+    def _source_names(self) -> set[str]:
+        if not hasattr(self, "_sources"):
+            self._sources = {self.v.cells[c] for c in goal_sources(self.env, self.goal)[0]}
+        return self._sources
 
     def _finish(self, ok: bool, error: str | None = None, missing: dict | None = None) -> None:
         self.result = {"ok": ok, "error": error, "missing": missing or {}}
@@ -208,16 +215,39 @@ class Expert:
 
     def _place(self, block: str):
         env, i = self.env, self.i
+        if self.plan:  # wading out of a pond to a cell with a free side
+            return self._follow()
         pos = env.pos[i]
+        d = self._free_side(tuple(int(v) for v in pos))
+        if d is not None:
+            if int(env.facing[i]) != FACING_VECTORS.index(d):
+                return face_action(d), -1
+            return P["use"], self.v.item_id[block]
+        ahead = int(env.cells_at(np.array([i]), (pos + np.array(FACING_VECTORS[0]))[None])[0])
+        if env.rules.breakable[ahead]:  # boxed in: clear the block ahead first
+            return self._hit(FACING_VECTORS[0])
+        # in water on every side (brick_block's furnace, in a pond where the clay was): walk out
+        start = tuple(int(v) for v in pos)
+        found = paths.search(
+            paths.Terrain(env, i), start, [start], stand=lambda s: self._free_side(s) is not None, slack=8
+        )
+        if found is None or not found[0]:
+            self._finish(False, f"cannot place {block}: no free cell beside the agent", {})
+            return None
+        self.plan, self.target = list(found[0]), None
+        self.seg_steps, self.last_pos = 0, None
+        return self._follow()
+
+    def _free_side(self, at: tuple[int, int, int]) -> tuple[int, int, int] | None:
+        """A side of cell `at` (the four around it, then above) where a block can be placed:
+        free, not water or lava, no mob in it."""
+        env, i = self.env, self.i
         for d in FACING_VECTORS[:4] + FACING_VECTORS[4:5]:
-            at = pos + np.array(d)
-            c = int(env.cells_at(np.array([i]), at[None])[0])
-            if env.rules.passable[c] and not env.rules.liquid[c] and env.mob_at(i, at) is None:
-                if int(env.facing[i]) != FACING_VECTORS.index(d):
-                    return face_action(d), -1
-                return P["use"], self.v.item_id[block]
-        # boxed in: clear the block ahead first
-        return self._hit(FACING_VECTORS[0])
+            p = np.array(at) + np.array(d)
+            c = int(env.cells_at(np.array([i]), p[None])[0])
+            if env.rules.passable[c] and not env.rules.liquid[c] and env.mob_at(i, p) is None:
+                return d
+        return None
 
     def _kill(self):
         cells, mobs = goal_sources(self.env, self.goal)
@@ -327,9 +357,10 @@ class Expert:
                 {self.item: self.wanted},
             )
             return None
-        targets = paths.candidates(env, i, cells, mobs, k=8 if self.avoid else 4)
-        if self.avoid:
-            targets = [t for t in targets if (t[0], t[2]) != self.avoid][:4]
+        targets = paths.candidates(env, i, cells, mobs, k=32 if self.avoid else 4)
+        if self.avoid:  # fetching dirt on a pillar: its own column's comes first (and is left alone), then
+            # other pillars' tops, out of reach without blocks: look past them to the ground's
+            targets = [t for t in targets if (t[0], t[2]) != self.avoid][:16]
         if not targets and mobs and not cells and not reach:
             return NOOP  # none of these animals left: wait for one to wander in (mobs.py restocks)
         found = paths.search(paths.Terrain(env, i), tuple(int(v) for v in env.pos[i]), targets) if targets else None

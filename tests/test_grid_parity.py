@@ -64,8 +64,36 @@ def test_a_map_grown_for_acacia_logs_has_a_savanna(kb):
     assert w.env.X < 256 and w.goal_distance(Goal("mine", {"log2": 1})) > 0
 
 
+def test_gravel_for_flint_is_found_from_an_empty_inventory(kb):
+    w = GridWorld(kb)
+    w.reset(seed=1123887135, options={"target": {"flint_and_steel": 1}})  # get_flint_and_steel: flint first
+    assert w.goal_distance(Goal("mine", {"flint": 1})) > 0  # by hand, 25000 nodes ran out on the ground
+
+
 def test_a_netherrack_pocket_far_below_is_found(kb):
     w = GridWorld(kb)
     # get_netherrack: 58 levels down, with the route's wooden pickaxe (25000 nodes ran out before)
     w.reset(seed=1657956369, options={"target": {"netherrack": 1}, "inventory": {"wooden_pickaxe": 1}})
     assert w.goal_distance(Goal("mine", {"netherrack": 1})) > 0
+
+
+# ---------------------------------------------------------------- the experts' reach
+def test_a_furnace_is_placed_from_a_pond_by_wading_out_first(kb):
+    pond = [(x, y, z, "water") for x in (7, 8, 9) for z in (7, 8, 9) for y in (65, 66)]
+    w = flat(kb, blocks=pond, inventory={"furnace": 1, "clay_ball": 1, "planks": 2})
+    out = GridScriptedController(kb).run(Goal("smelt", {"brick": 1}, {"clay_ball": 1}), w)
+    assert out["ok"], out["error"]  # get_brick_block: 200 blows at the water ahead, then 'stuck'
+    assert w.has("brick") and (w.env.cells[0] == w.env.vocab.cell_id["furnace"]).any()
+
+
+def test_dirt_for_climbing_is_fetched_past_other_pillars_tops(kb):
+    from skills.experts import Expert
+
+    own = [(8, y, 8, "dirt") for y in (65, 66, 67)]
+    tops = [(5, 67, 8, "dirt"), (11, 67, 8, "dirt"), (8, 67, 5, "dirt"), (8, 67, 11, "dirt")]  # pillars dug away below
+    w = GridWorld(kb, size=(16, 16))
+    layout = {"ground": 64, "blocks": [list(b) for b in own + tops], "mobs": [], "agent": [8, 68, 8]}
+    w.reset(seed=0, options={"layout": layout})
+    fetch = Expert(w.env, 0, Goal("mine", {"dirt": 3}))
+    fetch.avoid = (8, 8)  # standing on its own pillar (get_golden_apple: 'no way up' while leaves were left)
+    assert fetch.act() is not None and fetch.result is None

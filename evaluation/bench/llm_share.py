@@ -1,6 +1,7 @@
 """`loop_overhead_share` for `deps bench`: the graph's own time (an oracle episode through the
-graph minus the same plan in a plain loop, measured side by side in evaluation/bench/__init__.py)
-as a share of one episode with the local LLM, `deps run "obtain a wooden pickaxe"`'s episode.
+graph minus the same episode played by the same nodes in a plain loop, evaluation/bench/plain_loop.py,
+measured side by side in evaluation/bench/__init__.py) as a share of one episode with the local
+LLM, `deps run "obtain a wooden pickaxe"`'s episode.
 
 That episode is measured live with `deps bench --live-llm` (a shared server, started and warmed
 before the clock runs, then one DEPS episode); otherwise its LLM time is the recorded one in

@@ -5,6 +5,7 @@ it answers as one that evaluated the whole prompt."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -233,3 +234,13 @@ def test_a_server_that_loads_the_saved_state_answers_as_one_that_evaluated_it(tm
     assert len(set(answers)) == 1 and answers[0]
     assert saved[:3] == [saved[0]] * 3 and saved[3] is None
     assert [p.suffix for p in tmp_path.iterdir()] == [".state"]
+
+
+def test_only_the_most_recently_used_files_are_kept(tmp_path):
+    for i in range(5):
+        f = tmp_path / f"{i}.state"
+        f.write_bytes(b"x")
+        os.utime(f, (1000 + i, 1000 + i))
+    (tmp_path / "other.txt").write_text("not a state file")
+    ps.prune(tmp_path, keep=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["3.state", "4.state", "other.txt"]

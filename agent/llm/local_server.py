@@ -62,6 +62,7 @@ __all__ = [
 # LoRA fine-tuned on the DEPS planner's own prompts; it beats the bare model:
 # docs/results/fine-tuning.md). `local:smollm2` is the bare model.
 DEFAULT_LOCAL_MODEL = "rider"
+BUILD_ALLOWANCE_S = 300.0  # more start-up time for a child that may evaluate a planner's fixed prompt part
 CACHE_BYTES = 128 << 20  # the server's prompt cache, counted as llama.cpp state (see start())
 # server arguments per packaged model (the Gemma 3 GGUF carries no chat template)
 _MODEL_ARGS: dict[str, list[str]] = {"gemma3": ["--chat_format", "gemma3-sys"]}
@@ -497,7 +498,10 @@ class LocalServer:
 
     def _wait_ready(self) -> None:
         url = self.base_url + "/models"
-        deadline = time.monotonic() + self.startup_timeout
+        # a child that evaluates the fixed prompt part before it serves (no saved state yet) may take
+        # a minute on busy cores; its death is still seen at once (poll)
+        extra = BUILD_ALLOWANCE_S if self.prompt_state is not None else 0.0
+        deadline = time.monotonic() + self.startup_timeout + extra
         while True:
             if self._cancel.is_set():
                 raise LocalServerError("the local LLM server was stopped while it started")

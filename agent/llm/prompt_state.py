@@ -35,6 +35,7 @@ ENV = "DEPS_PROMPT_STATE"  # the spec handed to the server's child, as JSON
 DIR_ENV = "DEPS_PROMPT_STATE_DIR"  # where the files live (default: ~/.cache/deps-agent/prompt-state)
 NOTE = "deps-prompt-state:"  # the child's log lines about the file start with this
 _MAGIC = b"DEPS-PROMPT-STATE 1\n"
+KEEP = 8  # state files kept in the folder, the most recently used (~22 MB each for SmolLM2)
 _FORMAT = 1
 
 
@@ -107,6 +108,17 @@ def write_state(path: Path, key: str, tokens: list[int], seed: int, data: bytes)
         with contextlib.suppress(OSError):  # no half-written file is left behind
             os.unlink(tmp)
         raise
+    prune(path.parent)
+
+
+def prune(folder: Path, keep: int = KEEP) -> None:
+    """Remove all but the `keep` most recently used state files (a new adapter or prompt leaves
+    its predecessor's file behind)."""
+    with contextlib.suppress(OSError):
+        files = sorted(folder.glob("*.state"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in files[keep:]:
+            with contextlib.suppress(OSError):
+                old.unlink()
 
 
 def read_state(path: Path, key: str) -> tuple[list[int], int, bytes]:
@@ -170,6 +182,8 @@ def restore_or_build(llama, spec: dict) -> str:
         else:
             if llama.cache is not None:
                 llama.cache[tuple(tokens)] = state
+            with contextlib.suppress(OSError):
+                os.utime(path)  # recently used: kept by prune()
             _note(f"loaded {path} ({len(tokens)} tokens)")
             return "loaded"
     messages = [{"role": r, "content": c} for r, c in spec["messages"]]

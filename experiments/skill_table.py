@@ -1,22 +1,31 @@
 """Skill success and mean steps per skill: the learned controller against the scripted one.
 
-Every skill the policy drives (mine X, kill M) is tried on the same fresh generated worlds
-(seeds never used in training, the start inventory the skill needs) by both drivers, one
-goal per world, batched; success is the goal's item in the inventory (or the mob killed by
-the agent) within `--budget` steps. Mean steps are over the successful tries.
+Every skill the policy was trained for (mine X, kill M: training/controller/data.py's
+TRAIN_GOALS) is tried on the same fresh generated worlds (seeds never used in training, the
+start inventory the skill needs) by both drivers, one goal per world, batched; success is the
+goal's item in the inventory (or the mob killed by the agent) within `--budget` steps. Mean
+steps are over the successful tries. `--baseline PATH` adds another checkpoint's column on
+the same worlds; a skill a checkpoint was not trained for is not tried with it ("not
+trained"). `--workers N` splits the worlds over N processes (the same worlds, the same
+results as one process, since every world's actions come from its own chunk's generator).
 
     python -m experiments.skill_table --episodes 20 --out results/skill_table.json
+    python -m experiments.skill_table --episodes 50 --workers 16 --checkpoint DIR/controller.pt \\
+        --baseline skills/checkpoints/controller.pt
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+CHUNK = 32  # worlds per batched rollout
 
 
 def episodes_for(n: int, seed: int) -> list:
@@ -30,6 +39,72 @@ def episodes_for(n: int, seed: int) -> list:
     )
 
 
+def _chunk_job(job: dict) -> list[dict]:
+    """One chunk of worlds with one driver (a process of --workers, or inline)."""
+    import torch
+
+    from skills.learned.policy import GoalPolicy
+    from training.controller.rollout import rollout
+    from worlds.knowledge import load_kb
+
+    torch.set_num_threads(1)
+    kb = load_kb("1.11.2")
+    policy = None
+    if job["path"]:
+        policy = GoalPolicy.load("controller", kb=kb, device=job["device"], path=job["path"])
+    eps = episodes_for(job["episodes"], job["seed"])[job["lo"] : job["hi"]]
+    return rollout(
+        kb, eps, job["driver"], policy, budget=job["budget"], n_envs=CHUNK, greedy=job["greedy"], seed=job["chunk_seed"]
+    )
+
+
+def run_driver(driver: str, path: str | None, eps: list, a: argparse.Namespace, trained: list[bool]) -> list[dict]:
+    """Results for every world (untrained skills: not tried, {"ok": False, "untrained": True})."""
+    todo = [k for k in range(len(eps)) if trained[k] or driver == "scripted"]
+    chunks = [todo[s : s + CHUNK] for s in range(0, len(todo), CHUNK)]
+    # chunks are runs of consecutive worlds (skills are in order), so each is one slice of eps
+    jobs = [
+        {
+            "driver": driver,
+            "path": path,
+            "device": a.device,
+            "episodes": a.episodes,
+            "seed": a.seed,
+            "lo": c[0],
+            "hi": c[-1] + 1,
+            "budget": a.budget,
+            "greedy": a.greedy,
+            "chunk_seed": a.seed * 1000 + c[0],
+        }
+        for c in _runs(chunks)
+    ]
+    if a.workers > 1 and len(jobs) > 1:
+        with mp.get_context("spawn").Pool(min(a.workers, len(jobs))) as pool:
+            parts = pool.map(_chunk_job, jobs)
+    else:
+        parts = [_chunk_job(j) for j in jobs]
+    out: list[dict] = [{"ok": False, "steps": 0, "untrained": True} for _ in eps]
+    for j, res in zip(jobs, parts):
+        for k, r in zip(range(j["lo"], j["hi"]), res):
+            out[k] = r
+    return out
+
+
+def _runs(chunks: list[list[int]]) -> list[list[int]]:
+    """Split each chunk where its indices are not consecutive (skipped untrained skills)."""
+    out = []
+    for c in chunks:
+        cur = [c[0]]
+        for k in c[1:]:
+            if k == cur[-1] + 1:
+                cur.append(k)
+            else:
+                out.append(cur)
+                cur = [k]
+        out.append(cur)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.skill_table", description=__doc__.split("\n\n")[0])
     ap.add_argument("--episodes", type=int, default=20, help="worlds per skill (default: 20)")
@@ -38,46 +113,55 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--greedy", action="store_true", help="argmax actions (default: sample, as the controller does)")
     ap.add_argument("--out", default=None, help="write the rows as JSON here")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--checkpoint", default=None, help="the controller to measure (default: the one deps uses)")
+    ap.add_argument("--baseline", default=None, help="another controller checkpoint, measured on the same worlds")
+    ap.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
     a = ap.parse_args(argv)
-    if a.episodes < 1 or a.budget < 1:
-        ap.error("--episodes and --budget must be 1 or more")
+    if a.episodes < 1 or a.budget < 1 or a.workers < 1:
+        ap.error("--episodes, --budget and --workers must be 1 or more")
     import torch
 
+    from skills.learned.checkpoint import checkpoint_path
     from skills.learned.features import goal_key
     from skills.learned.paths import LearnedError
     from skills.learned.policy import GoalPolicy
-    from training.controller.rollout import rollout
     from worlds.knowledge import load_kb
 
     torch.set_num_threads(1)
     kb = load_kb("1.11.2")
-    try:
-        policy = GoalPolicy.load("controller", kb=kb, device=a.device)
-    except LearnedError as e:
-        print(f"skill_table: error: {e}", file=sys.stderr)
-        return 2
+    drivers: dict[str, str | None] = {"scripted": None, "learned": a.checkpoint or str(checkpoint_path("controller"))}
+    if a.baseline:
+        drivers["baseline"] = a.baseline
+    policies = {}
+    for name, path in drivers.items():
+        if path is None:
+            continue
+        try:
+            policies[name] = GoalPolicy.load("controller", kb=kb, device=a.device, path=path)
+        except LearnedError as e:
+            print(f"skill_table: error: {e}", file=sys.stderr)
+            return 2
     eps = episodes_for(a.episodes, a.seed)
     res, wall = {}, {}
-    for driver in ("scripted", "learned"):
+    for name, path in drivers.items():
+        trained = [True if path is None else policies[name].knows(g) for g, _, _ in eps]
         t0 = time.monotonic()
-        res[driver] = rollout(kb, eps, driver, policy, budget=a.budget, n_envs=32, greedy=a.greedy, seed=a.seed)
-        wall[driver] = round(time.monotonic() - t0, 1)
-        print(f"{driver}: {sum(r['ok'] for r in res[driver])}/{len(eps)} in {wall[driver]} s", file=sys.stderr)
+        res[name] = run_driver("scripted" if path is None else "learned", path, eps, a, trained)
+        wall[name] = round(time.monotonic() - t0, 1)
+        print(f"{name}: {sum(r['ok'] for r in res[name])}/{len(eps)} in {wall[name]} s", file=sys.stderr)
     rows = []
-    for key in dict.fromkeys(goal_key(g) for g, _, _ in eps):
-        idx = [k for k, (g, _, _) in enumerate(eps) if goal_key(g) == key]
-        row = {"skill": key, "episodes": len(idx)}
-        for driver in ("scripted", "learned"):
-            ok = [res[driver][k] for k in idx if res[driver][k]["ok"]]
-            row[f"{driver}_success"] = round(len(ok) / len(idx), 3)
-            row[f"{driver}_mean_steps"] = round(float(np.mean([r["steps"] for r in ok])), 1) if ok else None
+    keys = list(dict.fromkeys(goal_key(g) for g, _, _ in eps))
+    for key in [*keys, "all"]:
+        idx = [k for k, (g, _, _) in enumerate(eps) if key in ("all", goal_key(g))]
+        row: dict = {"skill": key, "episodes": len(idx)}
+        for name in drivers:
+            if all(res[name][k].get("untrained") for k in idx):
+                row[f"{name}_success"], row[f"{name}_mean_steps"] = None, None
+                continue
+            ok = [res[name][k] for k in idx if res[name][k]["ok"]]
+            row[f"{name}_success"] = round(len(ok) / len(idx), 3)
+            row[f"{name}_mean_steps"] = round(float(np.mean([r["steps"] for r in ok])), 1) if ok else None
         rows.append(row)
-    total = {"skill": "all", "episodes": len(eps)}
-    for driver in ("scripted", "learned"):
-        ok = [r for r in res[driver] if r["ok"]]
-        total[f"{driver}_success"] = round(len(ok) / len(eps), 3)
-        total[f"{driver}_mean_steps"] = round(float(np.mean([r["steps"] for r in ok])), 1) if ok else None
-    rows.append(total)
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
         Path(a.out).write_text(
@@ -88,19 +172,22 @@ def main(argv: list[str] | None = None) -> int:
                     "seed": a.seed,
                     "greedy": a.greedy,
                     "wall_s": wall,
-                    "checkpoint": policy.card.get("command"),
+                    "checkpoints": {n: p for n, p in drivers.items() if p},
+                    "checkpoint": policies["learned"].card.get("command"),
                 },
                 indent=1,
             )
             + "\n"
         )
-    print("| skill | worlds | scripted success | scripted mean steps | learned success | learned mean steps |")
-    print("|---|---|---|---|---|---|")
+    names = list(drivers)
+    print("| skill | worlds | " + " | ".join(f"{n} success | {n} mean steps" for n in names) + " |")
+    print("|---|---|" + "---|---|" * len(names))
     for r in rows:
-        print(
-            f"| {r['skill']} | {r['episodes']} | {r['scripted_success']:.2f} | {r['scripted_mean_steps']} | "
-            f"{r['learned_success']:.2f} | {r['learned_mean_steps']} |"
-        )
+        cells = []
+        for n in names:
+            s = r[f"{n}_success"]
+            cells += ["not trained", "-"] if s is None else [f"{s:.2f}", str(r[f"{n}_mean_steps"])]
+        print(f"| {r['skill']} | {r['episodes']} | " + " | ".join(cells) + " |")
     return 0
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from skills.learned import sense
 from skills.learned.features import LEARNED_SKILLS, goal_key
 from skills.learned.options import LearnedOptions
 from skills.learned.paths import LearnedError
@@ -173,6 +174,8 @@ class LearnedController:
         if why:
             return _outcome(False, why[0], 0, {}, why[1])
         code = self.policy.codes([goal])
+        targeted = bool(getattr(self.policy.net.shape, "target", 0))  # a net that reads the goal's target map
+        luts = sense.lut(world.env, goal) if targeted else None
         steps, gained = 0, {}
         for item, wanted in goal.obj.items():
             got = 0
@@ -192,6 +195,8 @@ class LearnedController:
                         return _outcome(False, "the agent died", steps, gained)
                     mask, block = action_mask(world)
                     obs = observe(world)
+                    if targeted:
+                        sense.add_to(obs, world.env, [world.i], [luts])
                     if hold_attack(obs):
                         a = ATTACK
                     else:

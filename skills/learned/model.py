@@ -19,6 +19,7 @@ from torch import nn
 
 # Upper edges of the horizon bins, in environment steps; the last bin is "more than that".
 HORIZON_EDGES = (1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 36, 48, 64, 96, 128, 192, 256)
+AUX_DIRS = 27  # sign of dx, dy, dz toward the expert's target: 3 x 3 x 3
 
 
 def horizon_bin(h: torch.Tensor) -> torch.Tensor:
@@ -51,6 +52,8 @@ class NetShape:
     hidden: int = 128
     around: int = 0  # side of the pooled surroundings map (skills/learned/surround.py); 0: none
     faced: int = 0  # 1: embed the ids of the faced cell and mob (where attack and use act)
+    target: int = 0  # bands of the goal's target map (skills/learned/sense.py), packed after `around`; 0: none
+    aux: int = 0  # 1: auxiliary heads (the expert's target: direction, log distance), trained only
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -86,11 +89,22 @@ class GoalNet(nn.Module):
         if s.faced:
             self.faced_ids = nn.Embedding(s.n_cells, s.hidden)
             n_in += 1
+        if s.target:  # where the goal's sources are, band by band: near rings and a strided conv
+            if not s.around:
+                raise ValueError("a target map needs the surroundings map it is packed into (shape.around)")
+            self.target_in = nn.Conv2d(s.target, s.channels, 3, padding=1)
+            self.target_conv = nn.Conv2d(s.channels, s.channels, 3, stride=2, padding=1)
+            self.target_ring_fc = nn.Linear(s.channels * self.ring_of.shape[0], s.hidden)
+            self.target_fc = nn.Linear(s.channels * ((s.around + 1) // 2) ** 2, s.hidden)
+            n_in += 2
         self.trunk = nn.Sequential(
             nn.ReLU(), nn.Linear(n_in * s.hidden, s.hidden), nn.ReLU(), nn.Linear(s.hidden, s.hidden), nn.ReLU()
         )
         self.policy = nn.Linear(s.hidden, s.n_actions)
         self.horizon = nn.Linear(s.hidden, s.n_bins)
+        if s.aux:  # the expert's target relative to the agent: sign of (dx, dy, dz), 27 classes; log(1 + |d|_1)
+            self.aux_dir = nn.Linear(s.hidden, AUX_DIRS)
+            self.aux_dist = nn.Linear(s.hidden, 1)
 
     def encode(
         self,
@@ -103,6 +117,7 @@ class GoalNet(nn.Module):
         """grid [B, L, V, V] long, vec [B, D] float, goal [B, 2] long (skill, target) -> [B, hidden];
         with shape.around, around [B, n_cells, S, S] counts; with shape.faced, faced [B, 2] ids."""
         b = grid.shape[0]
+        s_cells = self.shape.n_cells
         x = self.cells(grid.long())  # B, L, V, V, E
         x = x.permute(0, 1, 4, 2, 3).reshape(b, -1, grid.shape[2], grid.shape[3])
         goal = goal.long()
@@ -116,6 +131,9 @@ class GoalNet(nn.Module):
         if self.shape.around:
             if around is None:
                 raise ValueError("this network needs the surroundings map (skills/learned/surround.py)")
+            if self.shape.target:
+                parts += self._target(around[:, s_cells:], b)
+                around = around[:, :s_cells]
             a = torch.log1p(around.float()) * torch.sigmoid(self.around_gate(g))[:, :, None, None]
             ga, ba, gb, bb = self.around_film(g).chunk(4, dim=-1)
             a = torch.relu(self.around_in(a) * (1 + ga[:, :, None, None]) + ba[:, :, None, None])
@@ -131,6 +149,29 @@ class GoalNet(nn.Module):
                 raise ValueError("this network needs the faced cell's ids (skills/learned/surround.py)")
             parts.append(self.faced_ids(faced.long()).sum(1))
         return self.trunk(torch.cat(parts, dim=-1))
+
+    def _target(self, t: torch.Tensor, b: int) -> list[torch.Tensor]:
+        """The target map's two parts ([B, hidden] each). A caller whose surroundings map carries
+        no target bands (a speed bench, say) gets the map of a goal with no source in sight."""
+        s = self.shape
+        if t.shape[1] == 0:
+            t = torch.zeros(b, s.target, s.around, s.around, device=self.policy.weight.device)
+        elif t.shape[1] != s.target:
+            raise ValueError(f"the target map has {t.shape[1]} bands, this network reads {s.target}")
+        x = torch.relu(self.target_in(torch.log1p(t.float())))
+        flat = x.flatten(2)
+        rings = torch.stack([flat[:, :, m].amax(-1) for m in self.ring_of], dim=-1)
+        y = torch.relu(self.target_conv(x))
+        return [self.target_ring_fc(rings.flatten(1)), self.target_fc(y.flatten(1))]
+
+    def heads(self, h: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Every head's output for the encoding h: policy, horizon, and with shape.aux the
+        auxiliary aux_dir (logits over AUX_DIRS) and aux_dist."""
+        out = {"policy": self.policy(h), "horizon": self.horizon(h)}
+        if self.shape.aux:
+            out["aux_dir"] = self.aux_dir(h)
+            out["aux_dist"] = self.aux_dist(h).squeeze(-1)
+        return out
 
     def forward(self, grid, vec, goal, around=None, faced=None):
         h = self.encode(grid, vec, goal, around, faced)

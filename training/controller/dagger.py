@@ -86,7 +86,15 @@ def dagger_round(
     net.to(device).eval()
     policy = SampledPolicy(GoalPolicy(net, kb, {"goals": goals()}, device), seed)
     data, stats = collect(
-        kb, pursuits, seed, n_envs=n_envs, policy=policy, on_pursuit=on_pursuit, keep_failed=True, max_rows=max_rows
+        kb,
+        pursuits,
+        seed,
+        n_envs=n_envs,
+        policy=policy,
+        on_pursuit=on_pursuit,
+        keep_failed=True,
+        max_rows=max_rows,
+        target=bool(net.shape.target),  # a net that reads the goal's target map (skills/learned/sense.py)
     )
     if len(data["horizon"]):
         data["horizon"] = torch.full_like(data["horizon"], -1)
@@ -108,7 +116,14 @@ def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
     kb, vocab = setup(cfg.threads, cfg.seed, cfg.mc_version)
     net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
     with _bar(cfg.episodes, "expert episodes", progress) as bar:
-        bc, stats = collect(kb, cfg.episodes, 50_000 + cfg.seed, n_envs=cfg.n_envs, on_pursuit=lambda ok: bar.update(1))
+        bc, stats = collect(
+            kb,
+            cfg.episodes,
+            50_000 + cfg.seed,
+            n_envs=cfg.n_envs,
+            on_pursuit=lambda ok: bar.update(1),
+            target=bool(net.shape.target),
+        )
     train_set, held_out = split(bc, HELD_OUT, cfg.seed)
     rounds, history = [], []
     for r in range(cfg.rounds):

@@ -56,8 +56,12 @@ def net_extras(net: GoalNet, batch: Data) -> dict[str, torch.Tensor]:
     return {k: batch[k] for k in ("around", "faced") if getattr(net.shape, k) and k in batch}
 
 
+AUX_WEIGHT = 0.2  # the auxiliary heads' share of the loss (shape.aux), each
+
+
 def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tuple[torch.Tensor, dict]:
-    logits, hlogits = net(batch["grid"], batch["vec"], batch["goal"], **net_extras(net, batch))
+    out = net.heads(net.encode(batch["grid"], batch["vec"], batch["goal"], **net_extras(net, batch)))
+    logits, hlogits = out["policy"], out["horizon"]
     total = torch.zeros((), device=logits.device)
     parts = {}
     decide = batch.get("decide")
@@ -71,6 +75,13 @@ def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tupl
         lh = F.cross_entropy(hlogits[has_h], horizon_bin(batch["horizon"][has_h].float()))
         total = total + w_horizon * lh
         parts["horizon"] = float(lh.detach())
+    if "aux_dir" in out and "aux_dir" in batch:  # where the expert is heading (auxiliary, trained only)
+        has_t = batch["aux_dir"] >= 0
+        if bool(has_t.any()):
+            ld = F.cross_entropy(out["aux_dir"][has_t], batch["aux_dir"][has_t])
+            lr = F.smooth_l1_loss(out["aux_dist"][has_t], batch["aux_dist"][has_t])
+            total = total + AUX_WEIGHT * (ld + lr)
+            parts["aux"] = float((ld + lr).detach())
     return total, parts
 
 

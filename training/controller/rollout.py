@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from skills.experts import Expert
+from skills.learned import sense
 from skills.learned.controller import ATTACK, BUILDING, NO_ITEM, hold_attack
 from skills.learned.surround import KEY, around
 from training.controller.data import safe_act
@@ -50,6 +51,10 @@ def rollout(
         obs = env.reset([sd for _, sd, _ in chunk], [o for _, _, o in chunk])
         obs[KEY] = around(env)
         goals = [g for g, _, _ in chunk]
+        targeted = driver == "learned" and bool(getattr(policy.net.shape, "target", 0))
+        luts = [sense.lut(env, g) for g in goals] if targeted else []
+        if targeted:
+            sense.add_to(obs, env, np.arange(len(chunk)), luts)
         items = [next(iter(g.obj)) for g in goals]
         ids = [_item_ids(kb, v, it) for it in items]
         start = np.array([env.inv[i, ids[i]].sum() if ids[i] else 0 for i in range(len(chunk))])
@@ -89,6 +94,8 @@ def rollout(
             obs, _, _, _, info = env.step(acts)
             if driver == "learned":
                 obs[KEY] = around(env)
+                if targeted:
+                    sense.add_to(obs, env, np.arange(len(chunk)), luts)
             steps[live] += 1
             for i, ev in info["events"].items():
                 if experts is not None:

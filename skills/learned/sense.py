@@ -1,0 +1,111 @@
+"""The goal's target map: where the blocks and mobs a goal needs are, above and far below the agent.
+
+The surroundings map (surround.py) counts every kind of cell and mob within 22 cells, but only
+on the local grid's five levels (feet - 2 to feet + 2). Ores lie 4 to 60 levels under the
+surface, so from the surface the policy saw no coal, iron or diamond at all while the scripted
+expert it imitates plans its dig to the nearest one: the same state got "dig down", "walk east"
+or "walk west" as labels, and the policy wandered (0.22 one-goal success on iron ore).
+
+`target_map(env, rows, luts)` gives, for each world, the count of the goal's source cells and
+mobs (worlds/gridworld/sources.py: the cells that drop the item, the mobs that drop it or are
+it) in BANDS of levels relative to the agent's feet, each pooled POOL x POOL into SIDE x SIDE
+columns around the agent (the surroundings map's grid): uint8 [n, len(BANDS), SIDE, SIDE].
+Like the surroundings map it is a sense through the ground (an X-ray the game does not give a
+player); the docs say so where they report what it bought.
+
+`pack(around, tmap)` appends the bands to the surroundings map's channels, so that the
+observation's "around" array carries both through GoalPolicy unchanged; a network whose shape
+has `target` bands splits them off again (model.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from skills.learned.surround import KEY, POOL, RADIUS, SIDE
+from worlds.gridworld.sources import goal_sources
+
+# Levels relative to the agent's feet, (lowest, highest), inclusive: above the local view,
+# the local view's own five levels, then ever coarser bands down to 60 levels below.
+BANDS: tuple[tuple[int, int], ...] = ((3, 8), (-2, 2), (-6, -3), (-12, -7), (-24, -13), (-60, -25))
+LOW, HIGH = min(b[0] for b in BANDS), max(b[1] for b in BANDS)
+WINDOW = 2 * RADIUS + 1  # 45 columns a side, POOL x SIDE
+
+
+def lut(env: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(bool [cells], bool [mobs]): which cell and mob ids are a source of the goal."""
+    cells, mobs = goal_sources(env, goal)
+    c = np.zeros(len(env.vocab.cells), bool)
+    m = np.zeros(len(env.vocab.mobs), bool)
+    c[sorted(cells)] = True
+    m[sorted(mobs)] = True
+    return c, m
+
+
+def _band_of_level() -> np.ndarray:
+    """int [HIGH - LOW + 1]: the band index of each level offset (LOW first); -1 where none."""
+    out = np.full(HIGH - LOW + 1, -1, np.int64)
+    for b, (lo, hi) in enumerate(BANDS):
+        out[lo - LOW : hi - LOW + 1] = b
+    return out
+
+
+BAND_OF = _band_of_level()
+
+
+def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """uint8 [n, len(BANDS), SIDE, SIDE] for the worlds `rows` of a batched grid world, world k
+    with the goal whose lut() is luts[k]."""
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    n, nb = len(rows), len(BANDS)
+    out = np.zeros((n, nb, SIDE, SIDE), np.int32)
+    X, Z, H = env.X, env.Z, env.H
+    pos = env.pos[rows].astype(np.int64)
+    for k, e in enumerate(rows.tolist()):
+        cl, ml = luts[k]
+        px, py, pz = (int(v) for v in pos[k])
+        if cl.any():
+            x0, z0, y0 = px - RADIUS, pz - RADIUS, py + LOW
+            ax, az, ay = max(x0, 0), max(z0, 0), max(y0, 0)
+            bx, bz, by = min(x0 + WINDOW, X), min(z0 + WINDOW, Z), min(py + HIGH + 1, H)
+            if ax < bx and az < bz and ay < by:
+                hit = cl[env.cells[e, ax:bx, az:bz, ay:by]]  # x, z, y
+                per_level = np.zeros((WINDOW, WINDOW, HIGH - LOW + 1), np.int32)
+                per_level[ax - x0 : bx - x0, az - z0 : bz - z0, ay - y0 : by - y0] = hit
+                # sum each band's levels, then pool the columns POOL x POOL (x, z -> SIDE, SIDE)
+                bands = np.stack([per_level[:, :, lo - LOW : hi - LOW + 1].sum(-1) for lo, hi in BANDS])
+                pooled = bands.reshape(nb, SIDE, POOL, SIDE, POOL).sum((2, 4))  # b, x, z
+                out[k] += pooled.transpose(0, 2, 1)  # b, z, x: the surroundings map's layout
+        if ml.any():
+            kind = env.mob_kind[e].astype(np.int64)
+            rel = env.mob_pos[e].astype(np.int64) - pos[k]
+            keep = (
+                (kind > 0)
+                & ml[kind]
+                & (np.abs(rel[:, 0]) <= RADIUS)
+                & (np.abs(rel[:, 2]) <= RADIUS)
+                & (rel[:, 1] >= LOW)
+                & (rel[:, 1] <= HIGH)
+            )
+            for r in rel[keep]:
+                b = BAND_OF[r[1] - LOW]
+                if b >= 0:
+                    out[k, b, (r[2] + RADIUS) // POOL, (r[0] + RADIUS) // POOL] += 1
+    return np.minimum(out, 255).astype(np.uint8)
+
+
+def pack(around: np.ndarray, tmap: np.ndarray) -> np.ndarray:
+    """The surroundings map [n, C, S, S] with the target map's bands appended: [n, C + B, S, S]."""
+    return np.concatenate([np.asarray(around), np.asarray(tmap, dtype=np.uint8)], axis=1)
+
+
+def add_to(obs: dict, env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -> dict:
+    """The observation with the target map packed into its surroundings map (obs[KEY], one
+    world's [C, S, S] or a batch's [n, C, S, S])."""
+    a = np.asarray(obs[KEY])
+    single = a.ndim == 3
+    t = target_map(env, rows, luts)
+    obs[KEY] = pack(a[None] if single else a, t)[0 if single else slice(None)]
+    return obs

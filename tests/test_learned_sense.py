@@ -1,0 +1,147 @@
+"""The goal's target map (skills/learned/sense.py) and the networks that read it: an ore below
+the agent is counted in its band and column, a mob in its own; a net with target bands reads
+them packed after the surroundings map, refuses a map of another band count, and the
+controller and the collection feed it; the issue-20 pipeline and skill table refuse bad input
+with one line and exit 2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from skills.learned import sense
+from skills.learned.features import net_shape
+from skills.learned.model import GoalNet
+from skills.learned.surround import KEY, RADIUS, SIDE, observe
+from worlds.gridworld.spec import make_vocab
+from worlds.gridworld.world import GridWorld
+from worlds.knowledge import load_kb
+from worlds.types import Goal
+
+SIZE = (24, 24)
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb("1.11.2")
+
+
+@pytest.fixture(scope="module")
+def vocab(kb):
+    return make_vocab(kb)
+
+
+def flat(kb, blocks=(), mobs=(), agent=(12, 65, 12)):
+    w = GridWorld(kb, size=SIZE)
+    layout = {"ground": 64, "blocks": [list(b) for b in blocks], "mobs": [list(m) for m in mobs], "agent": list(agent)}
+    w.reset(seed=0, options={"layout": layout, "time_of_day": 0.1})
+    return w
+
+
+def band_of(dy: int) -> int:
+    return next(b for b, (lo, hi) in enumerate(sense.BANDS) if lo <= dy <= hi)
+
+
+def test_an_ore_deep_below_is_counted_in_its_band_and_column(kb):
+    # the agent stands at y 65; iron ore 9 levels down, 4 cells east and 1 north
+    w = flat(kb, blocks=[(16, 56, 11, "iron_ore"), (16, 55, 11, "iron_ore")])
+    m = sense.target_map(w.env, [w.i], [sense.lut(w.env, Goal("mine", {"iron_ore": 1}))])
+    assert m.shape == (1, len(sense.BANDS), SIDE, SIDE) and m.dtype == np.uint8
+    b = band_of(56 - 65)
+    assert m[0, b].sum() == 2 and m.sum() == 2
+    z, x = np.argwhere(m[0, b])[0]
+    assert (z, x) == ((11 - 12 + RADIUS) // 3, (16 - 12 + RADIUS) // 3)
+    # another goal's map does not see the ore
+    assert sense.target_map(w.env, [w.i], [sense.lut(w.env, Goal("mine", {"coal": 1}))]).sum() == 0
+
+
+def test_a_mob_is_counted_in_the_local_band(kb):
+    w = flat(kb, mobs=[(15, 65, 12, "cow")])
+    m = sense.target_map(w.env, [w.i], [sense.lut(w.env, Goal("kill", {"cow": 1}))])
+    assert m[0, band_of(0)].sum() == 1 and m.sum() == 1
+
+
+def test_a_net_with_target_bands_reads_them_packed_after_the_surroundings_map(kb, vocab):
+    shape = net_shape(vocab, target=len(sense.BANDS), aux=1)
+    net = GoalNet(shape).eval()
+    w = flat(kb, blocks=[(16, 56, 11, "iron_ore")])
+    obs = observe(w)
+    plain = torch.as_tensor(obs[KEY][None])
+    packed = torch.as_tensor(
+        sense.pack(obs[KEY][None], sense.target_map(w.env, [w.i], [sense.lut(w.env, Goal("mine", {"iron_ore": 1}))]))
+    )
+    assert packed.shape[1] == shape.n_cells + len(sense.BANDS)
+    grid = torch.zeros(1, shape.grid_layers, shape.view, shape.view, dtype=torch.long)
+    vec, goal, faced = torch.zeros(1, shape.vec_dim), torch.zeros(1, 2, dtype=torch.long), torch.zeros(1, 2)
+    with torch.no_grad():
+        a, _ = net(grid, vec, goal, around=packed, faced=faced)
+        b, _ = net(grid, vec, goal, around=plain, faced=faced)  # no bands: no source in sight
+        out = net.heads(net.encode(grid, vec, goal, around=packed, faced=faced))
+    assert not torch.equal(a, b)
+    assert out["aux_dir"].shape == (1, 27) and out["aux_dist"].shape == (1,)
+    with pytest.raises(ValueError, match="bands"):
+        net(grid, vec, goal, around=packed[:, :-1], faced=faced)
+
+
+def test_old_checkpoints_load_without_target_bands(vocab, tmp_path):
+    from skills.learned import checkpoint
+
+    path = checkpoint.save(tmp_path / "c.pt", GoalNet(net_shape(vocab)), vocab_version=vocab.version, goals=[], card={})
+    net, _ = checkpoint.load(path, expected=net_shape(vocab), vocab_version=vocab.version)
+    assert net.shape.target == 0 and net.shape.aux == 0
+
+
+def test_the_controller_feeds_the_target_map_to_a_net_that_reads_it(kb, vocab):
+    from skills.grid_controller import GridScriptedController
+    from skills.learned.controller import LearnedController
+    from skills.learned.policy import GoalPolicy
+
+    policy = GoalPolicy(GoalNet(net_shape(vocab, target=len(sense.BANDS))).eval(), kb, {"goals": ["mine:log"]})
+    seen = []
+    real = policy.logits
+
+    def spy(obs, codes):
+        seen.append(np.asarray(obs[KEY]).shape)
+        return real(obs, codes)
+
+    policy.logits = spy
+    ctl = LearnedController(kb, policy, GridScriptedController(kb), goal_budget=3)
+    out = ctl.run(Goal("mine", {"log": 1}), flat(kb, blocks=[(15, 65, 12, "oak_log")]))
+    assert out["driver"] == "policy" and seen
+    assert all(s[0] == policy.net.shape.n_cells + len(sense.BANDS) for s in seen)
+
+
+def test_collection_with_the_target_map_gives_auxiliary_labels(kb):
+    from training.controller.data import collect
+
+    data, stats = collect(kb, 2, 3, n_envs=2, target=True)
+    n = len(data["action"])
+    assert n > 0 and stats["ok"] >= 1
+    assert data["around"].shape[1] == len(make_vocab(kb).cells) + len(make_vocab(kb).mobs) + len(sense.BANDS)
+    assert data["aux_dir"].shape == (n,) and int(data["aux_dir"].max()) < 27
+    assert (data["aux_dir"] >= 0).any() and bool((data["aux_dist"] >= 0).all())
+
+
+def test_the_pipeline_refuses_bad_input_with_one_line(capsys, tmp_path):
+    from training.controller.pipeline import main
+
+    assert main(["--out", str(tmp_path), "--episodes", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("pipeline: error:")
+    if not torch.cuda.is_available():
+        assert main(["--out", str(tmp_path), "--device", "cuda"]) == 2
+        assert "no CUDA device" in capsys.readouterr().err
+
+
+def test_the_skill_table_refuses_a_checkpoint_of_another_shape(capsys, tmp_path, vocab):
+    from dataclasses import replace
+
+    from experiments.skill_table import main
+    from skills.learned import checkpoint
+
+    bad = replace(net_shape(vocab), n_actions=3)
+    path = checkpoint.save(tmp_path / "bad.pt", GoalNet(bad), vocab_version=vocab.version, goals=[], card={})
+    assert main(["--episodes", "1", "--checkpoint", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "another shape" in err[0]

@@ -1,0 +1,380 @@
+"""The issue-20 controller run: expert data in parallel, behaviour cloning, capped DAgger, one command.
+
+    python -m training.controller.pipeline --out DIR [--workers 16] [--device cuda] [--resume]
+
+Stages, each leaving its files in DIR so that `--resume` (after a stop, or on another machine
+with DIR copied) skips what is done and goes on from the last saved step:
+
+1. expert pursuits, split over `--workers` processes (DIR/data/bc-K.pt);
+2. behaviour cloning of a network that reads the goal's target map (skills/learned/sense.py) and
+   has the auxiliary heads (model.py: direction and distance to the expert's target), fitted on
+   `--device` (DIR/state.pt every `--save-every` steps, DIR/bc/controller.pt at the end);
+3. `--rounds` rounds of capped DAgger (the policy acts, sampled as the controller runs it, the
+   expert labels; at most `--max-rows` rows per learner pursuit), each fine-tuning from where
+   the last stopped (DIR/roundR/controller.pt); the last is DIR/controller.pt.
+
+Every fit also stops at `--stage-seconds` and every collection at `--collect-seconds` (with
+fewer steps or pursuits; the checkpoint is still written), so that a run fits a fixed time: 2 CPU cores with the defaults' scale reduced, or a GPU
+machine. The card beside each checkpoint records the command, the data and the wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from training.controller.data import FOCUS, TRAIN_GOALS
+
+BANDS_DEFAULT = 6
+
+
+@dataclass
+class PipelineConfig:
+    out: str
+    workers: int = 2
+    device: str = "cpu"
+    seed: int = 0
+    episodes: int = 2000  # expert pursuits for behaviour cloning
+    steps: int = 8000  # behaviour-cloning gradient steps
+    batch_size: int = 256
+    lr: float = 2e-3
+    rounds: int = 1  # capped DAgger rounds
+    pursuits: int = 800  # learner pursuits per round
+    max_rows: int = 40
+    dagger_steps: int = 3000
+    dagger_lr: float = 5e-4
+    channels: int = 32
+    hidden: int = 192
+    scatter_p: float = 0.3
+    n_envs: int = 16
+    stage_seconds: float = 0.0  # each stage's fit stops after this many seconds (0: no limit)
+    collect_seconds: float = 0.0  # each process's collection stops after this many seconds (0: no limit)
+    save_every: int = 1000
+    resume: bool = False
+    init: str = ""  # start behaviour cloning from this checkpoint's weights (same shape) instead of fresh
+    mc_version: str = "1.11.2"
+    command: str = ""
+
+
+def goals() -> list[str]:
+    return [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]
+
+
+# ---------------------------------------------------------------- parallel collection
+
+
+def _worker(job: dict) -> dict:
+    """One process's share of a stage's pursuits, saved to job["path"]; its stats returned."""
+    torch.set_num_threads(1)
+    from skills.learned.model import GoalNet, NetShape
+    from skills.learned.policy import GoalPolicy
+    from training.controller.dagger import SampledPolicy
+    from training.controller.data import collect, set_weights
+    from worlds.knowledge import load_kb
+
+    set_weights(job["weights"])
+    kb = load_kb(job["mc_version"])
+    policy = None
+    if job.get("state") is not None:
+        net = GoalNet(NetShape(**job["shape"]))
+        net.load_state_dict(job["state"])
+        policy = SampledPolicy(GoalPolicy(net.eval(), kb, {"goals": goals()}, "cpu"), job["seed"])
+    data, stats = collect(
+        kb,
+        job["pursuits"],
+        job["seed"],
+        n_envs=job["n_envs"],
+        policy=policy,
+        scatter_p=job["scatter_p"],
+        keep_failed=policy is not None,
+        max_rows=job["max_rows"] if policy is not None else 0,
+        target=True,
+        seconds=job["seconds"],
+    )
+    if policy is not None and len(data["horizon"]):
+        data["horizon"] = torch.full_like(data["horizon"], -1)  # the learner's times are not the expert's
+    torch.save(data, job["path"])
+    return stats
+
+
+def collect_parallel(
+    cfg: PipelineConfig, name: str, pursuits: int, seed: int, net: Any = None, log=print
+) -> tuple[dict, dict]:
+    """`pursuits` pursuits over cfg.workers processes (expert-driven, or learner-driven with the
+    expert's labels when `net` is given); the parts are kept in DIR/data/NAME-K.pt."""
+    d = Path(cfg.out) / "data"
+    d.mkdir(parents=True, exist_ok=True)
+    w = max(1, cfg.workers)
+    share = [pursuits // w + (1 if k < pursuits % w else 0) for k in range(w)]
+    state = None if net is None else {k: v.detach().cpu() for k, v in net.state_dict().items()}
+    jobs = [
+        {
+            "path": str(d / f"{name}-{k}.pt"),
+            "pursuits": share[k],
+            "seed": seed * 1000 + k,
+            "n_envs": cfg.n_envs,
+            "scatter_p": cfg.scatter_p,
+            "max_rows": cfg.max_rows,
+            "mc_version": cfg.mc_version,
+            "weights": FOCUS,
+            "state": state,
+            "shape": None if net is None else net.shape.to_dict(),
+            "seconds": cfg.collect_seconds,
+        }
+        for k in range(w)
+        if share[k] > 0
+    ]
+    todo = [j for j in jobs if not (cfg.resume and Path(j["path"]).is_file())]
+    t0 = time.monotonic()
+    stats: list[dict] = []
+    if todo:
+        if len(todo) == 1:
+            stats = [_worker(todo[0])]
+        else:
+            with mp.get_context("spawn").Pool(len(todo)) as pool:
+                stats = pool.map(_worker, todo)
+    parts = [torch.load(j["path"], weights_only=True) for j in jobs]
+    parts = [p for p in parts if len(p["action"])]
+    data = {k: torch.cat([p[k] for p in parts]) for k in parts[0]} if parts else None
+    total = {"pursuits": sum(s["pursuits"] for s in stats), "ok": sum(s["ok"] for s in stats)}
+    total["rows"] = int(len(data["action"])) if data is not None else 0
+    total["wall_s"] = round(time.monotonic() - t0, 1)
+    by_goal: dict[str, dict] = {}
+    for s in stats:
+        for k, v in s["by_goal"].items():
+            g = by_goal.setdefault(k, {"ok": 0, "failed": 0, "steps": 0})
+            for f in g:
+                g[f] += v[f]
+    total["by_goal"] = by_goal
+    log(f"{name}: {json.dumps({k: v for k, v in total.items() if k != 'by_goal'})}")
+    return data, total
+
+
+# ---------------------------------------------------------------- fitting, resumable
+
+
+def fit_stage(
+    net: Any, data: dict, cfg: PipelineConfig, stage: str, steps: int, lr: float, seed: int, log=print
+) -> list[float]:
+    """Adam with a cosine schedule over `steps` steps or cfg.stage_seconds, whichever ends first
+    (the schedule follows the larger fraction done); the state (weights, optimiser, step,
+    seconds) goes to DIR/state.pt every cfg.save_every steps and is taken up again with --resume."""
+    from skills.learned.features import time_column
+    from skills.learned.paths import LearnedError
+    from training.controller.fit import jitter_time, losses
+    from worlds.gridworld.spec import make_vocab
+    from worlds.knowledge import load_kb
+
+    time_col = time_column(make_vocab(load_kb(cfg.mc_version)))
+    dev = cfg.device
+    net.to(dev).train()
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    state_path = Path(cfg.out) / "state.pt"
+    start, spent = 0, 0.0
+    if cfg.resume and state_path.is_file():
+        st = torch.load(state_path, map_location=dev, weights_only=True)
+        if st.get("stage") == stage:
+            net.load_state_dict(st["net"])
+            opt.load_state_dict(st["opt"])
+            start, spent = int(st["step"]), float(st.get("seconds", 0.0))
+            log(f"{stage}: resumed at step {start}")
+    data = {k: v.to(dev) for k, v in data.items()}
+    n = len(data["action"])
+    if n == 0:
+        raise LearnedError(f"{stage}: no rows to fit; try more --episodes")
+    g = torch.Generator(device="cpu").manual_seed(seed * 7919 + start)
+    history: list[float] = []
+    t0 = time.monotonic() - spent
+    for step in range(start, steps):
+        # cosine from lr to lr/20 over the steps or the stage's seconds, whichever runs out first
+        frac = step / steps
+        if cfg.stage_seconds:
+            frac = max(frac, (time.monotonic() - t0) / cfg.stage_seconds)
+        if frac >= 1.0:
+            log(f"{stage}: stopped at step {step} of {steps} after {cfg.stage_seconds:.0f} s")
+            break
+        for group in opt.param_groups:
+            group["lr"] = lr / 20 + (lr - lr / 20) * 0.5 * (1 + np.cos(np.pi * frac))
+        idx = torch.randint(0, n, (min(cfg.batch_size, n),), generator=g).to(dev)
+        batch = {k: v[idx] for k, v in data.items()}
+        batch["vec"] = jitter_time(batch["vec"], time_col, 0.05, g)
+        loss, parts = losses(net, batch, 1.0, 0.5)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        history.append(float(loss.detach()))
+        if (step + 1) % cfg.save_every == 0 or step + 1 == steps:
+            torch.save(
+                {
+                    "stage": stage,
+                    "step": step + 1,
+                    "seconds": time.monotonic() - t0,
+                    "net": net.state_dict(),
+                    "opt": opt.state_dict(),
+                },
+                state_path,
+            )
+            log(f"{stage}: step {step + 1}/{steps} loss {np.mean(history[-100:]):.3f} {parts}")
+    net.eval()
+    return history
+
+
+def _save(net: Any, cfg: PipelineConfig, path: Path, card: dict) -> Path:
+    from skills.learned import checkpoint
+    from worlds.gridworld.spec import make_vocab
+    from worlds.knowledge import load_kb
+
+    vocab = make_vocab(load_kb(cfg.mc_version))
+    return checkpoint.save(path, net.cpu(), vocab_version=vocab.version, goals=goals(), card=card)
+
+
+def run(cfg: PipelineConfig, log=print) -> dict:
+    from skills.learned import checkpoint, sense
+    from skills.learned.features import net_shape
+    from skills.learned.model import GoalNet
+    from training.controller.fit import concat, evaluate, split
+    from worlds.gridworld.spec import make_vocab
+    from worlds.knowledge import load_kb
+
+    t_all = time.monotonic()
+    torch.manual_seed(cfg.seed)
+    if cfg.device == "cpu":
+        torch.set_num_threads(1)  # the fastest on a small or shared CPU
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    kb = load_kb(cfg.mc_version)
+    vocab = make_vocab(kb)
+    shape = net_shape(vocab, target=len(sense.BANDS), aux=1, channels=cfg.channels, hidden=cfg.hidden)
+    net = GoalNet(shape)
+    if cfg.init:
+        net, _ = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
+        if not net.shape.target:
+            from skills.learned.paths import LearnedError
+
+            raise LearnedError(f"--init {cfg.init!r} reads no target map; accepted: a checkpoint this pipeline wrote")
+    card: dict[str, Any] = {"kind": "controller", "command": cfg.command, "config": asdict(cfg), "stages": []}
+    bc, st = collect_parallel(cfg, "bc", cfg.episodes, cfg.seed + 1, log=log)
+    train_set, held_out = split(bc, 0.05, cfg.seed)
+    card["data"] = {
+        "expert_pursuits": st["pursuits"],
+        "successful": st["ok"],
+        "rows": st["rows"],
+        "by_goal": st["by_goal"],
+    }
+    card["stages"].append({"stage": "expert data", **{k: v for k, v in st.items() if k != "by_goal"}})
+    bc_path = out / "bc" / "controller.pt"
+    t1 = time.monotonic()
+    if cfg.resume and bc_path.is_file():
+        net, _ = checkpoint.load(bc_path, expected=net_shape(vocab), vocab_version=vocab.version)
+        log("behaviour cloning: done before, loaded")
+    else:
+        h = fit_stage(net, train_set, cfg, "bc", cfg.steps, cfg.lr, cfg.seed, log)
+        measured = evaluate(net, held_out, cfg.device)
+        card["stages"].append(
+            {"stage": "behaviour cloning", "steps": len(h), "wall_s": round(time.monotonic() - t1, 1), **measured}
+        )
+        _save(net, cfg, bc_path, {**card, "wall_s": round(time.monotonic() - t_all, 1)})
+        log(f"behaviour cloning: {json.dumps(card['stages'][-1])}")
+    for r in range(cfg.rounds):
+        path = out / f"round{r + 1}" / "controller.pt"
+        if cfg.resume and path.is_file():
+            net, _ = checkpoint.load(path, expected=net_shape(vocab), vocab_version=vocab.version)
+            log(f"DAgger round {r + 1}: done before, loaded")
+            continue
+        t1 = time.monotonic()
+        more, st = collect_parallel(cfg, f"dagger{r + 1}", cfg.pursuits, cfg.seed + 100 + r, net=net, log=log)
+        train_set = concat(train_set, more)
+        h = fit_stage(net, train_set, cfg, f"dagger{r + 1}", cfg.dagger_steps, cfg.dagger_lr, cfg.seed + 1 + r, log)
+        measured = evaluate(net, held_out, cfg.device)
+        card["stages"].append(
+            {
+                "stage": f"DAgger round {r + 1}",
+                "learner_pursuits": st["pursuits"],
+                "learner_ok": st["ok"],
+                "learner_ok_rate": round(st["ok"] / max(st["pursuits"], 1), 3),
+                "rows": st["rows"],
+                "steps": len(h),
+                "wall_s": round(time.monotonic() - t1, 1),
+                **measured,
+            }
+        )
+        _save(net, cfg, path, {**card, "wall_s": round(time.monotonic() - t_all, 1)})
+        log(f"DAgger round {r + 1}: {json.dumps(card['stages'][-1])}")
+    card.update(
+        {
+            "device": cfg.device,
+            "torch": str(torch.__version__),
+            "machine": f"{platform.machine()} {platform.system()}, {cfg.workers} collection processes",
+            "wall_s": round(time.monotonic() - t_all, 1),
+            "vocab_version": vocab.version,
+        }
+    )
+    final = _save(net, cfg, out / "controller.pt", card)
+    card["file"], card["bytes"] = str(final), final.stat().st_size
+    return card
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.controller.pipeline", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True, metavar="DIR", help="writes DIR/controller.pt, its card and its stages")
+    d = PipelineConfig(out="")
+    for f, typ in (
+        ("workers", int),
+        ("seed", int),
+        ("episodes", int),
+        ("steps", int),
+        ("batch_size", int),
+        ("lr", float),
+        ("rounds", int),
+        ("pursuits", int),
+        ("max_rows", int),
+        ("dagger_steps", int),
+        ("dagger_lr", float),
+        ("channels", int),
+        ("hidden", int),
+        ("scatter_p", float),
+        ("n_envs", int),
+        ("stage_seconds", float),
+        ("collect_seconds", float),
+        ("save_every", int),
+    ):
+        ap.add_argument("--" + f.replace("_", "-"), type=typ, default=getattr(d, f), help=f"(default: {getattr(d, f)})")
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--init", default="", help="start from this checkpoint (one this pipeline wrote)")
+    ap.add_argument("--resume", action="store_true", help="go on from what DIR already holds")
+    a = ap.parse_args(argv)
+    if a.device == "cuda" and not torch.cuda.is_available():
+        print("pipeline: error: --device cuda but no CUDA device is visible; accepted: --device cpu", file=sys.stderr)
+        return 2
+    if min(a.workers, a.episodes, a.steps, a.batch_size) < 1 or a.rounds < 0:
+        print("pipeline: error: --workers, --episodes, --steps and --batch-size must be 1 or more", file=sys.stderr)
+        return 2
+    cfg = PipelineConfig(
+        **vars(a), command="python -m training.controller.pipeline " + " ".join(sys.argv[1:] if argv is None else argv)
+    )
+    from skills.learned.paths import LearnedError
+
+    def log(msg: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+    try:
+        card = run(cfg, log)
+    except LearnedError as e:
+        print(f"pipeline: error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps({k: card[k] for k in ("file", "bytes", "wall_s", "stages")}, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

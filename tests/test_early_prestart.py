@@ -97,3 +97,35 @@ def test_a_server_stopped_while_it_starts_gives_up_without_waiting_for_ready(tmp
     assert not srv.is_running() and pid is not None
     with pytest.raises(ProcessLookupError):  # stopped and reaped
         os.kill(pid, 0)
+
+
+def test_the_timeline_totals_each_part_once_even_when_calls_nest():
+    from experiments.first_answer import _perf, _summary
+
+    marks = [
+        (0.0, "cli begins"),
+        (1.0, "LLM call begins"),
+        (1.5, "LLM call begins"),  # a retry inside the call: counted in the outer one
+        (2.0, "LLM call ends"),
+        (4.0, "LLM call ends"),
+        (4.5, "trace write begins"),
+        (4.75, "trace write ends"),
+        (5.0, "cli ends"),
+    ]
+    assert _summary(marks) == {
+        "LLM call": {"s": 3.0, "n": 1},
+        "trace write": {"s": 0.25, "n": 1},
+        "cli": {"s": 5.0, "n": 1},
+    }
+    log = (
+        "llama_perf_context_print: prompt eval time =     250.00 ms /    49 tokens\n"
+        "llama_perf_context_print:        eval time =    2590.00 ms /   144 runs\n"
+        "llama_perf_context_print:       total time =    4000.00 ms /   193 tokens\n"
+    )
+    assert _perf(log) == {
+        "prefill_s": 0.25,
+        "prefill_tokens": 49,
+        "decode_s": 2.59,
+        "decode_tokens": 144,
+        "llama_total_s": 4.0,
+    }

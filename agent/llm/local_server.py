@@ -488,7 +488,7 @@ class LocalServer:
         from agent.llm.prompt_state import NOTE
 
         self.prompt_state_status = "unknown"
-        for line in self.log_tail(400).splitlines():
+        for line in self.log_tail(1_000_000).splitlines():  # the whole log: llama.cpp's lines are many
             if not line.startswith(NOTE):
                 continue
             note = line[len(NOTE) :].strip()

@@ -304,8 +304,9 @@ class BatchGridWorld:
             self.pos[e[go]] = front[go] + UP
         if attacking.any():
             self._attack(np.nonzero(attacking)[0], ok, events)
-        for i in np.nonzero((a >= P["use"]) & (a <= P["equip"]) & (a != P["attack"]))[0]:
-            self._rare(int(i), int(a[i]), int(arg[i]), names, ok, events, cost)
+        rare = np.nonzero((a >= P["use"]) & (a <= P["equip"]) & (a != P["attack"]))[0]
+        for i, ai, argi in zip(rare.tolist(), a[rare].tolist(), arg[rare].tolist()):
+            self._rare(i, ai, argi, names, ok, events, cost)
         self._gravity()
         # lava
         own = self.cells_at(np.arange(n), self.pos)
@@ -359,8 +360,8 @@ class BatchGridWorld:
             return
         c = self.cells_at(e, tgt)
         brk = rules.breakable[c]
-        for i in e[~brk]:
-            ok[i] = False
+        ok[e[~brk]] = False
+        for i in e[~brk].tolist():
             events.setdefault(i, {})["error"] = "nothing to mine or hit in front"
         e, tgt, c = e[brk], tgt[brk], c[brk]
         if e.size == 0:
@@ -448,8 +449,9 @@ class BatchGridWorld:
         for _ in range(self.H):
             if e.size == 0:
                 return
-            own = self.cells_at(e, self.pos[e])
-            below = self.cells_at(e, self.pos[e] - UP)
+            p = self.pos[e]
+            own = self.cells_at(e, p)
+            below = self.cells_at(e, p - UP)
             fall = ~self.rules.liquid[own] & self.rules.passable[below]
             e = e[fall]
             self.pos[e, 1] -= 1
@@ -472,7 +474,8 @@ class BatchGridWorld:
         if edge.size:
             blocks[edge] = self._view_at_edge(edge, lv)
         mobs = np.zeros_like(blocks)
-        rel = self.mob_pos - pos[:, None, :]
+        # (tiled to the mobs' rows, not broadcast over a last axis of 3: several times faster)
+        rel = (self.mob_pos.reshape(n, -1) - np.tile(pos, self.mob_pos.shape[1])).reshape(self.mob_pos.shape)
         vis = (
             (self.mob_kind > 0)
             & (np.abs(rel[..., 0]) <= R)
@@ -496,7 +499,7 @@ class BatchGridWorld:
             "position": pos.astype(np.int32),
             "facing": self.facing.astype(np.int32),
             "biome": bi.astype(np.int32),
-            "time": np.stack([frac, night], axis=1).astype(np.float32),
+            "time": np.stack([frac, night], axis=1, dtype=np.float32),
             "health": self.health.copy(),
             "mining": np.where(self.mine_prog > 0, self.mine_prog / need, 0.0).astype(np.float32),
         }

@@ -88,13 +88,6 @@ class Expert:
             self.kills += 1
         if event.get("killed") or event.get("broke"):
             self.plan, self.target = [], None
-        if self.goal.action == "mine" and event.get("broke") in self._source_names():
-            self.fetches = 0  # progress (a leaf broken for a 1-in-200 apple): climbing again is not a loop
-
-    def _source_names(self) -> set[str]:
-        if not hasattr(self, "_sources"):
-            self._sources = {self.v.cells[c] for c in goal_sources(self.env, self.goal)[0]}
-        return self._sources
 
     def _finish(self, ok: bool, error: str | None = None, missing: dict | None = None) -> None:
         self.result = {"ok": ok, "error": error, "missing": missing or {}}

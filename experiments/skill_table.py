@@ -116,6 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--checkpoint", default=None, help="the controller to measure (default: the one deps uses)")
     ap.add_argument("--baseline", default=None, help="another controller checkpoint, measured on the same worlds")
     ap.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
+    ap.add_argument(
+        "--no-scripted",
+        action="store_true",
+        help="leave out the scripted expert's column (measured before, same worlds)",
+    )
     a = ap.parse_args(argv)
     if a.episodes < 1 or a.budget < 1 or a.workers < 1:
         ap.error("--episodes, --budget and --workers must be 1 or more")
@@ -130,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     kb = load_kb("1.11.2")
     drivers: dict[str, str | None] = {"scripted": None, "learned": a.checkpoint or str(checkpoint_path("controller"))}
+    if a.no_scripted:
+        del drivers["scripted"]
     if a.baseline:
         drivers["baseline"] = a.baseline
     policies = {}

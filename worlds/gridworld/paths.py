@@ -23,12 +23,14 @@ from worlds.gridworld.spec import FACING_VECTORS, game_data
 
 H_DIRS = ((0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0))
 NEIGHBOURS = tuple(FACING_VECTORS)  # the six faces an agent can hit
-# Nodes one search may expand on a 48 x 48 map (was 25000: too few where digging by hand or
-# with a wooden pickaxe floods the ground near the start with equally cheap nodes: surface
-# gravel 20 cells off, a netherrack pocket 58 levels down).  A path found within a smaller
-# budget is found the same with a larger one (the search order does not depend on it); only
-# a search that fails takes longer (about 1.5 s instead of 0.4 s on one core).
-MAX_NODES = 100000
+# Nodes one search may expand: MAX_NODES per 48 x 48 of map, and at least MIN_NODES (4 x
+# MAX_NODES) on a small map, where 25000 were too few when digging by hand or with a wooden
+# pickaxe floods the ground near the start with equally cheap nodes (surface gravel 20 cells
+# off, a netherrack pocket 58 levels down).  A path found within a smaller budget is found
+# the same with a larger one (the search order does not depend on it); only a search that
+# fails takes longer (about 1.5 s instead of 0.4 s on one core, on the 48 x 48 map).
+MAX_NODES = 25000
+MIN_NODES = 100000
 
 
 class Terrain:
@@ -126,7 +128,7 @@ def search(
     if not targets:
         return None
     if max_nodes is None:  # MAX_NODES on the default 48 x 48 map, more on a map made larger for a task
-        max_nodes = MAX_NODES * max(1, (terrain.X * terrain.Z) // (48 * 48))
+        max_nodes = max(MIN_NODES, MAX_NODES * max(1, (terrain.X * terrain.Z) // (48 * 48)))
     tset = set(targets)
 
     def reached(s):

@@ -1,7 +1,8 @@
 """Where the learned policy's batched inference and the batched grid world's step spend their
 time on the CPU (issue 21, item 6): torch's profiler over `GoalPolicy.act` on a batch of grid
-worlds, the surroundings map (skills/learned/surround.py) timed beside it, and the batched
-world's step split into its parts (CPU seconds of each, numpy).
+worlds, the maps the network reads timed beside it (the surroundings map, skills/learned/surround.py,
+and the goal's target map, sense.py, where the network reads one), and the batched world's step
+split into its parts (CPU seconds of each, numpy).
 
     python -m experiments.policy_profile [--batch 256] [--steps 20] [--threads 1] [--device cpu]
 """
@@ -19,6 +20,7 @@ import numpy as np
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
+from skills.learned import sense
 from skills.learned.policy import GoalPolicy
 from skills.learned.surround import KEY, around
 from worlds.gridworld import batch
@@ -54,16 +56,24 @@ def main() -> None:
     policy = GoalPolicy.load("controller", kb=kb, device=a.device)
     env = BatchGridWorld(a.batch, kb)
     obs = env.reset([i % 16 for i in range(a.batch)])
-    codes = policy.codes([Goal("mine", {"log": 1}), Goal("kill", {"cow": 1})] * (a.batch // 2))
+    goals = [Goal("mine", {"log": 1}), Goal("kill", {"cow": 1})] * (a.batch // 2)
+    codes = policy.codes(goals)
+    luts = [sense.lut(env, g) for g in goals] if getattr(policy.net.shape, "target", 0) else None
+    rows = np.arange(a.batch)
+
+    def maps(obs: dict) -> dict:
+        o = {**obs, KEY: around(env)}
+        return sense.add_to(o, env, rows, luts) if luts else o
+
     rng = np.random.default_rng(0)
     acts = np.stack([rng.integers(0, 10, a.batch), np.full(a.batch, -1)], axis=1)
-    policy.act({**obs, KEY: around(env)}, codes, greedy=False, rng=rng)  # warm
+    policy.act(maps(obs), codes, greedy=False, rng=rng)  # warm
     t_map = t_act = t_env = 0.0
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         for _ in range(a.steps):
             t0 = time.perf_counter()
-            with record_function("surroundings map"):
-                o = {**obs, KEY: around(env)}
+            with record_function("surroundings and target maps" if luts else "surroundings map"):
+                o = maps(obs)
             t1 = time.perf_counter()
             with record_function("policy.act"):
                 policy.act(o, codes, greedy=False, rng=rng)
@@ -74,7 +84,8 @@ def main() -> None:
             t_map, t_act, t_env = t_map + t1 - t0, t_act + t2 - t1, t_env + t3 - t2
     n = a.steps
     print(
-        f"per batched step of {a.batch} worlds: surroundings map {1000 * t_map / n:.1f} ms, "
+        f"per batched step of {a.batch} worlds: {'surroundings and target maps' if luts else 'surroundings map'} "
+        f"{1000 * t_map / n:.1f} ms, "
         f"policy.act {1000 * t_act / n:.1f} ms ({a.device}), world step {1000 * t_env / n:.1f} ms; "
         f"(map + act) / step = {(t_map + t_act) / t_env:.2f}"
     )

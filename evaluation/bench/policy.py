@@ -1,6 +1,7 @@
 """Learned-policy speed for `deps bench`: one batched inference step of pi(a | s, g) over a
-batch of grid worlds (observation encoding included), as a ratio against the batched
-world's own step over the same worlds, timed side by side.
+batch of grid worlds (observation encoding included: the surroundings map, and the goal's
+target map where the network reads one), as a ratio against the batched world's own step
+over the same worlds, timed side by side.
 
 The shipped controller's weights are used when present; otherwise a fresh network of the
 same shape (the time does not depend on the weights).
@@ -19,6 +20,7 @@ BATCH = 256
 def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s: None) -> dict[str, float]:
     import torch
 
+    from skills.learned import sense
     from skills.learned.features import net_shape
     from skills.learned.model import GoalNet
     from skills.learned.paths import LearnedError
@@ -41,14 +43,25 @@ def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda 
     progress(f"bench: learned policy, batched inference over {BATCH} worlds vs. their batched step")
     env = BatchGridWorld(BATCH, kb)
     obs = env.reset([i % 16 for i in range(BATCH)])
-    codes = policy.codes([Goal("mine", {"log": 1}), Goal("kill", {"cow": 1})] * (BATCH // 2))
+    goals = [Goal("mine", {"log": 1}), Goal("kill", {"cow": 1})] * (BATCH // 2)
+    codes = policy.codes(goals)
+    shape = policy.net.shape
+    luts = [sense.lut(env, g) for g in goals] if getattr(shape, "target", 0) else None
+    rows = np.arange(BATCH)
+
+    def features(obs: dict) -> dict:
+        """What the controller adds to the observation for this network (surround.py, sense.py)."""
+        if not shape.around:
+            return obs
+        o = {**obs, KEY: around(env)}
+        return sense.add_to(o, env, rows, luts) if luts else o
+
     rng = np.random.default_rng(0)
     t_pol, t_env = float("inf"), float("inf")
     for _ in range(repeat):  # interleaved, so machine noise hits both alike; best of each
         t0 = time.perf_counter()
-        for _ in range(5):  # the surroundings map (when the net uses one) is counted as the policy's cost
-            o = {**obs, KEY: around(env)} if policy.net.shape.around else obs
-            a = policy.act(o, codes, greedy=False, rng=rng)
+        for _ in range(5):  # the maps the net reads are counted as the policy's cost
+            a = policy.act(features(obs), codes, greedy=False, rng=rng)
         t_pol = min(t_pol, (time.perf_counter() - t0) / 5)
         acts = np.stack([np.minimum(a, 9), np.full(BATCH, -1)], axis=1).astype(np.int64)
         t0 = time.perf_counter()
@@ -61,4 +74,5 @@ def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda 
         "policy_vs_world_step_ratio": round(t_pol / t_env, 2),
         "policy_shipped_weights": shipped,
         "policy_batch": float(BATCH),
+        "policy_target_map": 1.0 if luts else 0.0,
     }

@@ -145,3 +145,22 @@ def test_the_skill_table_refuses_a_checkpoint_of_another_shape(capsys, tmp_path,
     assert main(["--episodes", "1", "--checkpoint", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "another shape" in err[0]
+
+
+def test_the_pipeline_resumes_from_what_its_directory_holds(tmp_path, capsys):
+    """A stopped run goes on: the data parts and the behaviour-cloning checkpoint already in DIR
+    are taken up, not made again, and the card still counts the pursuits."""
+    import json
+
+    from training.controller.pipeline import main
+
+    args = ["--out", str(tmp_path), "--workers", "1", "--episodes", "2", "--steps", "2", "--batch-size", "8"]
+    args += ["--channels", "4", "--hidden", "16", "--rounds", "0"]
+    assert main(args) == 0
+    part, bc = tmp_path / "data" / "bc-0.pt", tmp_path / "bc" / "controller.pt"
+    stamps = (part.stat().st_mtime_ns, bc.stat().st_mtime_ns)
+    capsys.readouterr()
+    assert main([*args, "--resume"]) == 0
+    assert (part.stat().st_mtime_ns, bc.stat().st_mtime_ns) == stamps
+    card = json.loads((tmp_path / "controller.card.json").read_text())
+    assert card["data"]["expert_pursuits"] >= 2 and card["shape"]["target"] == len(sense.BANDS)

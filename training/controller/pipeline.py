@@ -104,6 +104,7 @@ def _worker(job: dict) -> dict:
     if policy is not None and len(data["horizon"]):
         data["horizon"] = torch.full_like(data["horizon"], -1)  # the learner's times are not the expert's
     torch.save(data, job["path"])
+    Path(job["path"] + ".json").write_text(json.dumps(stats))  # read back by a --resume run
     return stats
 
 
@@ -136,13 +137,12 @@ def collect_parallel(
     ]
     todo = [j for j in jobs if not (cfg.resume and Path(j["path"]).is_file())]
     t0 = time.monotonic()
-    stats: list[dict] = []
-    if todo:
-        if len(todo) == 1:
-            stats = [_worker(todo[0])]
-        else:
-            with mp.get_context("spawn").Pool(len(todo)) as pool:
-                stats = pool.map(_worker, todo)
+    if len(todo) == 1:
+        _worker(todo[0])
+    elif todo:
+        with mp.get_context("spawn").Pool(len(todo)) as pool:
+            pool.map(_worker, todo)
+    stats = [json.loads(Path(j["path"] + ".json").read_text()) for j in jobs]
     parts = [torch.load(j["path"], weights_only=True) for j in jobs]
     parts = [p for p in parts if len(p["action"])]
     data = {k: torch.cat([p[k] for p in parts]) for k in parts[0]} if parts else None

@@ -7,7 +7,9 @@
 The encoder embeds each cell id of the egocentric grid, runs a small conv net whose
 feature maps are modulated by the goal (FiLM: the goal picks which cells matter, in the
 spirit of the goal-sensitive backbone DEPS uses), and fuses the result with the inventory
-and the other numeric features of the observation. Both heads share it.
+and the other numeric features of the observation. Both heads share it. Networks with
+`target` bands also read the goal's target map (where its sources are, far above and below),
+and with `aux` two training-only heads predict where the expert is heading (heads()).
 """
 
 from __future__ import annotations
@@ -115,7 +117,9 @@ class GoalNet(nn.Module):
         faced: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """grid [B, L, V, V] long, vec [B, D] float, goal [B, 2] long (skill, target) -> [B, hidden];
-        with shape.around, around [B, n_cells, S, S] counts; with shape.faced, faced [B, 2] ids."""
+        with shape.around, around [B, n_cells, S, S] counts (with shape.target, [B, n_cells + target,
+        S, S]: the goal's target map packed after them, skills/learned/sense.py); with shape.faced,
+        faced [B, 2] ids."""
         b = grid.shape[0]
         s_cells = self.shape.n_cells
         x = self.cells(grid.long())  # B, L, V, V, E

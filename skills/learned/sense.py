@@ -71,12 +71,16 @@ def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -
             ax, az, ay = max(x0, 0), max(z0, 0), max(y0, 0)
             bx, bz, by = min(x0 + WINDOW, X), min(z0 + WINDOW, Z), min(py + HIGH + 1, H)
             if ax < bx and az < bz and ay < by:
-                hit = cl[env.cells[e, ax:bx, az:bz, ay:by]]  # x, z, y
-                per_level = np.zeros((WINDOW, WINDOW, HIGH - LOW + 1), np.int32)
-                per_level[ax - x0 : bx - x0, az - z0 : bz - z0, ay - y0 : by - y0] = hit
-                # sum each band's levels, then pool the columns POOL x POOL (x, z -> SIDE, SIDE)
-                bands = np.stack([per_level[:, :, lo - LOW : hi - LOW + 1].sum(-1) for lo, hi in BANDS])
-                pooled = bands.reshape(nb, SIDE, POOL, SIDE, POOL).sum((2, 4))  # b, x, z
+                hit = cl[env.cells[e, ax:bx, az:bz, ay:by]]  # x, z, y (the part of the window on the map)
+                # each band's count per column from a running sum over the levels (no full window copy)
+                run = np.zeros(hit.shape[:2] + (hit.shape[2] + 1,), np.int32)
+                np.cumsum(hit, axis=-1, out=run[:, :, 1:])
+                cols = np.zeros((nb, WINDOW, WINDOW), np.int32)  # b, x, z
+                for bi, (lo, hi) in enumerate(BANDS):
+                    y_lo, y_hi = max(py + lo, ay) - ay, min(py + hi + 1, by) - ay
+                    if y_lo < y_hi:
+                        cols[bi, ax - x0 : bx - x0, az - z0 : bz - z0] = run[:, :, y_hi] - run[:, :, y_lo]
+                pooled = cols.reshape(nb, SIDE, POOL, SIDE, POOL).sum((2, 4))  # b, x, z
                 out[k] += pooled.transpose(0, 2, 1)  # b, z, x: the surroundings map's layout
         if ml.any():
             kind = env.mob_kind[e].astype(np.int64)

@@ -97,3 +97,10 @@ def test_dirt_for_climbing_is_fetched_past_other_pillars_tops(kb):
     fetch = Expert(w.env, 0, Goal("mine", {"dirt": 3}))
     fetch.avoid = (8, 8)  # standing on its own pillar (get_golden_apple: 'no way up' while leaves were left)
     assert fetch.act() is not None and fetch.result is None
+
+
+def test_a_map_grown_for_sandstone_has_a_desert(kb):
+    assert grows_in(["sandstone"], kb) == ("desert",)  # the desert's filler, under its sand
+    w = GridWorld(kb)
+    w.reset(seed=1794935843, options={"target": {"sandstone_stairs": 1}})  # get_sandstone_stairs: none found
+    assert w.goal_distance(Goal("mine", {"sandstone": 1})) > 0

@@ -111,6 +111,9 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
     return out
 
 
+GROUND_PER_CHUNK = 256.0  # a biome's surface or filler block: one a column, far more than any plant
+
+
 def _density(spec: dict, cell: str) -> float:
     """How many of `cell` a biome grows per chunk: a plant's own density, or its trees' share
     when the cell is the log or the leaves of one of its tree species."""
@@ -119,18 +122,28 @@ def _density(spec: dict, cell: str) -> float:
     trees = game_data()["trees"]
     mine = [k for k in kinds if cell in (trees[k]["log"], trees[k]["leaves"])]
     per_tree = float(spec.get("trees", 0)) / len(kinds) if kinds else 0.0
-    return float((spec.get("plants") or {}).get(cell, 0)) + per_tree * len(mine)
+    ground = GROUND_PER_CHUNK * (cell in (spec.get("surface"), spec.get("filler")))  # a desert's sandstone
+    snow = GROUND_PER_CHUNK * (cell == "snow_layer" and "snow_above" in spec)  # the hills' snowy tops
+    return float((spec.get("plants") or {}).get(cell, 0)) + per_tree * len(mine) + ground + snow
 
 
-def grows_in(items: list[str]) -> tuple[str, ...]:
-    """Biomes whose plants or trees (gridworld.yaml) include a block these items come from,
-    the densest first (cactus: desert; pumpkin: plains; log2, acacia's: savanna)."""
+def grows_in(items: list[str], kb: Any = None) -> tuple[str, ...]:
+    """Biomes whose plants, trees, ground or snow (gridworld.yaml) include a block these items
+    come from, the densest first (cactus: desert; pumpkin: plains; log2, acacia's: savanna;
+    sandstone: desert; snowballs: extreme hills)."""
     names: dict[str, list[str]] = {}
     for c in game_data()["cells"]:  # reeds -> sugar_cane; log -> oak, birch and spruce logs
         names.setdefault(c.get("legacy", c["name"]), []).append(c["name"])
+    dropped: dict[str, list[str]] = {}  # snowball -> snow_layer: the cells whose block drops the item
+    if kb is not None:
+        v = make_vocab(kb)
+        for c in range(2, len(v.cells)):
+            block = v.block_of[c]
+            for it in kb.block_drops(block) if block in kb.blocks() else {}:
+                dropped.setdefault(it, []).append(v.cells[c])
     out = []
     for item in items:
-        cells = names.get(item, [item])
+        cells = names.get(item, [item]) + [c for c in dropped.get(item, []) if c not in names.get(item, [item])]
         dens = {b: sum(_density(spec, c) for c in cells) for b, spec in game_data()["biomes"].items()}
         best = max(dens, key=lambda b: dens[b])
         if dens[best] > 0 and best not in out:

@@ -109,7 +109,7 @@ class GridWorld:
         while side < 256 and short:
             side = min(256, int(side * 1.5))
             self.env = BatchGridWorld(1, self.kb, size=(side, side), biome=self.biome_given)
-            self.env.reset([seed], [{**o, "include_biomes": grows_in(short)}])
+            self.env.reset([seed], [{**o, "include_biomes": grows_in(short, self.kb)}])
             short = short_of(self.env, 0, self.target, o.get("inventory"))
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:

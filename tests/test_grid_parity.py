@@ -104,3 +104,9 @@ def test_a_map_grown_for_sandstone_has_a_desert(kb):
     w = GridWorld(kb)
     w.reset(seed=1794935843, options={"target": {"sandstone_stairs": 1}})  # get_sandstone_stairs: none found
     assert w.goal_distance(Goal("mine", {"sandstone": 1})) > 0
+
+
+@pytest.mark.parametrize("item", ["snowball", "snow", "snow_layer"])
+def test_snow_is_refused_up_front_naming_where_it_would_lie(kb, item):
+    why = refusal(kb, {item: 1})  # get_snowball: 'cannot reach any source' on every map, extreme hills too
+    assert why is not None and "above y 75 on extreme hills" in why and "snowy biomes are not built" in why

@@ -24,6 +24,8 @@ def _sourced(env: Any, goal: Any) -> bool:
     if any(not w.uses and w.on == "mob" and w.source in env.vocab.mob_id for w in env.kb.interactions(name)):
         return True  # picked up (an egg a chicken lays: eggs.py)
     cells, mobs = goal_sources(env, goal)
+    unmade = game_data().get("not_built") or {}
+    cells = {c for c in cells if env.vocab.cells[c] not in unmade}  # a kind the generator never places (snow)
     if goal.action == "mine" and goal.tool is None and cells and not mobs:
         # the route mines it bare-handed (dye from cocoa pods): a source here that needs a tool
         # (lapis ore) is not the route's, and the planner brings no tool for it

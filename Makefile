@@ -31,7 +31,7 @@ $(STAMP): $(BIN)/python pyproject.toml Makefile
 	$(BIN)/pip install --quiet -e '.[local,test,docs]'
 	# evaluate the DEPS planner's fixed prompt part once and save its state, so that the first
 	# `deps run` prefills only its task (agent/llm/prompt_state.py); a failure here only costs time
-	-$(BIN)/python -m agent.llm.prompt_state
+	-$(BIN)/python -m agent.llm.save_prompt_state
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

@@ -14,7 +14,7 @@ llama.cpp refuses is ignored with one line in the server's log, which LocalServe
 stderr; the fixed part is then evaluated again and the file rewritten. Files are written to a
 temporary name and renamed, so a reader never sees half a file.
 
-    python -m agent.llm.prompt_state [--model rider] [--planner deps]   # make install runs this
+    python -m agent.llm.save_prompt_state [--model rider] [--planner deps]   # make install runs this
 
 The parent side (`spec_for`, `state_path`) needs no llama_cpp; the child side (`install_hook`,
 `restore_or_build`) runs inside the server process (agent/llm/local_server.py's child boot).
@@ -22,7 +22,6 @@ The parent side (`spec_for`, `state_path`) needs no llama_cpp; the child side (`
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import json
@@ -219,31 +218,3 @@ def install_hook(spec_json: str) -> None:
         return llama
 
     LlamaProxy.load_llama_from_model_settings = staticmethod(load_and_restore)
-
-
-# --------------------------------------------------------------------------- make install
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="python -m agent.llm.prompt_state",
-        description="Evaluate a planner's fixed prompt part once and save its state for later server starts.",
-    )
-    ap.add_argument("--model", default=None, help="a local model (default: the default local model)")
-    ap.add_argument("--planner", default="deps", help="whose prompt (default: deps)")
-    a = ap.parse_args(argv)
-    from agent.llm.local_server import DEFAULT_LOCAL_MODEL, LocalServer, LocalServerError
-
-    try:
-        with LocalServer(a.model or DEFAULT_LOCAL_MODEL, prompt_state_for=a.planner) as srv:
-            status = srv.prompt_state_status
-    except LocalServerError as e:
-        print(f"prompt state not saved: {str(e).splitlines()[0]}", file=sys.stderr)
-        return 1
-    if srv.prompt_state is None:
-        print(f"planner {a.planner!r} has no fixed prompt part to save", file=sys.stderr)
-        return 1
-    print(f"prompt state {status}: {srv.prompt_state['path']}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

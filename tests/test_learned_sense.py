@@ -14,29 +14,12 @@ from skills.learned import sense
 from skills.learned.features import net_shape
 from skills.learned.model import GoalNet
 from skills.learned.surround import KEY, RADIUS, SIDE, observe
+from tests import test_learned as base
+from tests.test_learned import flat  # the same flat worlds
 from worlds.gridworld.spec import make_vocab
-from worlds.gridworld.world import GridWorld
-from worlds.knowledge import load_kb
 from worlds.types import Goal
 
-SIZE = (24, 24)
-
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb("1.11.2")
-
-
-@pytest.fixture(scope="module")
-def vocab(kb):
-    return make_vocab(kb)
-
-
-def flat(kb, blocks=(), mobs=(), agent=(12, 65, 12)):
-    w = GridWorld(kb, size=SIZE)
-    layout = {"ground": 64, "blocks": [list(b) for b in blocks], "mobs": [list(m) for m in mobs], "agent": list(agent)}
-    w.reset(seed=0, options={"layout": layout, "time_of_day": 0.1})
-    return w
+kb, vocab = base.kb, base.vocab  # the same fixtures as tests/test_learned.py
 
 
 def band_of(dy: int) -> int:

@@ -95,6 +95,12 @@ _FREE = re.compile(
 )
 
 
+def code_goals(text: str) -> list[Goal]:
+    """The goals of a plan written in the code form, one call a line, comments left out (raises
+    ValueError like parse_call on a line that is not a call)."""
+    return [parse_call(line.split("#", 1)[0]) for line in str(text).splitlines() if "(" in line.split("#", 1)[0]]
+
+
 def _count(text: str) -> int:
     for tok in re.findall(r"[a-z]+|\d+", text.lower()):
         if tok.isdigit():

@@ -11,7 +11,7 @@ import sys
 
 from agent.runner import run_episode
 from nodes.describe import describe_outcomes
-from nodes.parse import parse_call
+from nodes.parse import code_goals, parse_call
 from nodes.registry import DialogueOptions
 from nodes.settings import RunSettings
 from training.deps_reader import MAX_GOALS, plan_text, recorded_examples
@@ -24,10 +24,6 @@ READER = "training.deps_reader:factory"
 _FAILED = re.compile(r'failed on step \d+ "([^"]+)"(?: with (\d+) of its \d+ \w+ still to make)?')
 
 
-def _goals(text: str) -> list[Goal]:
-    return [parse_call(line.split("#")[0]) for line in text.splitlines() if "(" in line]
-
-
 def _item(g: Goal) -> str:
     return next(iter(g.obj))
 
@@ -38,7 +34,7 @@ def test_the_reader_solves_items_through_the_graph():
         row = run_episode(item_task(item, "empty", {}), settings, kb=KB)
         assert row["success"], (item, row["failure_reason"])
         assert row["rounds"] >= 2  # it went down the recipe tree, led by the refusals
-        assert len(_goals(row["plans"][0])) == 1  # the first plan is the target's own recipe line
+        assert len(code_goals(row["plans"][0])) == 1  # the first plan is the target's own recipe line
 
 
 def test_every_plan_is_read_off_its_own_dialogue():
@@ -51,14 +47,14 @@ def test_every_plan_is_read_off_its_own_dialogue():
     replans = 0
     for e in examples:
         asked, reply = e["messages"][-2]["content"], e["messages"][-1]["content"]
-        goals = _goals(reply)
+        goals = code_goals(reply)
         assert 1 <= len(goals) <= MAX_GOALS
         assert _item(goals[-1]) in asked  # the plan ends with the task's item
         if e["round"] == 0:
             assert len(goals) == 1 and f"obtain {goals[0].obj[_item(goals[0])]} {_item(goals[0])}" in asked
             continue
         replans += 1
-        before = {g.code() for g in _goals(e["messages"][-3]["content"])}
+        before = {g.code() for g in code_goals(e["messages"][-3]["content"])}
         failed = _FAILED.search(asked)
         for g in goals:
             copied = g.code() in before
@@ -96,7 +92,7 @@ def test_the_describer_says_what_a_part_made_goal_still_has_to_make():
 def test_a_plan_longer_than_the_grammar_keeps_its_last_goal():
     goals = [Goal("mine", {"log": k + 1}) for k in range(20)]
     text = plan_text(goals)
-    kept = _goals(text)
+    kept = code_goals(text)
     assert len(kept) == MAX_GOALS and kept[-1].obj == {"log": 20}
     assert all(line.endswith(": ") for line in text.splitlines())  # the grammar's empty step comment
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nodes.parse import parse_call
+from nodes.parse import code_goals
 from nodes.planners.base import PlanRequest, PlanResult
+from nodes.planners.grammar import MAX_STEPS as MAX_GOALS
 from worlds.options import best_option
 from worlds.types import Goal
 
@@ -46,18 +47,6 @@ def fact_goal(kb: Any, item: str, count: int) -> Goal | None:
 _NEEDS = re.compile(r"needs (\d+) ([a-z0-9_]+)")
 
 
-def _plan_goals(text: str) -> list[Goal]:
-    out = []
-    for line in str(text).splitlines():
-        code = line.split("#", 1)[0].strip()
-        if "(" in code:
-            try:
-                out.append(parse_call(code))
-            except (ValueError, SyntaxError):
-                continue
-    return out
-
-
 def reader_plan(req: PlanRequest) -> list[Goal]:
     kb = req.kb
     target, n = next(iter(req.task.target.items()))
@@ -70,7 +59,7 @@ def reader_plan(req: PlanRequest) -> list[Goal]:
     last = mine[-1] if mine else None
     if last is None or last.get("ok") or last.get("step") is None:
         return [first] if first else []
-    previous = _plan_goals(req.plans[-1])
+    previous = code_goals(req.plans[-1])
     k = int(last["step"])
     failed = Goal.from_dict(last["goal"])
     item, want = next(iter(failed.obj.items()))
@@ -93,9 +82,6 @@ def reader_plan(req: PlanRequest) -> list[Goal]:
     gained = int((last.get("gained") or {}).get(item, 0)) if failed.action != "kill" else 0  # as the describer says
     retry = Goal(failed.action, {item: max(1, want - gained)}, failed.materials, failed.tool)
     return [*fixes, retry, *previous[k + 1 :]]
-
-
-MAX_GOALS = 16  # the plan grammar's limit (nodes/planners/grammar.py)
 
 
 def plan_text(goals: list[Goal]) -> str:

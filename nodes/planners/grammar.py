@@ -52,6 +52,9 @@ def _trie_expr(node: dict) -> str:
     return branches[0] if len(branches) == 1 else "(" + " | ".join(branches) + ")"
 
 
+MAX_STEPS = 16  # goals a plan may have
+
+
 def plan_vocabulary(kb: Any) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The names a plan may use: items (generic groups included), mobs, and tools or platforms."""
     items = tuple(sorted(set(kb.item_names()) | set(kb.groups())))
@@ -110,7 +113,7 @@ def _grammar(
     )
 
 
-def code_form_grammar(kb: Any, max_steps: int = 16, target: dict[str, int] | None = None) -> str:
+def code_form_grammar(kb: Any, max_steps: int = MAX_STEPS, target: dict[str, int] | None = None) -> str:
     """The grammar; with a one-item `target`, the plan's last line is the first that makes it."""
     items, mobs, tools = plan_vocabulary(kb)
     if not target or len(target) != 1:

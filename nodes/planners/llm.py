@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 import prompts
 from nodes.describe import inventory_text
 from nodes.facts import failure_missing, recipe_book
-from nodes.parse import parse_call
+from nodes.parse import code_goals
 from nodes.planners.base import PlanRequest, PlanResult, goals_to_text
 from worlds.types import ACTIONS, Goal
 
@@ -115,8 +115,7 @@ def json_to_goals(text: str) -> list[Goal]:
 
 
 def _code_lines_to_json(text: str) -> str:
-    goals = [parse_call(line.split("#")[0]) for line in text.splitlines() if "(" in line]
-    return goals_to_json(goals)
+    return goals_to_json(code_goals(text))
 
 
 class DialoguePlanner:

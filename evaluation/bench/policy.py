@@ -4,7 +4,10 @@ target map where the network reads one), as a ratio against the batched world's 
 over the same worlds, timed side by side.
 
 The shipped controller's weights are used when present; otherwise a fresh network of the
-same shape (the time does not depend on the weights).
+same shape (the time does not depend on the weights). Each timed step is what the controller
+does: the maps of the state the world is in (the target map counting again what the last step
+changed, skills/learned/source_columns.py), the action, then the world's step; the first count
+of each world's columns is made before the clock starts (once per world and goal).
 """
 
 from __future__ import annotations
@@ -57,17 +60,19 @@ def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda 
         return sense.add_to(o, env, rows, luts) if luts else o
 
     rng = np.random.default_rng(0)
+    a = policy.act(features(obs), codes, greedy=False, rng=rng)  # warm: the target map's first count of each world
     t_pol, t_env = float("inf"), float("inf")
-    for _ in range(repeat):  # interleaved, so machine noise hits both alike; best of each
-        t0 = time.perf_counter()
-        for _ in range(5):  # the maps the net reads are counted as the policy's cost
-            a = policy.act(features(obs), codes, greedy=False, rng=rng)
-        t_pol = min(t_pol, (time.perf_counter() - t0) / 5)
-        acts = np.stack([np.minimum(a, 9), np.full(BATCH, -1)], axis=1).astype(np.int64)
-        t0 = time.perf_counter()
-        for _ in range(5):
+    for _ in range(repeat):  # best of each over `repeat` runs of 5 steps, machine noise hitting both alike
+        pol = env_t = 0.0
+        for _ in range(5):  # as the controller runs: the maps of this step's state, the action, the step
+            t0 = time.perf_counter()
+            a = policy.act(features(obs), codes, greedy=False, rng=rng)  # the maps the net reads count as its cost
+            t1 = time.perf_counter()
+            acts = np.stack([np.minimum(a, 9), np.full(BATCH, -1)], axis=1).astype(np.int64)
+            t2 = time.perf_counter()
             obs, *_ = env.step(acts)
-        t_env = min(t_env, (time.perf_counter() - t0) / 5)
+            pol, env_t = pol + t1 - t0, env_t + time.perf_counter() - t2
+        t_pol, t_env = min(t_pol, pol / 5), min(t_env, env_t / 5)
     torch.set_num_threads(threads)
     return {
         "policy_batched_ms_per_step": round(1000 * t_pol, 3),

@@ -189,6 +189,14 @@ class DialogueOptions:
             "bounds": (500, 200000),
         },
     )
+    recipe_grammar: bool = field(
+        default=False,
+        metadata={
+            "help": "deps, dep: with the embedded model, each plan line also holds to the knowledge base's facts: "
+            "a craft line's materials come from its item's recipe, a smelt line's input is what the furnace turns "
+            "into its item, a mine line gathers what a block drops (default: item names only)"
+        },
+    )
 
 
 ABLATABLE = ("performer-memory", "patroller")  # MP5 Table 7's ablations (--ablate)

@@ -81,3 +81,96 @@ def test_every_rule_used_is_defined(kb):
         bare = [re.sub(r'"[^"]*"|\[[^\]]*\]|\{[0-9,]+\}', " ", body) for body in r.values()]
         used = {w for body in bare for w in re.findall(r"[a-z]+", body)}
         assert used <= set(r), used - set(r)
+
+
+# --- --recipe-grammar: each line also holds to the knowledge base's facts -----------------------
+
+
+def _line(code: str, k: int = 1) -> str:
+    return f"{code}  # step {k}: \n"
+
+
+def test_the_recipe_grammar_refuses_what_no_recipe_or_block_gives(kb):
+    """Lines the r24 adapter wrote on held-out items (docs/results/held-out-items.md): an item
+    smelted from itself, the furnace's input and output swapped, a mob's drop crafted, a tool
+    mined. The names grammar takes them all; the recipe grammar none, and the right lines still."""
+    from tests.gbnf_regex import to_regex
+
+    names = to_regex(code_form_grammar(kb, target={"glass_bottle": 1}), "wayline")
+    facts = to_regex(code_form_grammar(kb, target={"glass_bottle": 1}, recipes=True), "wayline")
+    wrong = [
+        "smelt({'sand':1}, {'sand':1}, 'furnace')",
+        "smelt({'sand':3}, {'glass':1}, 'furnace')",
+        "craft({'feather':1}, {'leather':1}, null)",
+        "craft({'glowstone':1}, {'glowstone':4}, 'crafting_table')",
+        "mine({'stone_pickaxe':1}, null)",
+        "craft({'stick':1}, {'piston':1, 'slime_ball':1}, null)",
+    ]
+    right = [
+        "smelt({'glass':3}, {'sand':1}, 'furnace')",
+        "mine({'sand':3}, null)",
+        "craft({'stick':4}, {'planks':2}, null)",
+        "craft({'glowstone':1}, {'glowstone_dust':4}, null)",
+        "craft({'stone_slab':6}, {'cobblestone':3}, 'crafting_table')",  # an accepted alternative
+        "kill({'chicken':1}, null)",
+        "equip({'stone_pickaxe':1}, null)",
+    ]
+    for code in wrong:
+        assert names.fullmatch(_line(code)) and not facts.fullmatch(_line(code)), code
+    for code in right:
+        assert facts.fullmatch(_line(code)), code
+
+
+def test_the_recipe_grammar_takes_every_recipe_line_of_the_game(kb):
+    """Each item's own recipe-book line, as the DEPS reader writes it (training/deps_reader.py
+    fact_goal), is a line the recipe grammar takes: decoding never fights the teacher's data."""
+    from tests.gbnf_regex import to_regex
+    from training.deps_reader import fact_goal
+
+    way = to_regex(code_form_grammar(kb, recipes=True), "line")
+    checked = 0
+    for item in kb.item_names():
+        g = fact_goal(kb, item, 2)
+        if g is not None:
+            assert way.fullmatch(_line(g.code())), g.code()
+            checked += 1
+    assert checked > 250
+
+
+def test_the_recipe_grammar_still_ends_with_the_target(kb):
+    r = _rules(code_form_grammar(kb, target={"glass": 1}, recipes=True))
+    assert r["root"] == "wayline{0,15} doneline"
+    assert r["doneline"].startswith("(donesmelt)")  # glass is only smelted
+    assert _names(r["donesmelt"].split(" ", 1)[1].rsplit(" ", 1)[0]) == {"glass"}
+
+
+def test_recipe_grammar_is_a_dialogue_option_the_planner_sends(kb):
+    """--recipe-grammar (nodes/registry.py DialogueOptions) reaches the DEPS and DEP planners, and
+    the grammar they send with it is the recipe grammar (off by default: names only)."""
+    from nodes.planners.base import PlanRequest
+    from nodes.planners.llm import dep_planner, deps_planner
+    from nodes.registry import DialogueOptions
+    from nodes.settings import RunSettings
+    from worlds.types import Task
+
+    sent: list[str] = []
+
+    class Recorder:
+        supports_grammar = True
+
+        def grammar_mode(self, gbnf: str):
+            sent.append(gbnf)
+            raise StopIteration  # no model: what was sent is all this test needs
+
+    on = RunSettings(planner="deps", options={"deps": DialogueOptions(recipe_grammar=True)})
+    assert not deps_planner(None, RunSettings(planner="deps")).recipe_grammar
+    task = Task("glass", "heldout", "obtain 1 glass", {"glass": 1}, 100)
+    req = PlanRequest(task=task, inventory={}, plans=[], descriptions=[], explanations=[], kb=kb)
+    for make in (deps_planner, dep_planner):
+        for settings in (on, RunSettings(planner="deps")):
+            try:
+                make(Recorder(), settings).plan(req)
+            except StopIteration:
+                pass
+    assert sent[0] == sent[2] == code_form_grammar(kb, target={"glass": 1}, recipes=True)
+    assert sent[1] == sent[3] == code_form_grammar(kb, target={"glass": 1})

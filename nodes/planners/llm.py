@@ -138,6 +138,7 @@ class DialoguePlanner:
         prompt: str = "deps_planner",
         output: str = "auto",
         history_chars: int = 8000,
+        recipe_grammar: bool = False,
         replan_temperature: float | None = 0.7,
     ):
         self.llm, self.name, self.prompt = llm, name, prompt
@@ -146,6 +147,7 @@ class DialoguePlanner:
         self.output = output
         self.structured = output == "json"
         self.history_chars = history_chars  # the dialogue's earlier rounds kept, newest first, within this size
+        self.recipe_grammar = recipe_grammar  # the grammar also holds lines to recipes (grammar.LineFacts)
         self.replan_temperature = replan_temperature
 
     def _as_plan(self, text: str) -> str:
@@ -233,7 +235,9 @@ class DialoguePlanner:
         if self.output == "grammar" and req.kb is not None:
             from nodes.planners.grammar import code_form_grammar
 
-            runnable = self.llm.grammar_mode(code_form_grammar(req.kb, target=dict(req.task.target)))
+            runnable = self.llm.grammar_mode(
+                code_form_grammar(req.kb, target=dict(req.task.target), recipes=self.recipe_grammar)
+            )
         elif self.structured:
             runnable = self.llm.json_mode(plan_schema(req.kb))
         else:
@@ -264,15 +268,19 @@ def _summary(req: PlanRequest, left_out: list[int]) -> str:
     )
 
 
-def _history_chars(settings: Any) -> int:
-    return settings.option("deps").history_chars if settings is not None else 8000  # nodes/registry.py
+def _dialogue(settings: Any) -> dict[str, Any]:
+    """The dialogue's options (nodes/registry.py DialogueOptions) as DialoguePlanner's arguments."""
+    if settings is None:
+        return {}
+    o = settings.option("deps")
+    return {"history_chars": o.history_chars, "recipe_grammar": o.recipe_grammar}
 
 
 def deps_planner(llm: Any, settings: Any = None) -> DialoguePlanner:
     """DEPS: the growing dialogue, with the run's selector (nodes/registry.py names it)."""
-    return DialoguePlanner(llm, name="deps", history_chars=_history_chars(settings))
+    return DialoguePlanner(llm, name="deps", **_dialogue(settings))
 
 
 def dep_planner(llm: Any, settings: Any = None) -> DialoguePlanner:
-    """DEP: the same dialogue (and the same --history-chars); goals run in plan order."""
-    return DialoguePlanner(llm, name="dep", history_chars=_history_chars(settings))
+    """DEP: the same dialogue (and the same --history-chars, --recipe-grammar); goals run in plan order."""
+    return DialoguePlanner(llm, name="dep", **_dialogue(settings))

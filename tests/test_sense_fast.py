@@ -127,3 +127,32 @@ def test_one_world_asked_for_twice_with_two_goals_gets_each_goals_map(kb):
     got = sense.target_map(env, rows, luts)
     np.testing.assert_array_equal(got, reference(env, rows, luts))
     assert not np.array_equal(got[0], got[1])
+
+
+def test_the_surroundings_map_kept_between_steps_equals_a_cell_by_cell_reading(kb):
+    """A world whose window did not change is given its last counts again: they equal a fresh
+    reading through turns, attacks, moves, edits in the window, mobs, resets and subsets."""
+    from skills.learned.surround import around
+    from tests.test_speed_parts import _around_reference
+
+    rng = np.random.default_rng(5)
+    env = BatchGridWorld(6, kb, size=(30, 30))
+    env.reset(rng.integers(0, 1000, env.n).tolist())
+    for round_ in range(10):
+        rows = np.arange(env.n) if round_ % 3 else np.array([4, 1, 3])
+        np.testing.assert_array_equal(around(env, rows), _around_reference(env, rows.tolist()))
+        what = round_ % 5
+        if what == 0:  # turns and attacks only: most windows stay as they were
+            env.step(np.stack([rng.choice([0, 5, 6, 7], env.n), np.full(env.n, -1)], axis=1))
+        elif what == 1:  # a cell edited in one world's window, under its agent's feet
+            x, y, z = env.pos[2]
+            env.cells[2, x, z, y - 1] = env.vocab.cell_id["diamond_ore"]
+        elif what == 2:
+            env.step(np.stack([rng.integers(0, 10, env.n), np.full(env.n, -1)], axis=1))
+            add_mobs(env, rng)
+        elif what == 3:
+            scatter_agents(env, rng)
+        else:
+            env.reset_some(np.array([True, False, True, False, False, False]), rng.integers(0, 1000, env.n).tolist())
+    twice = np.array([0, 0, 5])
+    np.testing.assert_array_equal(around(env, twice), _around_reference(env, twice.tolist()))

@@ -15,6 +15,7 @@ act), read from the local grid.
 
 from __future__ import annotations
 
+import weakref
 from functools import lru_cache
 from typing import Any
 
@@ -41,14 +42,7 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
     n_cells = len(env.vocab.cells)
     C = n_cells + len(env.vocab.mobs)
     pos = env.pos[rows].astype(np.int64)
-    ids = _window(env, rows, pos)
-    # one bin per (world, pooled z, pooled x, kind), counted in uint8 by torch's scatter-add: no
-    # bin passes 255, so no int64 histogram, clamp or cast (issue 21: the map 2x faster). The
-    # keys and the zeros are numpy's: torch's elementwise ops would spread over its threads,
-    # which only spin on a busy machine; the scatter runs on one thread either way
-    out = np.zeros(n * SIDE * SIDE * C, np.uint8)
-    keys = torch.from_numpy(np.add(_cell_keys(n, C), ids, dtype=np.int64).reshape(-1))
-    torch.from_numpy(out).scatter_add_(0, keys, torch.ones(1, dtype=torch.uint8).expand(keys.numel()))
+    out = _cell_counts(env, rows, _window(env, rows, pos), C).reshape(-1)
     # mobs: their own channels, a few hundred at most
     kind = env.mob_kind[rows].astype(np.int64)
     rel = env.mob_pos[rows] - pos[:, None, :]
@@ -65,6 +59,52 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
         block = (me * SIDE + _BLOCK[r[:, 2] + RADIUS]) * SIDE + _BLOCK[r[:, 0] + RADIUS]
         np.add.at(out, block * C + n_cells + kind[me, mm], 1)
     return out.reshape(n, SIDE, SIDE, C).transpose(0, 3, 1, 2)
+
+
+class _Kept:
+    """The last window each world of one batched world was counted from, and its counts."""
+
+    def __init__(self, n: int, C: int):
+        self.C = C
+        self.ready = np.zeros(n, bool)
+        self.ids = np.zeros((n, _W, _W, len(spec.VIEW_LEVELS)), np.uint8)
+        self.counts = np.zeros((n, SIDE * SIDE * C), np.uint8)
+
+
+_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cell_counts(env: Any, rows: np.ndarray, ids: np.ndarray, C: int) -> np.ndarray:
+    """uint8 [n, SIDE * SIDE * C]: the cell counts of each world's window `ids`. A world whose
+    window holds the same cells as when it was last counted (an agent that turned, attacked,
+    or stood still) gets those counts again: they depend on the window's cells alone (issue 21)."""
+    n = len(rows)
+    kept = _KEPT.get(env)
+    if kept is None or kept.C != C or len(kept.ready) != env.n:
+        kept = _KEPT[env] = _Kept(env.n, C)
+    if len(np.unique(rows)) != n:  # a world asked for twice: count each
+        return _count(ids, C)
+    same = kept.ready[rows] & (ids == kept.ids[rows]).reshape(n, -1).all(axis=1)
+    out = kept.counts[rows]
+    redo = np.nonzero(~same)[0]
+    if redo.size:
+        out[redo] = fresh = _count(ids[redo], C)
+        w = rows[redo]
+        kept.ids[w], kept.counts[w], kept.ready[w] = ids[redo], fresh, True
+    return out
+
+
+def _count(ids: np.ndarray, C: int) -> np.ndarray:
+    """uint8 [n, SIDE * SIDE * C]: counts of each kind in each pooled block of the windows `ids`."""
+    n = len(ids)
+    # one bin per (world, pooled z, pooled x, kind), counted in uint8 by torch's scatter-add: no
+    # bin passes 255, so no int64 histogram, clamp or cast (issue 21: the map 2x faster). The
+    # keys and the zeros are numpy's: torch's elementwise ops would spread over its threads,
+    # which only spin on a busy machine; the scatter runs on one thread either way
+    out = np.zeros(n * SIDE * SIDE * C, np.uint8)
+    keys = torch.from_numpy(np.add(_cell_keys(n, C), ids, dtype=np.int64).reshape(-1))
+    torch.from_numpy(out).scatter_add_(0, keys, torch.ones(1, dtype=torch.uint8).expand(keys.numel()))
+    return out.reshape(n, -1)
 
 
 def _window(env: Any, rows: np.ndarray, pos: np.ndarray) -> np.ndarray:

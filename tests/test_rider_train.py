@@ -260,6 +260,20 @@ def test_pipeline_tiny(tmp_path, capsys):
     assert card["train"]["steps"] == 2 and card["adapter"]["bytes"] > 0
     assert sorted(p.name for p in out.iterdir()) == ["adapter.gguf", "card.json", "peft"]
 
+    # --init goes on from that adapter (its rank, not the one given): one step at a tiny rate leaves its
+    # weights where they were, where fresh weights would start with every LoRA B matrix at zero
+    again = tmp_path / "again"
+    common = ["--data", str(data), "--steps", "1", "--batch-size", "2", "--max-len", "256", "--quiet", "--json"]
+    assert main(["train", "llm", *common, "--out", str(again), "--init", str(out), "--rank", "4", "--lr", "1e-9"]) == 0
+    card2 = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert card2["adapter"]["rank"] == card["adapter"]["rank"] == 8 and card2["train"]["init"] == str(out)
+    from safetensors.torch import load_file
+
+    before, after = (load_file(str(d / "peft" / "adapter_model.safetensors")) for d in (out, again))
+    b_keys = [k for k in before if "lora_B" in k]
+    assert b_keys and any(before[k].abs().max() > 0 for k in b_keys)
+    assert all((before[k] - after[k]).abs().max() < 1e-4 for k in b_keys)
+
     with LocalServer(str(out / "adapter.gguf")) as srv:
         assert srv.lora_path == out / "adapter.gguf"
         assert "loading lora adapter" in srv.log_path.read_text()

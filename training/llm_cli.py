@@ -39,6 +39,7 @@ def cmd_train_llm(a: argparse.Namespace) -> int:
         threads=a.threads,
         layers=a.layers,
         prefix_refresh=a.prefix_refresh,
+        init=a.init,
         command=_command(),
     )
     card = train_lora(cfg, progress=not a.quiet)
@@ -172,6 +173,13 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
         help="steps between recomputing the shared prompt prefix's cache (default: 8)",
     )
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's)")
+    p.add_argument(
+        "--init",
+        default=None,
+        metavar="DIR",
+        help="go on training the adapter a previous run wrote to DIR (its peft/ folder; its rank, alpha and "
+        "modules are kept) instead of fresh LoRA weights",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the card as JSON on the last line")
     p.set_defaults(fn=cmd_train_llm)

@@ -23,7 +23,7 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ class LoraTrainConfig:
     threads: int | None = None
     layers: int | None = None  # LoRA on the top N transformer blocks only (default: all)
     prefix_refresh: int = 8  # steps between recomputing a shared prompt prefix's cache
+    init: str | None = None  # a previous run's OUT: go on from its peft/ adapter (its rank and alpha)
     command: str = ""
 
 
@@ -251,11 +252,27 @@ def check_config(cfg: LoraTrainConfig) -> None:
             raise TrainError(f"{flag} must be a finite number above 0 and at most {high:g}, got {v!r}")
 
 
+def init_rank_alpha(init: str) -> tuple[int, float]:
+    """The rank and alpha of the PEFT adapter a previous run wrote to `init` (OUT/peft/), or a
+    one-line TrainError saying what is missing."""
+    path = Path(init) / "peft" / "adapter_config.json"
+    try:
+        conf = json.loads(path.read_text(encoding="utf-8"))
+        return int(conf["r"]), float(conf["lora_alpha"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise TrainError(
+            f"--init {init}: no readable LoRA adapter at {path} ({type(e).__name__}); accepted: the --out folder "
+            "of an earlier deps train llm run"
+        ) from None
+
+
 def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]:
     """Train, convert, write OUT/adapter.gguf + OUT/card.json (+ OUT/peft/); returns the card."""
     from agent.llm.local_server import LocalServerError, find_model
 
     check_config(cfg)  # before anything is loaded
+    if cfg.init is not None:
+        init_rank_alpha(cfg.init)  # the same: a missing or foreign adapter is refused before the model loads
     try:
         base_gguf = find_model(cfg.base)
     except LocalServerError as e:
@@ -314,7 +331,14 @@ def _train(
         layers_to_transform=top,
         task_type="CAUSAL_LM",
     )
-    model = get_peft_model(model, lcfg)
+    if cfg.init is not None:  # go on from an earlier adapter, with its own shape
+        from peft import PeftModel
+
+        rank, alpha = init_rank_alpha(cfg.init)
+        cfg = replace(cfg, rank=rank, alpha=alpha)
+        model = PeftModel.from_pretrained(model, str(Path(cfg.init) / "peft"), is_trainable=True)
+    else:
+        model = get_peft_model(model, lcfg)
     device = torch.device(cfg.device)
     model.to(device)
     model.train()

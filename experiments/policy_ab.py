@@ -33,13 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", required=True, help="a folder holding the older tree's skills/learned/")
     ap.add_argument("--steps", type=int, default=30, help="steps timed after 5 unrecorded ones (default 30)")
-    ap.add_argument("--batch", type=int, default=256, help="worlds in the batch (default 256)")
+    ap.add_argument(
+        "--batch", type=int, default=256, help="worlds in the batch (default 256; 1: the controller's case)"
+    )
     a = ap.parse_args(argv)
     base = Path(a.base) / "skills" / "learned"
     if not all((base / f).is_file() for f in ("sense.py", "surround.py", "model.py")):
         ap.error(f"--base {a.base!r} holds no skills/learned/sense.py, surround.py and model.py")
-    if a.steps < 1 or a.batch < 2:
-        ap.error("--steps must be at least 1 and --batch at least 2")
+    if a.steps < 1 or a.batch < 1:
+        ap.error("--steps and --batch must be at least 1")
     torch.set_num_threads(1)  # as the learned controller runs it
     kb = load_kb("1.11.2")
     new = GoalPolicy.load("controller", kb=kb, device="cpu")
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     old_sense, old_surround = _module(base / "sense.py", "sense"), _module(base / "surround.py", "surround")
     env = BatchGridWorld(a.batch, kb)
     obs = env.reset([i % 16 for i in range(a.batch)])
-    goals = [Goal("mine", {"log": 1}), Goal("kill", {"cow": 1})] * (a.batch // 2)
+    goals = [(Goal("mine", {"log": 1}), Goal("kill", {"cow": 1}))[i % 2] for i in range(a.batch)]
     codes, luts, rows = new.codes(goals), [sense.lut(env, g) for g in goals], np.arange(a.batch)
     trees = {
         "before": (old_surround.around, old_sense.target_map, old, np.random.default_rng(0)),

@@ -46,3 +46,20 @@ def test_the_tasks_are_the_training_split_only():
     assert len(tasks) > 500 and not {next(iter(t.target)) for t in tasks} & held
     halves = _tasks(40, (0, 2), seed=0) + _tasks(40, (1, 2), seed=0)
     assert sorted(t.id for t in halves) == sorted(t.id for t in _tasks(40, (0, 1), seed=0))
+
+
+def test_the_deps_reader_adapter_ships_as_local_deps_reader_and_is_the_one_its_card_describes():
+    import json
+
+    from agent.llm import parse_llm_spec
+    from agent.llm.adapter_file import adapter_info
+    from agent.llm.local_server import ADAPTERS, find_adapter, find_model
+    from training.data import base_model_id, file_sha256
+
+    path = ADAPTERS["deps-reader"]
+    card = json.loads((path.parent / "card.json").read_text())
+    assert card["adapter"]["sha256"] == file_sha256(path)
+    assert card["base_model"] == base_model_id(find_model("smollm2")) == adapter_info(path)["base_model"]
+    assert find_adapter("deps-reader") == path and find_model("deps-reader") == find_model("smollm2")
+    assert sorted(card["data"]["held_out_items"]) == sorted(split_items(KB).held_out)
+    assert parse_llm_spec("local:deps-reader").model == "deps-reader"

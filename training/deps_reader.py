@@ -121,6 +121,23 @@ def factory(settings: Any = None) -> DepsReader:
     return DepsReader(_SINK[-1] if _SINK else None, history_chars=chars)
 
 
+def deps_example(req: PlanRequest, msgs: list, text: str, task: Any, source: str) -> dict:
+    """One DEPS training example: the planner's messages for `req`, answered by `text`."""
+    from nodes.planners.rider.prompt import as_chat
+
+    return {
+        "messages": [*as_chat(msgs), {"role": "assistant", "content": text}],
+        "task": task.id,
+        "source": source,
+        "format": "deps-plan",
+        "relabelled": False,
+        "revision": bool(req.plans),
+        "round": req.round,
+        "inventory": dict(req.inventory),
+        "target": dict(task.target),
+    }
+
+
 def recorded_examples(
     tasks: list[Any],
     kb: Any,
@@ -137,7 +154,6 @@ def recorded_examples(
     import sys
 
     from agent.runner import run_episode
-    from nodes.planners.rider.prompt import as_chat
     from nodes.registry import DialogueOptions
     from nodes.settings import RunSettings
 
@@ -153,19 +169,7 @@ def recorded_examples(
         got: list[dict] = []
 
         def sink(req: PlanRequest, msgs: list, text: str, task: Any = task, got: list = got) -> None:
-            got.append(
-                {
-                    "messages": [*as_chat(msgs), {"role": "assistant", "content": text}],
-                    "task": task.id,
-                    "source": "teacher:deps-reader",
-                    "format": "deps-plan",
-                    "relabelled": False,
-                    "revision": bool(req.plans),
-                    "round": req.round,
-                    "inventory": dict(req.inventory),
-                    "target": dict(task.target),
-                }
-            )
+            got.append(deps_example(req, msgs, text, task, "teacher:deps-reader"))
 
         _SINK.append(sink)
         try:

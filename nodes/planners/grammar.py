@@ -114,9 +114,13 @@ def _tag(k: int) -> str:
             return out
 
 
-def _fact_rules(facts: LineFacts) -> tuple[list[str], dict[str, str], dict[str, str]]:
+FactRules = tuple[list[str], dict[str, str], dict[str, str], frozenset[str]]
+
+
+def _fact_rules(facts: LineFacts) -> FactRules:
     """The rules shared by every kind of line under the recipe grammar: one tail per distinct set of
-    craft materials and of furnace inputs; and, per item, the name of the tail that follows it."""
+    craft materials and of furnace inputs; per item, the name of the tail that follows it; and the
+    items a mine line may gather."""
     rules: list[str] = []
     craft_tail: dict[str, str] = {}
     smelt_tail: dict[str, str] = {}
@@ -133,18 +137,17 @@ def _fact_rules(facts: LineFacts) -> tuple[list[str], dict[str, str], dict[str, 
                 else:  # one furnace input that gives the item
                     rules.append(f'{tag} ::= "\':" num "}}, {{\'" {_alts(names)} "\':" num "}}, \'furnace\')"')
             tails[item] = seen[names]
-    return rules, craft_tail, smelt_tail
+    return rules, craft_tail, smelt_tail, frozenset(facts.mine)
 
 
 def _lines(
-    p: str, items: tuple[str, ...], mobs: tuple[str, ...], *, equip: bool = True, facts: LineFacts | None = None
+    p: str, items: tuple[str, ...], mobs: tuple[str, ...], *, equip: bool = True, facts: FactRules | None = None
 ) -> list[str]:
     """The rules of one kind of line, named `p`line: what it makes is one of `items`, or what a
     kill of one of `mobs` drops (`equip`: equipping one of `items` is such a line too). With
-    `facts`, a line may only make what its verb can make, from materials a recipe names."""
+    `facts` (_fact_rules), a line may only make what its verb can make, from materials a recipe names."""
     if facts is not None:
-        _, craft_tail, smelt_tail = _fact_rules(facts)
-        mined = set(facts.mine)
+        _, craft_tail, smelt_tail, mined = facts
         by_verb = {
             "mine": [n for n in items if n in mined],
             "craft": [n for n in items if n in craft_tail],
@@ -187,8 +190,9 @@ def _grammar(
     final_mobs: tuple[str, ...] = (),
     facts: LineFacts | None = None,
 ) -> str:
+    rules = _fact_rules(facts) if facts is not None else None
     shared = [
-        *(_fact_rules(facts)[0] if facts is not None else ()),
+        *(rules[0] if rules is not None else ()),
         'mats ::= "null" | "{" obj (", " obj){0,4} "}"',
         'tool ::= "null" | "\'" toolname "\'"',
         "num ::= [1-9] [0-9]?",
@@ -196,14 +200,14 @@ def _grammar(
         f"toolname ::= {_alts(tools)}",
     ]
     if not (final_items or final_mobs):
-        return "\n".join([f"root ::= line{{1,{max_steps}}}", *_lines("", items, mobs, facts=facts), *shared])
+        return "\n".join([f"root ::= line{{1,{max_steps}}}", *_lines("", items, mobs, facts=rules), *shared])
     others = tuple(n for n in items if n not in final_items)
     other_mobs = tuple(m for m in mobs if m not in final_mobs)
     return "\n".join(
         [
             f"root ::= wayline{{0,{max_steps - 1}}} doneline",
-            *_lines("way", others, other_mobs, facts=facts),
-            *_lines("done", final_items, final_mobs, equip=False, facts=facts),
+            *_lines("way", others, other_mobs, facts=rules),
+            *_lines("done", final_items, final_mobs, equip=False, facts=rules),
             'obj ::= "\'" item "\':" num',
             f"item ::= {_alts(items)}",
             *shared,

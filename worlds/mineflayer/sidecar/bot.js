@@ -211,6 +211,10 @@ const COMMANDS = {
     moves.digCost = 8
     moves.placeCost = 8
     bot.pathfinder.setMovements(moves)
+    // pathfinder gives up deciding a path after 5 s of wall time by default; on a busy machine
+    // (or a slow server streaming chunks) even a few blocks' walk can take longer than that to
+    // plan, so the budget for thinking is a share of the walk's own time limit
+    bot.pathfinder.thinkTimeout = msg.think_timeout_ms || 20000
     bot.collectBlock.movements = moves
     await bot.waitForChunksToLoad()
     return state()

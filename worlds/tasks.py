@@ -169,7 +169,8 @@ def _validate(raw: Any, label: str) -> list[dict[str, Any]]:
             raise SuiteError(f"{where} is a {_type_name(entry)}, expected a mapping ({_KEYS_HELP})")
         tid = entry.get("id")
         if isinstance(tid, str) and tid.strip():
-            where += f" ({tid.strip()})"
+            shown = tid.strip()[:80]
+            where += f" ({shown if shown.isprintable() else repr(shown)})"  # one line, whatever the id holds
         missing = [k for k in REQUIRED_KEYS if k not in entry]
         if missing:
             raise SuiteError(f"{where}: missing key '{missing[0]}' ({_KEYS_HELP})")

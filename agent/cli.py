@@ -17,6 +17,7 @@ from nodes.settings import (
     MC_VERSIONS,
     RunSettings,
     bounded,
+    local_llm_for,
     redact_llm,
 )
 
@@ -160,6 +161,7 @@ def _prestart_for(llm: str, planner: str) -> None:
 
     if not llm.strip().lower().startswith("local") or ":" in planner:
         return
+    llm = local_llm_for(llm, planner)
     try:
         if not registry.get("planner", planner).needs_llm:
             return

@@ -114,8 +114,9 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--llm",
         default=None,
-        help="local (the embedded model), PROVIDER:MODEL (openai:gpt-4o-mini) or an "
-        "OpenAI-compatible base URL (default: local)",
+        help="local (the embedded model with the planner's shipped adapter: local:reader for "
+        "rider, local:rider for the others), local:NAME or a .gguf path, PROVIDER:MODEL "
+        "(openai:gpt-4o-mini) or an OpenAI-compatible base URL (default: local)",
     )
     g.add_argument(
         "--llm-timeout",

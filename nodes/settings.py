@@ -58,6 +58,21 @@ def redact_text(text: str) -> str:
     return _URL_IN_TEXT.sub(lambda m: redact_llm(m.group(0)), str(text))
 
 
+def local_llm_for(llm: str, planner: str) -> str:
+    """Plain `local` names the embedded model that `planner` ships with, where its registry entry
+    names one (the rider planner: `local:reader`); every other spec, and `local` for the other
+    planners (the suites adapter, `local:rider`), is kept as written."""
+    if llm.strip().lower() != "local" or ":" in planner:
+        return llm
+    from nodes import registry
+
+    try:
+        model = registry.get("planner", planner).local_model
+    except ValueError:
+        return llm  # an unknown planner is reported by validate()
+    return f"local:{model}" if model else llm
+
+
 class SettingsError(ValueError):
     """A bad setting; the message is one line: what was wrong and what is accepted."""
 
@@ -119,6 +134,9 @@ class RunSettings:
     llm_faults: str | None = None  # inject faults at the wire, e.g. "timeout=0.1,http500=0.1" (agent/llm/faults.py)
     options: dict[str, Any] = field(default_factory=dict)  # part name -> its options dataclass (nodes/registry.py)
 
+    def __post_init__(self) -> None:
+        self.llm = local_llm_for(self.llm, self.planner)
+
     def option(self, part: str) -> Any:
         """The options of the part named `part` (its dataclass; the defaults when none were given)."""
         if part in self.options:
@@ -141,6 +159,8 @@ class RunSettings:
         values = {k: v for k, v in stored.items() if k in cls.__dataclass_fields__ and k != "options"}
         values["skills"] = tuple(values["skills"]) if values.get("skills") else None
         settings = cls(**values)
+        if "llm" in values:  # as stored: a run from before a planner had its own adapter resumes as it ran
+            settings.llm = values["llm"]
         for part, given in (stored.get("options") or {}).items():
             settings.configure(part, **{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
         return settings

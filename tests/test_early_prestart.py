@@ -62,7 +62,13 @@ def test_a_remote_llm_or_a_planner_without_one_starts_no_server(monkeypatch):
     cli._prestart_for("local", "my_pkg.planner:make")
     assert calls == []
     cli._prestart_for("local", "deps")
-    assert calls == [(("rider",), {"warm_for": "deps"})]
+    cli._prestart_for("local", "rider")  # the rider planner's own adapter (its registry entry)
+    cli._prestart_for("local:rider", "rider")  # named: as written
+    assert calls == [
+        (("rider",), {"warm_for": "deps"}),
+        (("reader",), {"warm_for": "rider"}),
+        (("rider",), {"warm_for": "rider"}),
+    ]
 
 
 def test_a_server_stopped_while_it_starts_gives_up_without_waiting_for_ready(tmp_path):

@@ -437,7 +437,10 @@ class MineflayerWorld:
         gained = self._gained(before)
         if not gained:
             return _fail(f"dug {res.get('block')} but its drop did not reach the inventory", {}, rate.cost, chance=True)
-        return _Outcome(True, None, rate.cost, gained)
+        # steps are the text world's per block broken: where the walk dug through another such block, or a
+        # drop left out of reach was picked up with this one, the unit brought two blocks' worth, and costs it
+        broken = max(1, kb.count(gained, item) // max(1, usable[0].count))
+        return _Outcome(True, None, rate.cost * broken, gained)
 
     def near(self, block: str) -> bool:
         """Is such a block placed within 4 blocks of the bot (a crafting table, a furnace)?"""

@@ -1,6 +1,7 @@
 """The one registry of swappable parts: every world, planner, selector, controller, explainer,
 describer and parser is named here once, with its factory, whether it needs an LLM, a line of
-help, and its own options as a small dataclass.
+help, and its own options as a small dataclass; a planner may also name the embedded model that
+plain `--llm local` means for it (`local_model`: the rider's reader adapter).
 
 Everything that lists parts is derived from this table: the CLI's choices and `--help`, the
 flags of each part's options, `RunSettings.validate`, Studio's context form, and the builders

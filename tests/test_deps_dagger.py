@@ -9,6 +9,7 @@ import json
 from nodes.registry import DialogueOptions
 from nodes.settings import RunSettings
 from tests.fakes import FakeLLM
+from tests.shipped_adapter import check_shipped_adapter
 from training.deps_dagger import RECORDS, SOURCE, _tasks, collect
 from training.deps_reader import fact_goal, plan_text
 from training.whole_game import item_task, split_items
@@ -49,17 +50,4 @@ def test_the_tasks_are_the_training_split_only():
 
 
 def test_the_deps_reader_adapter_ships_as_local_deps_reader_and_is_the_one_its_card_describes():
-    import json
-
-    from agent.llm import parse_llm_spec
-    from agent.llm.adapter_file import adapter_info
-    from agent.llm.local_server import ADAPTERS, find_adapter, find_model
-    from training.data import base_model_id, file_sha256
-
-    path = ADAPTERS["deps-reader"]
-    card = json.loads((path.parent / "card.json").read_text())
-    assert card["adapter"]["sha256"] == file_sha256(path)
-    assert card["base_model"] == base_model_id(find_model("smollm2")) == adapter_info(path)["base_model"]
-    assert find_adapter("deps-reader") == path and find_model("deps-reader") == find_model("smollm2")
-    assert sorted(card["data"]["held_out_items"]) == sorted(split_items(KB).held_out)
-    assert parse_llm_spec("local:deps-reader").model == "deps-reader"
+    check_shipped_adapter("deps-reader", KB)

@@ -15,6 +15,7 @@ from nodes.planners.base import PlanRequest
 from nodes.planners.rider.planner import still_missing
 from nodes.planners.rider.prompt import read_record
 from nodes.settings import RunSettings
+from tests.shipped_adapter import check_shipped_adapter
 from tests.test_rider import PICKAXE, RecordingLLM
 from training.rider_reader import NAME, direct_skill, reader_examples
 from training.rider_whole import teacher_rows
@@ -196,17 +197,4 @@ def test_a_reply_that_names_the_block_maps_to_the_mine_skill_of_its_drop():
 
 
 def test_the_reader_adapter_ships_as_local_reader_and_is_the_one_its_card_describes():
-    import json
-
-    from agent.llm import parse_llm_spec
-    from agent.llm.adapter_file import adapter_info
-    from agent.llm.local_server import ADAPTERS, find_adapter, find_model
-    from training.data import base_model_id, file_sha256
-
-    path = ADAPTERS["reader"]
-    card = json.loads((path.parent / "card.json").read_text())
-    assert card["adapter"]["sha256"] == file_sha256(path)
-    assert card["base_model"] == base_model_id(find_model("smollm2")) == adapter_info(path)["base_model"]
-    assert find_adapter("reader") == path and find_model("reader") == find_model("smollm2")
-    assert sorted(card["data"]["held_out_items"]) == sorted(split_items(KB).held_out)
-    assert parse_llm_spec("local:reader").model == "reader"
+    check_shipped_adapter("reader", KB)

@@ -1,0 +1,22 @@
+"""The check every shipped held-out adapter passes: it is the file its card describes, on the packaged base
+model, reachable as local:KEY, and its card lists the held-out items of the rule (tests for reader, deps-reader)."""
+
+from __future__ import annotations
+
+import json
+
+from agent.llm import parse_llm_spec
+from agent.llm.adapter_file import adapter_info
+from agent.llm.local_server import ADAPTERS, find_adapter, find_model
+from training.data import base_model_id, file_sha256
+from training.whole_game import split_items
+
+
+def check_shipped_adapter(key: str, kb) -> None:
+    path = ADAPTERS[key]
+    card = json.loads((path.parent / "card.json").read_text())
+    assert card["adapter"]["sha256"] == file_sha256(path)
+    assert card["base_model"] == base_model_id(find_model("smollm2")) == adapter_info(path)["base_model"]
+    assert find_adapter(key) == path and find_model(key) == find_model("smollm2")
+    assert sorted(card["data"]["held_out_items"]) == sorted(split_items(kb).held_out)
+    assert parse_llm_spec(f"local:{key}").model == key

@@ -6,6 +6,7 @@ the text world's."""
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import socket
@@ -64,6 +65,9 @@ def plain_server():
         yield port
 
 
+GROUND = 7  # grove.js: grass_block at y 6, so a player stands at y 7
+
+
 @needs_node
 def test_join_move_dig_place_inventory_time(plain_server):
     """On flying-squid as it is: the sidecar's own commands."""
@@ -72,9 +76,17 @@ def test_join_move_dig_place_inventory_time(plain_server):
     try:
         state = side.call("connect", host="127.0.0.1", port=plain_server, username="walker", timeout_ms=20000)
         assert state["version"] == "1.16.5" and state["inventory"] == {} and state["game_mode"] == "survival"
-        x, y, z = state["position"]
-        moved = side.call("goto", x=int(x) + 3, y=int(y), z=int(z) + 2, range=0)
-        assert abs(moved["position"][0] - (int(x) + 3.5)) < 1 and abs(moved["position"][2] - (int(z) + 2.5)) < 1
+        x, z = math.floor(state["position"][0]), math.floor(state["position"][2])
+        # flying-squid spawns at random; grove.js puts logs, boulders and ores (which an empty
+        # hand cannot dig through) on a 9-block grid, so the walk ends on a cell that is open ground
+        tx, tz = next(
+            (x + dx, z + dz)
+            for dx in range(2, 8)
+            for dz in range(1, 8)
+            if all(side.call("block_at", x=x + dx, y=h, z=z + dz)["name"] == "air" for h in (GROUND, GROUND + 1))
+        )
+        moved = side.call("goto", x=tx, y=GROUND, z=tz, range=0)
+        assert abs(moved["position"][0] - (tx + 0.5)) < 1 and abs(moved["position"][2] - (tz + 0.5)) < 1
         dug = side.call("collect", blocks=["dirt", "grass_block"])
         assert dug["after"].get("dirt", 0) == dug["before"].get("dirt", 0) + 1  # grass_block drops dirt
         placed = side.call("place", item="dirt")

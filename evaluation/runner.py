@@ -50,6 +50,7 @@ from evaluation.metrics import summarize
 from evaluation.out_guard import OutDirLock, refuse_links
 from evaluation.progress import Progress
 from evaluation.safe_files import repair_jsonl
+from evaluation.schedule import longest_first
 from evaluation.store import JSONL_NAME, STORE_NAME, ResultStore, append_jsonl, write_jsonl
 from evaluation.task_hashes import (
     ContaminatedResult,
@@ -194,6 +195,8 @@ def _run_eval(
             for e in range(episodes)
             if (t.id, e) not in done
         ]
+        if workers > 1:  # the longest expected episodes first, so no worker waits on one alone at the end
+            pending = longest_first(pending, settings.mc_version, settings.inventory)
         before = stored_rows()
         if collect is not None:  # --collect: training/collect.py turns stored episodes into a dataset
             collect.begin(before)

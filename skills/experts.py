@@ -37,6 +37,7 @@ NOOP = (P["noop"], -1)
 FUNCTIONAL_IDS = (P["craft"], P["smelt"], P["equip"], P["use"])
 MAX_REPLANS = 6
 SEGMENT_PATIENCE = 80  # primitive actions one segment may take before re-planning
+WIDER = 32  # targets looked at when the nearest few are all out of reach
 BUILDING = tuple(game_data()["building_blocks"])  # what pillars are built of, cheapest first
 STUCK_AFTER = 200  # actions without any change (position, inventory, the map) before giving up
 
@@ -63,6 +64,7 @@ class Expert:
         self.fetch: Expert | None = None
         self.idle, self.last_sig = 0, None
         self.fetches = 0
+        self.sources_at_fetch = 1 << 30  # source blocks left in the world at the last fetch of dirt
         self.avoid: tuple[int, int] | None = None  # a column not to dig in (the pillar we stand on)
         self.waiting = False
         self.arg_name: str | None = None  # the item a craft or smelt makes, by name
@@ -356,7 +358,13 @@ class Expert:
             targets = [t for t in targets if (t[0], t[2]) != self.avoid][:16]
         if not targets and mobs and not cells and not reach:
             return NOOP  # none of these animals left: wait for one to wander in (mobs.py restocks)
-        found = paths.search(paths.Terrain(env, i), tuple(int(v) for v in env.pos[i]), targets) if targets else None
+        here = tuple(int(v) for v in env.pos[i])
+        found = paths.search(paths.Terrain(env, i), here, targets) if targets else None
+        if found is None and targets and not reach and not self.avoid:
+            # the nearest few can all be out of reach together (one tree's canopy, its low leaves
+            # used up): look further afield on the ground before climbing for them
+            wider = [t for t in paths.candidates(env, i, cells, mobs, k=WIDER) if t not in targets]
+            found = paths.search(paths.Terrain(env, i), here, wider) if wider else None
         if (
             found is None
             and not reach
@@ -381,6 +389,11 @@ class Expert:
     def _fetch_blocks(self, targets: list):
         """Dig enough dirt (not from under our own feet) to pillar up to the highest target."""
         env, i = self.env, self.i
+        cells, _ = goal_sources(env, self.goal)
+        left = int(np.isin(env.cells[i], np.array(sorted(cells), dtype=np.uint8)).sum()) if cells else 0
+        if left < self.sources_at_fetch:  # the last climb broke a source (leaves for a 1-in-20 sapling):
+            self.fetches = 0  # it was a way up, so climbing again is not a loop
+        self.sources_at_fetch = left
         self.fetches += 1
         if self.fetches > 3:
             self._finish(False, f"cannot reach any source of {self.item}: no way up", {self.item: self.wanted})

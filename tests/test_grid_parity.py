@@ -110,3 +110,11 @@ def test_a_map_grown_for_sandstone_has_a_desert(kb):
 def test_snow_is_refused_up_front_naming_where_it_would_lie(kb, item):
     why = refusal(kb, {item: 1})  # get_snowball: 'cannot reach any source' on every map, extreme hills too
     assert why is not None and "above y 75 on extreme hills" in why and "snowy biomes are not built" in why
+
+
+def test_saplings_are_climbed_for_again_while_each_climb_breaks_leaves(kb):
+    w = GridWorld(kb)
+    w.reset(seed=185098750, options={"target": {"sapling": 1}})  # get_sapling, episode 4: 'no way up' after 3 climbs
+    out = GridScriptedController(kb).run(Goal("mine", {"sapling": 1}), w)
+    assert out["ok"], out["error"]  # a sapling drops from 1 in 20 leaves, a climb reaches a few
+    assert w.has("sapling")

@@ -218,3 +218,13 @@ def test_an_ore_of_another_biome_is_refused_naming_the_biome(kb):
     w = GridWorld(kb)
     w.reset(seed=0, options={"target": {"emerald": 1}, "biome": "extreme_hills"})
     assert (w.env.cells[0] == w.env.vocab.cell_id["emerald_ore"]).any()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_with_no_biome_asked_for_an_emerald_task_gets_a_map_where_the_ore_forms(kb, seed):
+    w = GridWorld(kb)  # seeds 0-2 map plains, forest and birch forest (gridworld.yaml biome_cycle)
+    w.reset(seed=seed, options={"target": {"emerald_block": 1}})  # emerald ore on the route
+    assert w.biome == "extreme_hills"
+    assert (w.env.cells[0] == w.env.vocab.cell_id["emerald_ore"]).any()
+    w.reset(seed=seed, options={"target": {"log": 1}})  # a task without it keeps the seed's biome
+    assert w.biome != "extreme_hills"

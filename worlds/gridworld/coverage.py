@@ -156,6 +156,21 @@ def grows_in(items: list[str], kb: Any = None) -> tuple[str, ...]:
 def biome_refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None, main: str) -> str | None:
     """One line when the route mines an ore that forms only under other main biomes (emerald
     ore: extreme hills, gridworld.yaml `ores:`), naming the biome to ask for; else None."""
+    found = ore_biomes(kb, target, inventory, main)
+    if found is None:
+        return None
+    item, cells, biomes = found
+    return (
+        f"the grid world cannot give {item} on a {main} map: {', '.join(cells)} forms "
+        f'only under {", ".join(biomes)} (Minecraft Wiki, "Ore"); accepted: --biome {biomes[0]}'
+    )
+
+
+def ore_biomes(
+    kb: Any, target: dict[str, int], inventory: dict[str, int] | None, main: str
+) -> tuple[str, list[str], list[str]] | None:
+    """(item, its ore cells, the main biomes they form under) for the first thing the route
+    mines that forms only under main biomes other than `main`; else None."""
     from worlds.solver import Unreachable, solve
 
     only = {o["cell"]: o["biomes"] for o in game_data()["ores"] if o.get("biomes")}
@@ -171,9 +186,5 @@ def biome_refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | N
             continue
         cells = {env.vocab.cells[c] for c in goal_sources(env, g)[0]}
         if cells and cells <= set(only) and not any(main in only[c] for c in cells):
-            biomes = sorted({b for c in cells for b in only[c]})
-            return (
-                f"the grid world cannot give {next(iter(g.obj))} on a {main} map: {', '.join(sorted(cells))} forms "
-                f'only under {", ".join(biomes)} (Minecraft Wiki, "Ore"); accepted: --biome {biomes[0]}'
-            )
+            return next(iter(g.obj)), sorted(cells), sorted({b for c in cells for b in only[c]})
     return None

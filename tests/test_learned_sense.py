@@ -117,6 +117,18 @@ def test_the_pipeline_refuses_bad_input_with_one_line(capsys, tmp_path):
         assert "no CUDA device" in capsys.readouterr().err
 
 
+def test_the_pipelines_focus_names_goals_and_weights_or_is_refused(capsys, tmp_path):
+    from training.controller.data import FOCUS
+    from training.controller.pipeline import focus_weights, main
+
+    assert focus_weights("") == FOCUS
+    assert focus_weights("mine:diamond=2.5, mine:reeds=2") == {"mine:diamond": 2.5, "mine:reeds": 2.0}
+    for bad in ("mine:moon=2", "mine:diamond=0", "mine:diamond=x", "mine:diamond"):
+        assert main(["--out", str(tmp_path), "--focus", bad]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "bad --focus entry" in err[0] and "mine:diamond" in err[0]
+
+
 def test_the_skill_table_refuses_a_checkpoint_of_another_shape(capsys, tmp_path, vocab):
     from dataclasses import replace
 

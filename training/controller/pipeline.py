@@ -62,12 +62,34 @@ class PipelineConfig:
     save_every: int = 1000
     resume: bool = False
     init: str = ""  # start behaviour cloning from this checkpoint's weights (same shape) instead of fresh
+    focus: str = ""  # "GOAL=W,..." sampling weights for these goals instead of data.FOCUS (e.g. mine:diamond=2.5)
     mc_version: str = "1.11.2"
     command: str = ""
 
 
 def goals() -> list[str]:
     return [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]
+
+
+def focus_weights(spec: str) -> dict[str, float]:
+    """--focus "mine:diamond=2.5,mine:reeds=2" -> {goal: weight}; empty: data.FOCUS. Goals not
+    named keep TRAIN_GOALS' own weights."""
+    if not spec.strip():
+        return dict(FOCUS)
+    out: dict[str, float] = {}
+    for part in spec.split(","):
+        goal, _, w = part.strip().partition("=")
+        try:
+            weight = float(w)
+        except ValueError:
+            weight = -1.0
+        if goal not in goals() or not weight > 0:
+            raise ValueError(
+                f"bad --focus entry {part.strip()!r}; accepted: GOAL=WEIGHT with a weight above 0 and GOAL one of "
+                + ", ".join(goals())
+            )
+        out[goal] = weight
+    return out
 
 
 # ---------------------------------------------------------------- parallel collection
@@ -127,7 +149,7 @@ def collect_parallel(
             "scatter_p": cfg.scatter_p,
             "max_rows": cfg.max_rows,
             "mc_version": cfg.mc_version,
-            "weights": FOCUS,
+            "weights": focus_weights(cfg.focus),
             "state": state,
             "shape": None if net is None else net.shape.to_dict(),
             "seconds": cfg.collect_seconds,
@@ -352,12 +374,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--init", default="", help="start from this checkpoint (one this pipeline wrote)")
     ap.add_argument("--resume", action="store_true", help="go on from what DIR already holds")
+    ap.add_argument(
+        "--focus", default="", metavar="GOAL=W,...", help="goal sampling weights instead of the issue-20 focus"
+    )
     a = ap.parse_args(argv)
     if a.device == "cuda" and not torch.cuda.is_available():
         print("pipeline: error: --device cuda but no CUDA device is visible; accepted: --device cpu", file=sys.stderr)
         return 2
     if min(a.workers, a.episodes, a.steps, a.batch_size) < 1 or a.rounds < 0:
         print("pipeline: error: --workers, --episodes, --steps and --batch-size must be 1 or more", file=sys.stderr)
+        return 2
+    try:
+        focus_weights(a.focus)
+    except ValueError as e:
+        print(f"pipeline: error: {e}", file=sys.stderr)
         return 2
     cfg = PipelineConfig(
         **vars(a), command="python -m training.controller.pipeline " + " ".join(sys.argv[1:] if argv is None else argv)

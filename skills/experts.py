@@ -26,7 +26,7 @@ import numpy as np
 from worlds.gridworld import functional, paths
 from worlds.gridworld.eggs import ground_items
 from worlds.gridworld.metadata import slot_count
-from worlds.gridworld.sources import goal_sources
+from worlds.gridworld.sources import goal_sources, source_blocks
 from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVE_ID, game_data
 from worlds.inventory import Refusal
 from worlds.recipes import a as article
@@ -389,8 +389,7 @@ class Expert:
     def _fetch_blocks(self, targets: list):
         """Dig enough dirt (not from under our own feet) to pillar up to the highest target."""
         env, i = self.env, self.i
-        cells, _ = goal_sources(env, self.goal)
-        left = int(np.isin(env.cells[i], np.array(sorted(cells), dtype=np.uint8)).sum()) if cells else 0
+        left = source_blocks(env, i, self.goal)
         if left < self.sources_at_fetch:  # the last climb broke a source (leaves for a 1-in-20 sapling):
             self.fetches = 0  # it was a way up, so climbing again is not a loop
         self.sources_at_fetch = left

@@ -110,14 +110,13 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
 def with_source(probe: Any, goal: Goal, seed: int, options: dict, tries: int = 50) -> int:
     """`seed`, or the first seed after it whose world holds a source block of the mine goal
     (mobs wander in, so a kill goal keeps its seed)."""
-    from worlds.gridworld.sources import goal_sources
+    from worlds.gridworld.sources import source_blocks
 
     if goal.action != "mine":
         return seed
     for s in range(seed, seed + tries):
         probe.reset([s], [options])
-        cells, _ = goal_sources(probe, goal)
-        if cells and np.isin(probe.cells[0], np.array(sorted(cells), dtype=probe.cells.dtype)).any():
+        if source_blocks(probe, 0, goal):
             return s
     raise LearnedError(f"no world among seeds {seed}..{seed + tries - 1} holds a source of {goal.code()}")
 

@@ -50,3 +50,13 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
         elif way.on == "block":
             cells |= {c for c in range(2, len(v.cells)) if v.block_of[c] == way.source}
     return cells, mobs
+
+
+def source_blocks(env: Any, i: int, goal: Any) -> int:
+    """How many of world i's cells are source blocks of `goal` (0 for a goal mobs give)."""
+    import numpy as np
+
+    cells, _ = goal_sources(env, goal)
+    if not cells:
+        return 0
+    return int(np.isin(env.cells[i], np.array(sorted(cells), dtype=env.cells.dtype)).sum())

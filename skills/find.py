@@ -58,6 +58,72 @@ def dilate(mask: np.ndarray, r: int) -> np.ndarray:
     return out
 
 
+def is_mob(v: Any, word: str) -> bool:
+    """Does `word` name a mob (of the context terms or the world's vocabulary)?"""
+    return word in terms()["mobs"] or (word in v.mob_id and word != "none")
+
+
+def present(env: Any, i: int, word: str) -> np.ndarray:
+    """bool [X, Z, Y]: where the thing (a mob, or a block the context terms name) is now in world i."""
+    v = env.vocab
+    if is_mob(v, word):
+        out = np.zeros(env.cells[i].shape, bool)
+        k = v.mob_id.get(word)
+        if k is not None:
+            for x, y, z in env.mob_pos[i][env.mob_kind[i] == k]:
+                if 0 <= x < env.X and 0 <= z < env.Z and 0 <= y < env.H:
+                    out[x, z, y] = True
+        return out
+    ids = block_ids(v, word)
+    return np.isin(env.cells[i], np.array(ids, dtype=np.uint8)) if ids else np.zeros(env.cells[i].shape, bool)
+
+
+def block_ids(v: Any, word: str) -> list[int]:
+    """The cell ids a block word (tree, grass, water) names."""
+    return [
+        c
+        for c in range(2, len(v.cells))
+        if matches(word, {v.cells[c]} | ({v.block_of[c]} if v.block_of[c] else set()), "blocks")
+    ]
+
+
+def standable(env: Any, i: int) -> np.ndarray:
+    """bool [X, Z, Y]: the cells of world i where the agent's feet can stand."""
+    r, cells = env.rules, env.cells[i]
+    below = np.concatenate([np.ones(cells.shape[:2] + (1,), np.uint8), cells[:, :, :-1]], axis=2)
+    return r.passable[cells] & ~r.liquid[cells] & ~r.deadly[cells] & r.solid[below]
+
+
+WHERE = ("find", "near", "biome")  # the conditions met by going somewhere (the rest by waiting there)
+
+
+def where_cells(env: Any, i: int, conds: dict, extra: int = 0) -> tuple[np.ndarray, bool]:
+    """(bool [X, Z, Y]: the standing cells of world i that meet the where-conditions of `conds`
+    (find, near, biome; and weather where it rains), with mobs allowed `extra` cells further
+    than reach; whether any mob condition was widened)."""
+    v = env.vocab
+    ok = standable(env, i)
+    widened = False
+    for cond in ("find", "near"):
+        word = conds.get(cond)
+        if not word:
+            continue
+        mob = is_mob(v, str(word))
+        ok &= dilate(present(env, i, str(word)), REACH + (extra if mob else 0))
+        widened |= mob and extra > 0
+    biome = conds.get("biome")
+    if biome:
+        col = env.biome_map[i] == v.biome_id.get(str(biome), -1)
+        ok &= col[:, :, None]
+    weather = conds.get("weather")
+    if weather and env.weather_name(i) != weather:  # rain shows only over a wet biome
+        raining = env.weather[i] is not None and env.weather[i].raining(int(env.clock[i]))
+        if raining:  # rain wanted: a wet biome; clear wanted: a dry one (no rain falls there)
+            wet = np.array([not dry(b) for b in v.biomes])[env.biome_map[i]]
+            ok &= (wet if weather == "rain" else ~wet)[:, :, None]
+    return ok, widened
+
+
 class FindExpert(Expert):
     def __init__(self, env: Any, i: int, goal: Any):
         super().__init__(env, i, goal)
@@ -89,57 +155,13 @@ class FindExpert(Expert):
         return normalise_state(GridWorld.view(self.env, self.i).context_state())
 
     def _is_mob(self, word: str) -> bool:
-        return word in terms()["mobs"] or (word in self.v.mob_id and word != "none")
+        return is_mob(self.v, word)
 
     def _present(self, word: str) -> np.ndarray:
-        """bool [X, Z, Y]: where the thing is now."""
-        env, i, v = self.env, self.i, self.v
-        if self._is_mob(word):
-            out = np.zeros(env.cells[i].shape, bool)
-            k = v.mob_id.get(word)
-            if k is not None:
-                for x, y, z in env.mob_pos[i][env.mob_kind[i] == k]:
-                    if 0 <= x < env.X and 0 <= z < env.Z and 0 <= y < env.H:
-                        out[x, z, y] = True
-            return out
-        ids = [
-            c
-            for c in range(2, len(v.cells))
-            if matches(word, {v.cells[c]} | ({v.block_of[c]} if v.block_of[c] else set()), "blocks")
-        ]
-        return np.isin(env.cells[i], np.array(ids, dtype=np.uint8)) if ids else np.zeros(env.cells[i].shape, bool)
-
-    def _standable(self) -> np.ndarray:
-        env, i, r = self.env, self.i, self.env.rules
-        cells = env.cells[i]
-        below = np.concatenate([np.ones(cells.shape[:2] + (1,), np.uint8), cells[:, :, :-1]], axis=2)
-        return r.passable[cells] & ~r.liquid[cells] & ~r.deadly[cells] & r.solid[below]
+        return present(self.env, self.i, word)
 
     def _where(self, extra: int) -> tuple[np.ndarray, bool]:
-        """(standing cells that meet the where-conditions, with mobs allowed `extra` cells
-        further than reach; whether any mob condition was widened)."""
-        ok = self._standable()
-        widened = False
-        for cond in ("find", "near"):
-            word = self.conds.get(cond)
-            if not word:
-                continue
-            mob = self._is_mob(str(word))
-            ok &= dilate(self._present(str(word)), REACH + (extra if mob else 0))
-            widened |= mob and extra > 0
-        biome = self.conds.get("biome")
-        if biome:
-            col = self.env.biome_map[self.i] == self.v.biome_id.get(str(biome), -1)
-            ok &= col[:, :, None]
-        weather = self.conds.get("weather")
-        if weather and self.env.weather_name(self.i) != weather:  # rain shows only over a wet biome
-            raining = self.env.weather[self.i] is not None and self.env.weather[self.i].raining(
-                int(self.env.clock[self.i])
-            )
-            if raining:  # rain wanted: a wet biome; clear wanted: a dry one (no rain falls there)
-                wet = np.array([not dry(b) for b in self.v.biomes])[self.env.biome_map[self.i]]
-                ok &= (wet if weather == "rain" else ~wet)[:, :, None]
-        return ok, widened
+        return where_cells(self.env, self.i, self.conds, extra)
 
     # ------------------------------------------------------------------ the skill
     def _find(self):
@@ -275,3 +297,8 @@ class FindExpert(Expert):
             return None
         self.wait_left = WAIT_FOR_MOB  # no such mob now (animals wander in: mobs.py restocks): wait
         return self._wait()
+
+
+def expert_for(env: Any, i: int, goal: Any) -> Expert:
+    """The scripted expert of a goal in world i: FindExpert for find, Expert for the rest."""
+    return FindExpert(env, i, goal) if goal.action == "find" else Expert(env, i, goal)

@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from skills.experts import Expert
-from skills.find import FindExpert
+from skills.find import expert_for
 from worlds.gridworld.spec import PRIMITIVE_ID
 from worlds.types import Goal
 
@@ -45,7 +44,7 @@ class GridScriptedController:
         expert = None
         for item, wanted in goal.obj.items():
             one = Goal(goal.action, {item: wanted}, goal.materials, goal.tool, goal.text, dict(goal.where))
-            expert = FindExpert(env, i, one) if goal.action == "find" else Expert(env, i, one)
+            expert = expert_for(env, i, one)
             while True:
                 if world.steps >= world.max_steps:
                     return self._outcome(

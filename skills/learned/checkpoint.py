@@ -91,6 +91,10 @@ def load(
         )
     got = dict(blob.get("shape") or {})
     want = expected.to_dict()
+    state = dict(blob["state_dict"]) if isinstance(blob.get("state_dict"), dict) else blob.get("state_dict")
+    if isinstance(state, dict) and isinstance(got.get("n_skills"), int) and got["n_skills"] < want["n_skills"]:
+        state = with_skill_rows(state, want["n_skills"])  # trained before `find` was a goal skill
+        got["n_skills"] = want["n_skills"]
     bad = [
         f"{k} {got.get(k)} != {want[k]}"
         for k in ("n_cells", "grid_layers", "view", "vec_dim", "n_targets", "n_skills", "n_actions")
@@ -103,7 +107,7 @@ def load(
     try:
         shape = NetShape(**got)
         net = GoalNet(shape)
-        net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["state_dict"].items()})
+        net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
     except (TypeError, RuntimeError, KeyError) as e:
         raise CheckpointError(
             f"checkpoint {str(path)!r} does not load into the network ({' '.join(str(e).split())[:160]})"
@@ -128,3 +132,14 @@ def _measured_success(card_path: Path) -> dict[str, float] | None:
             f"card {str(card_path)!r} has no readable skill_success ({type(e).__name__}); "
             'accepted: {"skill_success": {"mine:log": 0.95, ...}}'
         ) from e
+
+
+def with_skill_rows(state: dict, n_skills: int) -> dict:
+    """A state dict whose goal-skill embedding has `n_skills` rows: a checkpoint trained before a
+    skill was appended to worlds.types.SKILLS (find) gets zero rows for it. Its card lists no goal
+    of that skill, so the controller never asks it for one (policy.knows)."""
+    w = state.get("goal_skill.weight")
+    if w is None or w.shape[0] >= n_skills:
+        return state
+    pad = w.new_zeros((n_skills - w.shape[0], w.shape[1]))
+    return {**state, "goal_skill.weight": torch.cat([w, pad], 0)}

@@ -1,7 +1,7 @@
 """The `learned` controller: the trained goal-conditioned policy pi(a | s, g) drives the
-grid world's body for the skills that need one (mine, kill), primitive action by
-primitive action, until the goal's item appears, its budget runs out, or a precondition
-is missing.
+grid world's body for the skills that need one (mine, kill, find), primitive action by
+primitive action, until the goal's item appears (the mob dies, the find's conditions hold),
+its budget runs out, or a precondition is missing.
 
 Craft, smelt and equip are single functional actions in the grid world (MineDojo's
 functional actions): they are issued by the same rules as the scripted expert.  With
@@ -168,7 +168,66 @@ class LearnedController:
                 "run by the scripted expert"
             )
             return {**self.fallback.run(goal, world), "driver": "expert"}
-        return {**self._drive(goal, world), "driver": "policy"}
+        drive = self._find if goal.action == "find" else self._drive
+        return {**drive(goal, world), "driver": "policy"}
+
+    def _step(self, world: Any, obs: dict, code: np.ndarray) -> dict:
+        """One primitive step chosen by the policy (attack held while a block breaks); the step's info."""
+        mask, block = action_mask(world)
+        if hold_attack(obs):
+            a = ATTACK
+        else:
+            a = int(
+                self.policy.act(obs, code, mask, greedy=self.greedy, rng=self.rng, temperature=SAMPLE_TEMPERATURE)[0]
+            )
+        act = {"action": PRIMITIVES[a]}
+        if PRIMITIVES[a] in ("use", "jump_place"):
+            act["item"] = block
+        return world.step(act)[4]
+
+    def _observe(self, world: Any, luts: Any) -> dict:
+        obs = observe(world)
+        if luts is not None:
+            sense.add_to(obs, world.env, [world.i], [luts])
+        return obs
+
+    def _find(self, goal: Any, world: Any) -> dict:
+        """Find: the policy walks until the where-conditions hold (the thing within reach, near
+        the other, in the biome; a wet biome while rain is asked for and falls); then the
+        controller waits there (noop) for the rest (time, weather), as it holds attack while a
+        block breaks, and hands back to the policy if the thing wanders off. Only the policy's
+        steps count against the goal's budget."""
+        from skills.find import WHERE
+        from worlds.context_tasks import evaluate_conditions, normalise_state
+
+        ((thing, _),) = list(goal.obj.items())[:1]
+        conds = {"find": thing, **dict(goal.where)}
+        code = self.policy.codes([goal])
+        luts = sense.lut(world.env, goal) if getattr(self.policy.net.shape, "target", 0) else None
+        steps, used, gained = 0, 0, {}
+        while True:
+            ok, unmet = evaluate_conditions(conds, normalise_state(world.context_state()))
+            if ok:
+                return _outcome(True, None, steps, gained)
+            if world.steps >= world.max_steps:
+                return _outcome(False, f"ran out of environment steps ({world.max_steps})", steps, gained)
+            if getattr(world, "dead", False):
+                return _outcome(False, "the agent died", steps, gained)
+            if any(u.split(" ", 1)[0] in WHERE for u in unmet) or not where_here(world, conds):
+                if used >= self.goal_budget:
+                    return _outcome(
+                        False,
+                        f"could not find a {thing} ({'; '.join(unmet)}) within {self.goal_budget} steps",
+                        steps,
+                        gained,
+                    )
+                info = self._step(world, self._observe(world, luts), code)
+                used += 1
+            else:
+                info = world.step({"action": "noop"})[4]
+            steps += info.get("cost", 1)
+            for k, n in info.get("gained", {}).items():
+                gained[k] = gained.get(k, 0) + n
 
     def _drive(self, goal: Any, world: Any) -> dict:
         why = missing_tool(self.kb, goal, world)
@@ -194,22 +253,7 @@ class LearnedController:
                         )
                     if getattr(world, "dead", False):
                         return _outcome(False, "the agent died", steps, gained)
-                    mask, block = action_mask(world)
-                    obs = observe(world)
-                    if targeted:
-                        sense.add_to(obs, world.env, [world.i], [luts])
-                    if hold_attack(obs):
-                        a = ATTACK
-                    else:
-                        a = int(
-                            self.policy.act(
-                                obs, code, mask, greedy=self.greedy, rng=self.rng, temperature=SAMPLE_TEMPERATURE
-                            )[0]
-                        )
-                    act = {"action": PRIMITIVES[a]}
-                    if PRIMITIVES[a] in ("use", "jump_place"):
-                        act["item"] = block
-                    _, _, _, _, info = world.step(act)
+                    info = self._step(world, self._observe(world, luts), code)
                     steps += info.get("cost", 1)
                     used += 1
                     for k, n in info.get("gained", {}).items():
@@ -221,6 +265,16 @@ class LearnedController:
                         got = self.kb.count(gained, item)
                         break
         return _outcome(True, None, steps, gained)
+
+
+def where_here(world: Any, conds: dict) -> bool:
+    """Does the agent stand on a cell that meets the where-conditions (skills/find.py:
+    where_cells, which also wants a wet biome while it rains and rain is asked for)?"""
+    from skills.find import where_cells
+
+    mask, _ = where_cells(world.env, world.i, conds)
+    x, y, z = (int(c) for c in world.env.pos[world.i])
+    return bool(mask[x, z, y])
 
 
 def _options(settings: Any) -> LearnedOptions:

@@ -20,9 +20,13 @@ import torch
 from skills.learned import surround
 from skills.learned.model import NetShape
 from worlds.gridworld import spec
-from worlds.types import ACTIONS
+from worlds.types import SKILLS
 
-LEARNED_SKILLS = ("mine", "kill")  # the skills the policy drives; craft/smelt/equip are single functional actions
+LEARNED_SKILLS = (
+    "mine",
+    "kill",
+    "find",
+)  # the skills the policy drives; craft/smelt/equip are single functional actions
 
 
 def net_shape(vocab: spec.Vocab, **sizes: int) -> NetShape:
@@ -32,7 +36,7 @@ def net_shape(vocab: spec.Vocab, **sizes: int) -> NetShape:
         view=spec.VIEW,
         vec_dim=vec_dim(vocab),
         n_targets=vocab.n_items + len(vocab.mobs),
-        n_skills=len(ACTIONS),
+        n_skills=len(SKILLS),
         n_actions=len(spec.PRIMITIVES),
         **{"around": surround.SIDE, "faced": 1, **sizes},
     )

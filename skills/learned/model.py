@@ -46,7 +46,7 @@ class NetShape:
     view: int  # side of the square egocentric grid
     vec_dim: int  # inventory + other numeric features
     n_targets: int  # goal targets: every item, then every mob (worlds.gridworld.spec.goal_code)
-    n_skills: int  # goal skills (worlds.types.ACTIONS)
+    n_skills: int  # goal skills (worlds.types.SKILLS; older checkpoints get zero rows for appended ones)
     n_actions: int  # primitive actions
     n_bins: int = len(HORIZON_EDGES) + 1
     cell_dim: int = 4

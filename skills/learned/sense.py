@@ -35,8 +35,24 @@ LOW, HIGH = min(b[0] for b in BANDS), max(b[1] for b in BANDS)
 WINDOW = 2 * RADIUS + 1  # 45 columns a side, POOL x SIDE
 
 
+class Where(tuple):
+    """The lut() of a find goal: no source ids (an empty cell and mob mask, so it stacks with
+    the others) and the goal's conditions; its target map counts the standing cells that meet
+    the where-conditions (skills/find.py: where_cells) instead of source blocks and mobs."""
+
+    conds: dict
+
+    def __new__(cls, env: Any, conds: dict) -> Where:
+        out = super().__new__(cls, (np.zeros(len(env.vocab.cells), bool), np.zeros(len(env.vocab.mobs), bool)))
+        out.conds = dict(conds)
+        return out
+
+
 def lut(env: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(bool [cells], bool [mobs]): which cell and mob ids are a source of the goal."""
+    """(bool [cells], bool [mobs]): which cell and mob ids are a source of the goal; a Where for a find goal."""
+    if goal.action == "find":
+        ((thing, _),) = list(goal.obj.items())[:1]
+        return Where(env, {"find": thing, **dict(goal.where)})
     cells, mobs = goal_sources(env, goal)
     c = np.zeros(len(env.vocab.cells), bool)
     m = np.zeros(len(env.vocab.mobs), bool)
@@ -76,7 +92,32 @@ def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -
             for k in with_cells.tolist():
                 out[k] = cache.blocks(env, rows[k : k + 1], cl[k : k + 1], pos[k : k + 1])[0]
     _add_mobs(out, env, rows, ml, pos)
+    for k, one in enumerate(luts):
+        if isinstance(one, Where):
+            out[k] = where_map(env, int(rows[k]), one.conds, pos[k])
     return np.minimum(out, 255).astype(np.uint8)
+
+
+def where_map(env: Any, i: int, conds: dict, pos: np.ndarray) -> np.ndarray:
+    """int [len(BANDS), SIDE, SIDE]: world i's standing cells that meet a find goal's
+    where-conditions, counted in the target map's bands and pooled columns around `pos`."""
+    from skills.find import where_cells
+
+    mask, _ = where_cells(env, i, conds)
+    X, Z, Y = mask.shape
+    x, y, z = (int(c) for c in pos)
+    levels = np.concatenate([np.zeros((X, Z, 1), np.int32), np.cumsum(mask, axis=2, dtype=np.int32)], axis=2)
+    x0, z0 = x - RADIUS, z - RADIUS
+    xa, xb, za, zb = max(0, x0), min(X, x0 + WINDOW), max(0, z0), min(Z, z0 + WINDOW)
+    out = np.zeros((len(BANDS), SIDE, SIDE), np.int32)
+    for b, (lo, hi) in enumerate(BANDS):
+        a, c = min(max(y + lo, 0), Y), min(max(y + hi + 1, 0), Y)
+        if c <= a:
+            continue
+        win = np.zeros((WINDOW, WINDOW), np.int32)  # [x, z] around the agent
+        win[xa - x0 : xb - x0, za - z0 : zb - z0] = levels[xa:xb, za:zb, c] - levels[xa:xb, za:zb, a]
+        out[b] = win.reshape(SIDE, POOL, SIDE, POOL).sum(axis=(1, 3)).T  # [z column, x column], as _add_mobs
+    return out
 
 
 def _add_mobs(out: np.ndarray, env: Any, rows: np.ndarray, ml: np.ndarray, pos: np.ndarray) -> None:

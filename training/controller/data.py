@@ -25,9 +25,11 @@ import numpy as np
 import torch
 
 from skills.experts import Expert
+from skills.find import expert_for
 from skills.learned import sense
 from skills.learned.features import encode_extras, encode_obs, mining_column
 from skills.learned.surround import KEY, around, observe_batch
+from training.controller import find_goals
 from training.controller.scenes import SCATTER_GOALS, training_scatter
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, goal_code
@@ -53,6 +55,8 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     ("mine", "lapis_lazuli", 0.7, {"stone_pickaxe": 1}),
     ("mine", "gravel", 0.7, {}),
     ("mine", "reeds", 0.7, {}),
+    # issue 20, round 3: find (MP5's find and move), its where-conditions drawn per world (find_goals.py)
+    *(("find", thing, 2.0, {}) for thing in find_goals.THINGS),
 )
 # Goals whose weights the issue-20 runs raise (the weak ones of the skill table); see `goal_weights`.
 FOCUS = {"mine:iron_ore": 2.5, "mine:coal": 2.0, "kill:cow": 1.5, "kill:pig": 1.5, "kill:sheep": 1.5}
@@ -115,6 +119,9 @@ def new_world(rng: np.random.Generator, env: BatchGridWorld, scatter_p: float) -
     scatter = bool(rng.random() < scatter_p)
     goal, inv = sample_goal(rng, scatter)
     opts = start_options(rng, inv)
+    night = find_goals.night_start(rng) if goal.action == "find" else None
+    if night is not None:
+        opts["time_of_day"] = night
     if scatter:
         opts["layout"] = training_scatter(rng, (env.X, env.Z))
     return scatter, goal, opts
@@ -168,7 +175,8 @@ def collect(
     cur: list[Pursuit] = []
 
     def pursuit(i: int, g: Goal) -> Pursuit:
-        return Pursuit(g, Expert(env, i, g), [], lut=sense.lut(env, g) if target else None)
+        g = find_goals.settle(env, i, g, rng)
+        return Pursuit(g, expert_for(env, i, g), [], lut=sense.lut(env, g) if target else None)
 
     def look(obs: dict) -> dict:
         if target:
@@ -269,7 +277,7 @@ def collect(
         if policy is not None:  # DAgger: where the learner left the teacher's path, ask the teacher afresh
             for i, p in enumerate(cur):
                 if p.expert.result is None and labels[i] >= 0 and actions[i, 0] != labels[i]:
-                    fresh = Expert(env, i, p.goal)
+                    fresh = expert_for(env, i, p.goal)
                     fresh.start = p.expert.start
                     fresh.kills = p.expert.kills
                     p.expert = fresh

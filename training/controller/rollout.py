@@ -1,8 +1,10 @@
 """Batched rollouts of one goal per world, driven by the learned policy or the scripted
 expert, on the same seeded worlds: the skill table and the training card's success rate.
 
-Success is the goal's item appearing in the inventory (mine) or the mob dying by the
-agent's hand (kill) within the step budget, as the controllers judge it.
+Success is the goal's item appearing in the inventory (mine), the mob dying by the agent's
+hand (kill), or every condition of a find goal holding (the thing within reach, near the
+other, in the biome: the world's context_state) within the step budget, as the controllers
+judge it.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from skills.experts import Expert
+from skills.find import expert_for
 from skills.learned import sense
 from skills.learned.controller import ATTACK, BUILDING, NO_ITEM, hold_attack
 from skills.learned.surround import KEY, around
@@ -59,7 +61,7 @@ def rollout(
         ids = [_item_ids(kb, v, it) for it in items]
         start = np.array([env.inv[i, ids[i]].sum() if ids[i] else 0 for i in range(len(chunk))])
         codes = np.array([goal_code(g, v, kb) for g in goals], np.int64)
-        experts = [Expert(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
+        experts = [expert_for(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
         done = np.zeros(len(chunk), bool)
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
@@ -103,8 +105,21 @@ def rollout(
                 if not done[i] and goals[i].action == "kill" and ev.get("killed") == items[i]:
                     done[i], ok[i] = True, True
             for i in np.nonzero(~done)[0]:
-                if goals[i].action != "kill" and ids[i] and env.inv[i, ids[i]].sum() > start[i]:
+                if goals[i].action == "find":
+                    if found(env, i, goals[i]):
+                        done[i], ok[i] = True, True
+                elif goals[i].action != "kill" and ids[i] and env.inv[i, ids[i]].sum() > start[i]:
                     done[i], ok[i] = True, True
             done |= env.dead
         out += [{"ok": bool(ok[i]), "steps": int(steps[i])} for i in range(len(chunk))]
     return out
+
+
+def found(env: Any, i: int, goal: Goal) -> bool:
+    """Do all of a find goal's conditions hold in world i now?"""
+    from worlds.context_tasks import evaluate_conditions, normalise_state
+    from worlds.gridworld.world import GridWorld
+
+    ((thing, _),) = goal.obj.items()
+    state = normalise_state(GridWorld.view(env, i).context_state())
+    return evaluate_conditions({"find": thing, **dict(goal.where)}, state)[0]

@@ -23,6 +23,7 @@ from skills.learned.features import net_shape, time_column
 from skills.learned.model import GoalNet
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy
+from training.controller import find_goals
 from training.controller.data import TRAIN_GOALS, collect, start_options
 from training.controller.fit import concat, evaluate, fit, split
 from worlds.gridworld.spec import make_vocab
@@ -96,11 +97,19 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     from worlds.knowledge import load_kb
 
     rng = np.random.default_rng(10_000 + seed)
+    frng = np.random.default_rng(20_000 + seed)  # find goals' own draws: the mine and kill worlds stay as they were
     probe = BatchGridWorld(1, load_kb("1.11.2"))
     eps = []
     for k in range(n):
         action, item, _, inv = TRAIN_GOALS[k % len(TRAIN_GOALS)]
         goal = Goal(action, {item: 1})
+        if action == "find":  # some at night, the where-conditions drawn for the world itself
+            world_seed = int(frng.integers(2**30, 2**31 - 1))
+            options = {**start_options(frng, dict(inv)), "time_of_day": find_goals.night_start(frng) or 0.1}
+            world_seed = with_source(probe, goal, world_seed, options)
+            probe.reset([world_seed], [options])
+            eps.append((find_goals.settle(probe, 0, goal, frng), world_seed, options))
+            continue
         world_seed = int(rng.integers(2**30, 2**31 - 1))
         options = {**start_options(rng, dict(inv)), "time_of_day": 0.1}
         eps.append((goal, with_source(probe, goal, world_seed, options), options))
@@ -109,14 +118,20 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
 
 def with_source(probe: Any, goal: Goal, seed: int, options: dict, tries: int = 50) -> int:
     """`seed`, or the first seed after it whose world holds a source block of the mine goal
-    (mobs wander in, so a kill goal keeps its seed)."""
+    or holds the block a find goal looks for (mobs wander in, so a kill or find-a-mob goal keeps
+    its seed)."""
+    from skills.find import is_mob, present
     from worlds.gridworld.sources import source_blocks
 
-    if goal.action != "mine":
+    if goal.action not in ("mine", "find"):
         return seed
     for s in range(seed, seed + tries):
         probe.reset([s], [options])
-        if source_blocks(probe, 0, goal):
+        if goal.action == "find" and (
+            is_mob(probe.vocab, next(iter(goal.obj))) or present(probe, 0, next(iter(goal.obj))).any()
+        ):
+            return s
+        if goal.action == "mine" and source_blocks(probe, 0, goal):
             return s
     raise LearnedError(f"no world among seeds {seed}..{seed + tries - 1} holds a source of {goal.code()}")
 

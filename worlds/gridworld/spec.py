@@ -110,7 +110,7 @@ from typing import Any
 import yaml
 
 from worlds.base import WorldError
-from worlds.types import ACTIONS
+from worlds.types import ACTIONS, SKILLS
 
 SPEC_VERSION = "grid-1"
 DATA = Path(__file__).resolve().parent.parent / "data" / "gridworld.yaml"
@@ -237,9 +237,12 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
 
 
 def goal_code(goal: Any, vocab: Vocab, kb: Any = None) -> tuple[int, int]:
-    """(skill index in ACTIONS, target index): an item index, or n_items + mob id for a mob.
+    """(skill index in SKILLS, target index): an item index, or n_items + mob id for a mob.
+    A find goal's thing is its mob, or the item of the first block its word names (tree: log).
     Generic item names (log, planks) map to their first concrete variant when `kb` is given."""
     ((name, _),) = list(goal.obj.items())[:1]
+    if goal.action == "find":
+        return SKILLS.index("find"), find_target(name, vocab)
     if goal.action == "kill" and name in vocab.mob_id:
         return ACTIONS.index("kill"), vocab.n_items + vocab.mob_id[name]
     if name not in vocab.item_id and kb is not None:
@@ -248,3 +251,19 @@ def goal_code(goal: Any, vocab: Vocab, kb: Any = None) -> tuple[int, int]:
     if name not in vocab.item_id:
         raise GridWorldError(f"unknown item {name!r} for a goal")
     return ACTIONS.index(goal.action), vocab.item_id[name]
+
+
+def find_target(word: str, vocab: Vocab) -> int:
+    """The target index of a find goal's thing: n_items + mob id for a mob, else the item of the
+    first cell the context terms' word names (tree: log, grass: grass); GridWorldError if none."""
+    from worlds.context_tasks import matches
+
+    if word in vocab.mob_id:
+        return vocab.n_items + vocab.mob_id[word]
+    for c, cell in enumerate(vocab.cells[2:], start=2):
+        names = {cell} | ({vocab.block_of[c]} if vocab.block_of[c] else set())
+        if matches(word, names, "blocks"):
+            for n in (cell, vocab.block_of[c]):
+                if n in vocab.item_id:
+                    return vocab.item_id[n]
+    raise GridWorldError(f"nothing to find called {word!r} in this world's vocabulary")

@@ -12,6 +12,7 @@ results as one process, since every world's actions come from its own chunk's ge
     python -m experiments.skill_table --episodes 20 --out results/skill_table.json
     python -m experiments.skill_table --episodes 50 --workers 16 --checkpoint DIR/controller.pt \\
         --baseline skills/checkpoints/controller.pt
+    python -m experiments.skill_table --episodes 50 --skills find      # the find goals only, same worlds
 """
 
 from __future__ import annotations
@@ -28,15 +29,31 @@ import numpy as np
 CHUNK = 32  # worlds per batched rollout
 
 
-def episodes_for(n: int, seed: int) -> list:
-    """n fresh worlds per trained skill, in skill order."""
+def episodes_for(n: int, seed: int, skills: str = "") -> list:
+    """n fresh worlds per trained skill, in skill order; `skills` ("find,mine:log"): only the
+    goals named, or whose skill is named (the same worlds as in the whole table)."""
     from training.controller.data import TRAIN_GOALS
     from training.controller.train import eval_episodes
 
-    eps = eval_episodes(n * len(TRAIN_GOALS), seed)
-    return sorted(
-        eps, key=lambda e: [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS].index(f"{e[0].action}:{next(iter(e[0].obj))}")
-    )
+    keys = [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]
+    eps = sorted(eval_episodes(n * len(TRAIN_GOALS), seed), key=lambda e: keys.index(_key(e[0])))
+    wanted = {w.strip() for w in skills.split(",") if w.strip()}
+    return [e for e in eps if not wanted or _key(e[0]) in wanted or e[0].action in wanted]
+
+
+def _key(goal) -> str:
+    return f"{goal.action}:{next(iter(goal.obj))}"
+
+
+def check_skills(skills: str) -> str | None:
+    """One line when --skills names no trained goal or skill, else None."""
+    from training.controller.data import TRAIN_GOALS
+
+    keys = {f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS} | {a for a, _, _, _ in TRAIN_GOALS}
+    bad = [w.strip() for w in skills.split(",") if w.strip() and w.strip() not in keys]
+    if bad:
+        return f"--skills {bad[0]!r} is not a trained goal or skill; accepted: {', '.join(sorted(keys))}"
+    return None
 
 
 def _chunk_job(job: dict) -> list[dict]:
@@ -52,7 +69,7 @@ def _chunk_job(job: dict) -> list[dict]:
     policy = None
     if job["path"]:
         policy = GoalPolicy.load("controller", kb=kb, device=job["device"], path=job["path"])
-    eps = episodes_for(job["episodes"], job["seed"])[job["lo"] : job["hi"]]
+    eps = episodes_for(job["episodes"], job["seed"], job["skills"])[job["lo"] : job["hi"]]
     return rollout(
         kb, eps, job["driver"], policy, budget=job["budget"], n_envs=CHUNK, greedy=job["greedy"], seed=job["chunk_seed"]
     )
@@ -70,6 +87,7 @@ def run_driver(driver: str, path: str | None, eps: list, a: argparse.Namespace, 
             "device": a.device,
             "episodes": a.episodes,
             "seed": a.seed,
+            "skills": a.skills,
             "lo": c[0],
             "hi": c[-1] + 1,
             "budget": a.budget,
@@ -117,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", default=None, help="another controller checkpoint, measured on the same worlds")
     ap.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
     ap.add_argument(
+        "--skills", default="", help="only these goals or skills, comma-separated (e.g. find,mine:log; default: all)"
+    )
+    ap.add_argument(
         "--no-scripted",
         action="store_true",
         help="leave out the scripted expert's column (measured before, same worlds)",
@@ -124,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.episodes < 1 or a.budget < 1 or a.workers < 1:
         ap.error("--episodes, --budget and --workers must be 1 or more")
+    bad = check_skills(a.skills)
+    if bad:
+        ap.error(bad)
     import torch
 
     from skills.learned.checkpoint import checkpoint_path
@@ -148,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         except LearnedError as e:
             print(f"skill_table: error: {e}", file=sys.stderr)
             return 2
-    eps = episodes_for(a.episodes, a.seed)
+    eps = episodes_for(a.episodes, a.seed, a.skills)
     res, wall = {}, {}
     for name, path in drivers.items():
         trained = [True if path is None else policies[name].knows(g) for g, _, _ in eps]

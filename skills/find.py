@@ -94,6 +94,25 @@ def standable(env: Any, i: int) -> np.ndarray:
     return r.passable[cells] & ~r.liquid[cells] & ~r.deadly[cells] & r.solid[below]
 
 
+def absent_block(env: Any, i: int, conds: dict) -> str | None:
+    """The first block of a find's find/near words that world i's map does not hold at all
+    (no finding can meet it; mobs may still wander in), or None."""
+    for c in ("find", "near"):
+        word = conds.get(c)
+        if word and not is_mob(env.vocab, str(word)) and not present(env, i, str(word)).any():
+            return str(word)
+    return None
+
+
+def hostile_within(env: Any, i: int, r: int = THREAT) -> bool:
+    """At night, a hostile mob within r cells (x and z) of world i's agent?"""
+    if not env.night()[i]:
+        return False
+    kinds = env.mob_kind[i]
+    d = np.abs(env.mob_pos[i] - env.pos[i])
+    return bool((env.rules.mob_hostile[kinds] & (kinds > 0) & (d[:, 0] <= r) & (d[:, 2] <= r)).any())
+
+
 WHERE = ("find", "near", "biome")  # the conditions met by going somewhere (the rest by waiting there)
 
 
@@ -189,6 +208,14 @@ class FindExpert(Expert):
                 return self._follow()
         return self._search()
 
+    def wait_action(self):
+        """The expert's step while waiting where it stands (the learned controller's waits use
+        it too): noop, or at night a hole two blocks deep, dug at once when a zombie or spider
+        is close and where digging keeps the where-conditions otherwise."""
+        if self._hostile_within(THREAT) and not self._sheltered() and self._can_dig_in():
+            return self._dig_in()
+        return self._wait()
+
     def _wait(self):
         """Wait here; at night, from a hole two blocks deep (a mob on the ground beside it cannot
         reach down to hit, and what is in reach stays in reach) when digging one keeps the
@@ -202,12 +229,7 @@ class FindExpert(Expert):
         return NOOP
 
     def _hostile_within(self, r: int) -> bool:
-        env, i = self.env, self.i
-        if not env.night()[i]:
-            return False
-        kinds = env.mob_kind[i]
-        d = np.abs(env.mob_pos[i] - env.pos[i])
-        return bool((env.rules.mob_hostile[kinds] & (kinds > 0) & (d[:, 0] <= r) & (d[:, 2] <= r)).any())
+        return hostile_within(self.env, self.i, r)
 
     def _sheltered(self) -> bool:
         """In a hole whose eight neighbouring columns are solid at the feet and head levels:
@@ -290,10 +312,9 @@ class FindExpert(Expert):
                 self.wait_left = WAIT_FOR_MOB if widened else 0
                 return self._wait()
             return self._follow()
-        words = [str(self.conds[c]) for c in ("find", "near") if self.conds.get(c)]
-        absent = [w for w in words if not self._is_mob(w) and not self._present(w).any()]
+        absent = absent_block(env, i, self.conds)
         if absent:  # a block the map does not hold (mobs may still wander in)
-            self._finish(False, f"there is no {absent[0]} in this world to find", {self.item: 1})
+            self._finish(False, f"there is no {absent} in this world to find", {self.item: 1})
             return None
         self.wait_left = WAIT_FOR_MOB  # no such mob now (animals wander in: mobs.py restocks): wait
         return self._wait()

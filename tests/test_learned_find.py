@@ -150,3 +150,22 @@ def test_find_pursuits_give_rows_with_the_find_skill_and_its_target_map(kb):
     assert set(stats["by_goal"]) <= {f"find:{t}" for t in find_goals.THINGS}
     assert (rows["goal"][:, 0] == SKILLS.index("find")).all()
     assert rows["around"].shape[1] > len(sense.BANDS) and int(rows["around"][:, -len(sense.BANDS) :].sum()) > 0
+
+
+def test_while_no_cell_meets_the_conditions_the_controller_waits_for_the_world_to_change(kb):
+    w = GridWorld(kb, size=(24, 24))  # a plain map: no desert anywhere, and no pig
+    w.reset(seed=0, options={"layout": _layout(), "time_of_day": 0.1, "max_steps": 40})
+    policy = CountingPolicy(kb, ["find:pig"])
+    out = LearnedController(kb, policy, None, goal_budget=5, use_fallback=False).run(
+        Goal("find", {"pig": 1}, where={"biome": "desert"}), w
+    )
+    assert not out["ok"] and policy.asked == 0 and out["error"] == "ran out of environment steps (40)"
+
+
+def test_a_block_the_map_does_not_hold_is_one_line_at_once(kb):
+    w = GridWorld(kb, size=(24, 24))
+    w.reset(seed=0, options={"layout": _layout(), "time_of_day": 0.1})
+    policy = CountingPolicy(kb, ["find:tree"])
+    out = LearnedController(kb, policy, None, goal_budget=5, use_fallback=False).run(Goal("find", {"tree": 1}), w)
+    assert not out["ok"] and policy.asked == 0 and out["steps"] == 0
+    assert out["error"] == "there is no tree in this world to find" and out["missing"] == {"tree": 1}

@@ -195,9 +195,14 @@ class LearnedController:
         """Find: the policy walks until the where-conditions hold (the thing within reach, near
         the other, in the biome; a wet biome while rain is asked for and falls); then the
         controller waits there (noop) for the rest (time, weather), as it holds attack while a
-        block breaks, and hands back to the policy if the thing wanders off. Only the policy's
-        steps count against the goal's budget."""
-        from skills.find import WHERE
+        block breaks, and hands back to the policy if the thing wanders off. While no cell of
+        the map meets the where-conditions (no cow within reach of the desert's cells) there is
+        nowhere to walk to, and the controller waits for the world to change (animals wander),
+        as the scripted expert does. A wait's steps are the scripted expert's (FindExpert.
+        wait_action: noop, and at night a hole two blocks deep that zombies and spiders cannot
+        reach into; the policy, never taught to wait, died on such nights). The goal's budget
+        bounds each walk: the policy's steps since the agent last stood where it should."""
+        from skills.find import WHERE, FindExpert, absent_block
         from worlds.context_tasks import evaluate_conditions, normalise_state
 
         ((thing, _),) = list(goal.obj.items())[:1]
@@ -205,6 +210,7 @@ class LearnedController:
         code = self.policy.codes([goal])
         luts = sense.lut(world.env, goal) if getattr(self.policy.net.shape, "target", 0) else None
         steps, used, gained = 0, 0, {}
+        waiter = None  # the scripted find expert, for its wait steps only (noop; a hole at night)
         while True:
             ok, unmet = evaluate_conditions(conds, normalise_state(world.context_state()))
             if ok:
@@ -213,7 +219,11 @@ class LearnedController:
                 return _outcome(False, f"ran out of environment steps ({world.max_steps})", steps, gained)
             if getattr(world, "dead", False):
                 return _outcome(False, "the agent died", steps, gained)
-            if any(u.split(" ", 1)[0] in WHERE for u in unmet) or not where_here(world, conds):
+            here, anywhere = where_now(world, conds)
+            absent = None if anywhere else absent_block(world.env, world.i, conds)
+            if absent:
+                return _outcome(False, f"there is no {absent} in this world to find", steps, gained, {thing: 1})
+            if anywhere and (not here or any(u.split(" ", 1)[0] in WHERE for u in unmet)):
                 if used >= self.goal_budget:
                     return _outcome(
                         False,
@@ -224,7 +234,9 @@ class LearnedController:
                 info = self._step(world, self._observe(world, luts), code)
                 used += 1
             else:
-                info = world.step({"action": "noop"})[4]
+                used = 0 if anywhere else used  # standing where it should: the next walk has a fresh budget
+                waiter = waiter or FindExpert(world.env, world.i, goal)
+                info = world.step({"action": PRIMITIVES[int(waiter.wait_action()[0])]})[4]
             steps += info.get("cost", 1)
             for k, n in info.get("gained", {}).items():
                 gained[k] = gained.get(k, 0) + n
@@ -267,14 +279,15 @@ class LearnedController:
         return _outcome(True, None, steps, gained)
 
 
-def where_here(world: Any, conds: dict) -> bool:
-    """Does the agent stand on a cell that meets the where-conditions (skills/find.py:
-    where_cells, which also wants a wet biome while it rains and rain is asked for)?"""
+def where_now(world: Any, conds: dict) -> tuple[bool, bool]:
+    """(does the agent stand on a cell that meets the where-conditions, does any cell of the map
+    meet them now): skills/find.py's where_cells, which also wants a wet biome while it rains
+    and rain is asked for."""
     from skills.find import where_cells
 
     mask, _ = where_cells(world.env, world.i, conds)
     x, y, z = (int(c) for c in world.env.pos[world.i])
-    return bool(mask[x, z, y])
+    return bool(mask[x, z, y]), bool(mask.any())
 
 
 def _options(settings: Any) -> LearnedOptions:

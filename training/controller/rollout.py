@@ -78,6 +78,7 @@ def rollout(
                 masks[can_place, PRIMITIVE_ID["jump_place"]] = True
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
                 a = np.where(hold_attack(obs), ATTACK, a)
+                a = np.where(nowhere(env, goals, done), PRIMITIVE_ID["noop"], a)
                 acts[:, 0] = a
                 block = np.array(build_ids)[held.argmax(1)]
                 place = np.isin(a, [PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]])
@@ -123,3 +124,16 @@ def found(env: Any, i: int, goal: Goal) -> bool:
     ((thing, _),) = goal.obj.items()
     state = normalise_state(GridWorld.view(env, i).context_state())
     return evaluate_conditions({"find": thing, **dict(goal.where)}, state)[0]
+
+
+def nowhere(env: Any, goals: Sequence[Goal], done: np.ndarray) -> np.ndarray:
+    """bool [n]: find goals whose where-conditions no cell of the map meets now; the learned
+    controller waits there (skills/learned/controller.py), and so does the skill table."""
+    from skills.find import where_cells
+
+    out = np.zeros(len(goals), bool)
+    for i, g in enumerate(goals):
+        if g.action == "find" and not done[i]:
+            ((thing, _),) = g.obj.items()
+            out[i] = not where_cells(env, i, {"find": thing, **dict(g.where)})[0].any()
+    return out

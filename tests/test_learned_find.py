@@ -169,3 +169,16 @@ def test_a_block_the_map_does_not_hold_is_one_line_at_once(kb):
     out = LearnedController(kb, policy, None, goal_budget=5, use_fallback=False).run(Goal("find", {"tree": 1}), w)
     assert not out["ok"] and policy.asked == 0 and out["steps"] == 0
     assert out["error"] == "there is no tree in this world to find" and out["missing"] == {"tree": 1}
+
+
+def test_a_zombie_close_at_night_stops_the_walk_and_the_controller_digs_in(kb):
+    w = GridWorld(kb, size=(32, 32))
+    w.reset(
+        seed=0,
+        options={"layout": _layout(mobs=[(10, 65, 8, "zombie"), (28, 65, 28, "pig")]), "time_of_day": 0.7, "max_steps": 30},
+    )
+    policy = CountingPolicy(kb, ["find:pig"])
+    out = LearnedController(kb, policy, None, goal_budget=100, use_fallback=False).run(Goal("find", {"pig": 1}), w)
+    assert not out["ok"] and out["error"] == "ran out of environment steps (30)"
+    assert policy.asked == 0  # every step a wait: the zombie stayed close
+    assert int(w.env.pos[w.i][1]) == 63 and w.env.health[w.i] > 0  # in a hole two blocks deep, alive

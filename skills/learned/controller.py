@@ -198,11 +198,12 @@ class LearnedController:
         block breaks, and hands back to the policy if the thing wanders off. While no cell of
         the map meets the where-conditions (no cow within reach of the desert's cells) there is
         nowhere to walk to, and the controller waits for the world to change (animals wander),
-        as the scripted expert does. A wait's steps are the scripted expert's (FindExpert.
-        wait_action: noop, and at night a hole two blocks deep that zombies and spiders cannot
-        reach into; the policy, never taught to wait, died on such nights). The goal's budget
-        bounds each walk: the policy's steps since the agent last stood where it should."""
-        from skills.find import WHERE, FindExpert, absent_block
+        as the scripted expert does, and while a zombie or spider is close at night. A wait's
+        steps are the scripted expert's (FindExpert.wait_action: noop, and at night a hole two
+        blocks deep that zombies and spiders cannot reach into; the policy, never taught to
+        wait, died on such nights). The goal's budget bounds each walk: the policy's steps
+        since the agent last stood where it should."""
+        from skills.find import WHERE, FindExpert, absent_block, hostile_within
         from worlds.context_tasks import evaluate_conditions, normalise_state
 
         ((thing, _),) = list(goal.obj.items())[:1]
@@ -223,7 +224,8 @@ class LearnedController:
             absent = None if anywhere else absent_block(world.env, world.i, conds)
             if absent:
                 return _outcome(False, f"there is no {absent} in this world to find", steps, gained, {thing: 1})
-            if anywhere and (not here or any(u.split(" ", 1)[0] in WHERE for u in unmet)):
+            walk = anywhere and (not here or any(u.split(" ", 1)[0] in WHERE for u in unmet))
+            if walk and not hostile_within(world.env, world.i):
                 if used >= self.goal_budget:
                     return _outcome(
                         False,
@@ -234,7 +236,7 @@ class LearnedController:
                 info = self._step(world, self._observe(world, luts), code)
                 used += 1
             else:
-                used = 0 if anywhere else used  # standing where it should: the next walk has a fresh budget
+                used = 0 if not walk else used  # standing where it should: the next walk has a fresh budget
                 waiter = waiter or FindExpert(world.env, world.i, goal)
                 info = world.step({"action": PRIMITIVES[int(waiter.wait_action()[0])]})[4]
             steps += info.get("cost", 1)

@@ -63,6 +63,7 @@ def rollout(
         codes = np.array([goal_code(g, v, kb) for g in goals], np.int64)
         experts = [expert_for(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
         done = np.zeros(len(chunk), bool)
+        waiters: dict = {}  # world -> the scripted find expert whose wait steps a waiting find takes
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
         build_ids = [v.item_id[b] for b in BUILDING]
@@ -78,7 +79,9 @@ def rollout(
                 masks[can_place, PRIMITIVE_ID["jump_place"]] = True
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
                 a = np.where(hold_attack(obs), ATTACK, a)
-                a = np.where(nowhere(env, goals, done), PRIMITIVE_ID["noop"], a)
+                for i in np.nonzero(waiting(env, goals, done))[0]:  # the learned controller's waits (find)
+                    waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])
+                    a[i] = waiters[i].wait_action()[0]
                 acts[:, 0] = a
                 block = np.array(build_ids)[held.argmax(1)]
                 place = np.isin(a, [PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]])
@@ -126,14 +129,15 @@ def found(env: Any, i: int, goal: Goal) -> bool:
     return evaluate_conditions({"find": thing, **dict(goal.where)}, state)[0]
 
 
-def nowhere(env: Any, goals: Sequence[Goal], done: np.ndarray) -> np.ndarray:
-    """bool [n]: find goals whose where-conditions no cell of the map meets now; the learned
-    controller waits there (skills/learned/controller.py), and so does the skill table."""
-    from skills.find import where_cells
+def waiting(env: Any, goals: Sequence[Goal], done: np.ndarray) -> np.ndarray:
+    """bool [n]: find goals the learned controller would wait on now rather than walk
+    (skills/learned/controller.py): no cell of the map meets the where-conditions, or a zombie
+    or spider is close at night."""
+    from skills.find import hostile_within, where_cells
 
     out = np.zeros(len(goals), bool)
     for i, g in enumerate(goals):
         if g.action == "find" and not done[i]:
             ((thing, _),) = g.obj.items()
-            out[i] = not where_cells(env, i, {"find": thing, **dict(g.where)})[0].any()
+            out[i] = hostile_within(env, i) or not where_cells(env, i, {"find": thing, **dict(g.where)})[0].any()
     return out

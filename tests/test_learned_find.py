@@ -182,3 +182,27 @@ def test_a_zombie_close_at_night_stops_the_walk_and_the_controller_digs_in(kb):
     assert not out["ok"] and out["error"] == "ran out of environment steps (30)"
     assert policy.asked == 0  # every step a wait: the zombie stayed close
     assert int(w.env.pos[w.i][1]) == 63 and w.env.health[w.i] > 0  # in a hole two blocks deep, alive
+
+
+@pytest.mark.skipif(not (SHIPPED / "controller.pt").is_file(), reason="no shipped controller.pt")
+def test_the_shipped_policy_walks_to_a_pig_and_a_context_task_is_no_longer_refused(kb):
+    from types import SimpleNamespace
+
+    from skills.learned.controller import make_learned_controller
+    from skills.learned.options import LearnedOptions
+    from worlds.tasks import load_suite
+
+    settings = SimpleNamespace(world="gridworld", device="cpu", seed=0, option=lambda part: LearnedOptions())
+    task = next(t for t in load_suite("mp5-context") if t.id == "mp5_context_2-4")  # a pig at night
+    ctl = make_learned_controller(kb, settings, None, task=task)  # refused up front before round 3
+    w = GridWorld(kb, size=(32, 32))
+    w.reset(seed=0, options={"layout": _layout(mobs=[(20, 65, 16, "pig")]), "time_of_day": 0.1})
+    out = ctl.run(Goal("find", {"pig": 1}), w)
+    assert out["ok"] and out["driver"] == "policy" and out["steps"] >= 8
+    assert evaluate_conditions_hold(w, "pig")
+
+
+def evaluate_conditions_hold(w, thing) -> bool:
+    from worlds.context_tasks import evaluate_conditions, normalise_state
+
+    return evaluate_conditions({"find": thing}, normalise_state(w.context_state()))[0]

@@ -175,7 +175,11 @@ def test_a_zombie_close_at_night_stops_the_walk_and_the_controller_digs_in(kb):
     w = GridWorld(kb, size=(32, 32))
     w.reset(
         seed=0,
-        options={"layout": _layout(mobs=[(10, 65, 8, "zombie"), (28, 65, 28, "pig")]), "time_of_day": 0.7, "max_steps": 30},
+        options={
+            "layout": _layout(mobs=[(10, 65, 8, "zombie"), (28, 65, 28, "pig")]),
+            "time_of_day": 0.7,
+            "max_steps": 30,
+        },
     )
     policy = CountingPolicy(kb, ["find:pig"])
     out = LearnedController(kb, policy, None, goal_budget=100, use_fallback=False).run(Goal("find", {"pig": 1}), w)

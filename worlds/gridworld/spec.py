@@ -261,9 +261,9 @@ def find_target(word: str, vocab: Vocab) -> int:
     if word in vocab.mob_id:
         return vocab.n_items + vocab.mob_id[word]
     for c, cell in enumerate(vocab.cells[2:], start=2):
-        names = {cell} | ({vocab.block_of[c]} if vocab.block_of[c] else set())
-        if matches(word, names, "blocks"):
-            for n in (cell, vocab.block_of[c]):
+        names = [n for n in (cell, vocab.block_of[c]) if n]
+        if matches(word, set(names), "blocks"):
+            for n in names:
                 if n in vocab.item_id:
                     return vocab.item_id[n]
     raise GridWorldError(f"nothing to find called {word!r} in this world's vocabulary")

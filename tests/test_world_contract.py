@@ -58,15 +58,53 @@ def _mineflayer(request: pytest.FixtureRequest) -> WorldCase:
         kb=KB,
         seeded=False,
         near=lambda w, block: w.near(block),
-        prepare=_summon_mobs,
+        prepare=_prepare_mineflayer,
     )
 
 
-def _summon_mobs(world, goal) -> None:
-    """flying-squid spawns no mobs: summon the one a kill goal hunts (the stand-in gives its loot)."""
+def _prepare_mineflayer(world, goal) -> None:
+    """flying-squid spawns no mobs: summon the one a kill goal hunts (the stand-in gives its loot).
+    It spawns the bot at random and the mine checks dig down, so a goal that may place a crafting
+    table or furnace beside the bot starts on open ground (one CI run failed both with "no free
+    cell next to the bot", the bot left where no block could stand beside it)."""
     if goal.action == "kill":
         for mob in goal.obj:
             world.command(f"/summon {mob}")
+    if goal.action in ("craft", "smelt"):
+        _to_open_ground(world)
+
+
+GROUND = 7  # tests/mineflayer_server/grove.js: grass_block at y 6, so a player stands at y 7
+
+
+def _to_open_ground(world) -> None:
+    """Teleport the bot to the nearest cell of the terrain's surface with air at its feet and head
+    and solid ground under it, its four neighbours the same (logs, boulders and ores stand on a
+    9-block grid)."""
+    import math
+    import time
+
+    pos = world._call("state")["position"]
+    x, z = math.floor(pos[0]), math.floor(pos[2])
+
+    def open_at(cx: int, cz: int) -> bool:
+        air = all(world._call("block_at", x=cx, y=h, z=cz)["name"] == "air" for h in (GROUND, GROUND + 1))
+        return air and world._call("block_at", x=cx, y=GROUND - 1, z=cz)["name"] != "air"
+
+    spots = sorted(((dx, dz) for dx in range(-6, 7) for dz in range(-6, 7)), key=lambda d: abs(d[0]) + abs(d[1]))
+    tx, tz = next(
+        (x + dx, z + dz)
+        for dx, dz in spots
+        if open_at(x + dx, z + dz)
+        and all(open_at(x + dx + a, z + dz + b) for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+    )
+    world.command(f"/tp {tx + 0.5} {GROUND} {tz + 0.5}")
+    for _ in range(40):  # the server's position packet arrives within a few ticks
+        p = world._call("state")["position"]
+        if math.floor(p[0]) == tx and math.floor(p[2]) == tz and abs(p[1] - GROUND) < 0.5:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the bot was not teleported to open ground at {tx}, {GROUND}, {tz}")
 
 
 def _minedojo() -> WorldCase:

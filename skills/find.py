@@ -58,6 +58,19 @@ def dilate(mask: np.ndarray, r: int) -> np.ndarray:
     return out
 
 
+def find_conditions(goal: Any) -> dict:
+    """A find goal's conditions as one dict: {"find": thing, "biome": ..., "time": ...}."""
+    ((thing, _),) = list(goal.obj.items())[:1]
+    return {"find": thing, **dict(goal.where)}
+
+
+def waits(env: Any, i: int, mask: np.ndarray) -> bool:
+    """The learned find's rule for waiting (the scripted expert's wait steps) rather than walking,
+    in the controller and the skill table alike: no cell of world i's map meets the
+    where-conditions now (`mask`, from where_cells), or a zombie or spider is close at night."""
+    return hostile_within(env, i) or not mask.any()
+
+
 def is_mob(v: Any, word: str) -> bool:
     """Does `word` name a mob (of the context terms or the world's vocabulary)?"""
     return word in terms()["mobs"] or (word in v.mob_id and word != "none")
@@ -146,7 +159,7 @@ def where_cells(env: Any, i: int, conds: dict, extra: int = 0) -> tuple[np.ndarr
 class FindExpert(Expert):
     def __init__(self, env: Any, i: int, goal: Any):
         super().__init__(env, i, goal)
-        self.conds = {"find": self.item, **dict(goal.where)}
+        self.conds = find_conditions(goal)
         self.waiting = False
         self.since_plan = 0
         self.widened = 0

@@ -203,11 +203,11 @@ class LearnedController:
         blocks deep that zombies and spiders cannot reach into; the policy, never taught to
         wait, died on such nights). The goal's budget bounds each walk: the policy's steps
         since the agent last stood where it should."""
-        from skills.find import WHERE, FindExpert, absent_block, hostile_within
+        from skills.find import WHERE, FindExpert, absent_block, find_conditions, waits, where_cells
         from worlds.context_tasks import evaluate_conditions, normalise_state
 
-        ((thing, _),) = list(goal.obj.items())[:1]
-        conds = {"find": thing, **dict(goal.where)}
+        conds = find_conditions(goal)
+        thing = conds["find"]
         code = self.policy.codes([goal])
         luts = sense.lut(world.env, goal) if getattr(self.policy.net.shape, "target", 0) else None
         steps, used, gained = 0, 0, {}
@@ -220,12 +220,14 @@ class LearnedController:
                 return _outcome(False, f"ran out of environment steps ({world.max_steps})", steps, gained)
             if getattr(world, "dead", False):
                 return _outcome(False, "the agent died", steps, gained)
-            here, anywhere = where_now(world, conds)
+            mask, _ = where_cells(world.env, world.i, conds)  # the cells that meet the where-conditions
+            x, y, z = (int(c) for c in world.env.pos[world.i])
+            here, anywhere = bool(mask[x, z, y]), bool(mask.any())
             absent = None if anywhere else absent_block(world.env, world.i, conds)
             if absent:
                 return _outcome(False, f"there is no {absent} in this world to find", steps, gained, {thing: 1})
             walk = anywhere and (not here or any(u.split(" ", 1)[0] in WHERE for u in unmet))
-            if walk and not hostile_within(world.env, world.i):
+            if walk and not waits(world.env, world.i, mask):
                 if used >= self.goal_budget:
                     return _outcome(
                         False,
@@ -279,17 +281,6 @@ class LearnedController:
                         got = self.kb.count(gained, item)
                         break
         return _outcome(True, None, steps, gained)
-
-
-def where_now(world: Any, conds: dict) -> tuple[bool, bool]:
-    """(does the agent stand on a cell that meets the where-conditions, does any cell of the map
-    meet them now): skills/find.py's where_cells, which also wants a wet biome while it rains
-    and rain is asked for."""
-    from skills.find import where_cells
-
-    mask, _ = where_cells(world.env, world.i, conds)
-    x, y, z = (int(c) for c in world.env.pos[world.i])
-    return bool(mask[x, z, y]), bool(mask.any())
 
 
 def _options(settings: Any) -> LearnedOptions:

@@ -51,8 +51,9 @@ class Where(tuple):
 def lut(env: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
     """(bool [cells], bool [mobs]): which cell and mob ids are a source of the goal; a Where for a find goal."""
     if goal.action == "find":
-        ((thing, _),) = list(goal.obj.items())[:1]
-        return Where(env, {"find": thing, **dict(goal.where)})
+        from skills.find import find_conditions
+
+        return Where(env, find_conditions(goal))
     cells, mobs = goal_sources(env, goal)
     c = np.zeros(len(env.vocab.cells), bool)
     m = np.zeros(len(env.vocab.mobs), bool)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from skills.find import expert_for
+from skills.find import expert_for, find_conditions
 from skills.learned import sense
 from skills.learned.controller import ATTACK, BUILDING, NO_ITEM, hold_attack
 from skills.learned.surround import KEY, around
@@ -124,20 +124,18 @@ def found(env: Any, i: int, goal: Goal) -> bool:
     from worlds.context_tasks import evaluate_conditions, normalise_state
     from worlds.gridworld.world import GridWorld
 
-    ((thing, _),) = goal.obj.items()
     state = normalise_state(GridWorld.view(env, i).context_state())
-    return evaluate_conditions({"find": thing, **dict(goal.where)}, state)[0]
+    return evaluate_conditions(find_conditions(goal), state)[0]
 
 
 def waiting(env: Any, goals: Sequence[Goal], done: np.ndarray) -> np.ndarray:
     """bool [n]: find goals the learned controller would wait on now rather than walk
     (skills/learned/controller.py): no cell of the map meets the where-conditions, or a zombie
     or spider is close at night."""
-    from skills.find import hostile_within, where_cells
+    from skills.find import waits, where_cells
 
     out = np.zeros(len(goals), bool)
     for i, g in enumerate(goals):
         if g.action == "find" and not done[i]:
-            ((thing, _),) = g.obj.items()
-            out[i] = hostile_within(env, i) or not where_cells(env, i, {"find": thing, **dict(g.where)})[0].any()
+            out[i] = waits(env, i, where_cells(env, i, find_conditions(g))[0])
     return out

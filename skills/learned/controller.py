@@ -21,6 +21,7 @@ added to each observation. Same outcome dict as every controller: {ok, error, st
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -69,15 +70,24 @@ def _outcome(ok: bool, error: str | None, steps: int, gained: dict[str, int], mi
     return {"ok": ok, "error": error, "steps": steps, "gained": gained, "missing": missing or {}}
 
 
-def action_mask(world: Any) -> tuple[np.ndarray, str | None]:
-    """The primitives the policy may choose in a mine/kill goal, and the building block it
-    places with use / jump_place (None: it holds none, so those two are masked)."""
-    mask = np.array([p in NO_ITEM for p in PRIMITIVES], dtype=bool)
-    block = next((b for b in BUILDING if world.has(b)), None)
-    if block is not None:
-        for p in ("use", "jump_place"):
-            mask[PRIMITIVE_ID[p]] = True
-    return mask, block
+def item_args(kb: Any, goal: Any, has: Callable[[str], bool]) -> dict[str, str]:
+    """The item each item-taking primitive is given in `goal`, by what is held (`has`): `use`
+    the held item the goal's item is got with (a bucket on a cow for milk_bucket,
+    interactions.yaml), else the first building block held; `jump_place` (a pillar) that block.
+    A primitive missing here has no item to take and is masked."""
+    block = next((b for b in BUILDING if has(b)), None)
+    ((item, _),) = list(goal.obj.items())[:1]
+    ways = kb.interactions(item) if goal.action == "mine" else []
+    tool = next((w.uses for w in ways if w.uses and has(w.uses)), None)
+    out = {"use": tool or block, "jump_place": block}
+    return {p: it for p, it in out.items() if it is not None}
+
+
+def action_mask(kb: Any, goal: Any, world: Any) -> tuple[np.ndarray, dict[str, str]]:
+    """The primitives the policy may choose in a mine/kill/find goal, and the item each
+    item-taking one is given (item_args)."""
+    items = item_args(kb, goal, world.has)
+    return np.array([p in NO_ITEM or p in items for p in PRIMITIVES], dtype=bool), items
 
 
 def mastery_bar() -> float:
@@ -171,9 +181,9 @@ class LearnedController:
         drive = self._find if goal.action == "find" else self._drive
         return {**drive(goal, world), "driver": "policy"}
 
-    def _step(self, world: Any, obs: dict, code: np.ndarray) -> dict:
+    def _step(self, world: Any, obs: dict, goal: Any, code: np.ndarray) -> dict:
         """One primitive step chosen by the policy (attack held while a block breaks); the step's info."""
-        mask, block = action_mask(world)
+        mask, items = action_mask(self.kb, goal, world)
         if hold_attack(obs):
             a = ATTACK
         else:
@@ -181,8 +191,8 @@ class LearnedController:
                 self.policy.act(obs, code, mask, greedy=self.greedy, rng=self.rng, temperature=SAMPLE_TEMPERATURE)[0]
             )
         act = {"action": PRIMITIVES[a]}
-        if PRIMITIVES[a] in ("use", "jump_place"):
-            act["item"] = block
+        if PRIMITIVES[a] in items:
+            act["item"] = items[PRIMITIVES[a]]
         return world.step(act)[4]
 
     def _observe(self, world: Any, luts: Any) -> dict:
@@ -235,7 +245,7 @@ class LearnedController:
                         steps,
                         gained,
                     )
-                info = self._step(world, self._observe(world, luts), code)
+                info = self._step(world, self._observe(world, luts), goal, code)
                 used += 1
             else:
                 used = 0 if not walk else used  # standing where it should: the next walk has a fresh budget
@@ -269,7 +279,7 @@ class LearnedController:
                         )
                     if getattr(world, "dead", False):
                         return _outcome(False, "the agent died", steps, gained)
-                    info = self._step(world, self._observe(world, luts), code)
+                    info = self._step(world, self._observe(world, luts), goal, code)
                     steps += info.get("cost", 1)
                     used += 1
                     for k, n in info.get("gained", {}).items():

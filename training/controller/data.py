@@ -57,6 +57,8 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     ("mine", "reeds", 0.7, {}),
     # issue 20, round 3: find (MP5's find and move), its where-conditions drawn per world (find_goals.py)
     *(("find", thing, 2.0, {}) for thing in find_goals.THINGS),
+    # issue 20, round 4: a held item used on a mob (interactions.yaml; plan4mc's harvest_milk)
+    ("mine", "milk_bucket", 1.0, {"bucket": 1}),
 )
 # Goals whose weights the issue-20 runs raise (the weak ones of the skill table); see `goal_weights`.
 FOCUS = {"mine:iron_ore": 2.5, "mine:coal": 2.0, "kill:cow": 1.5, "kill:pig": 1.5, "kill:sheep": 1.5}
@@ -207,8 +209,8 @@ def collect(
                 code_arr = np.array([goal_code(p.goal, vocab, kb) for p in cur], np.int64)
                 pa = policy.act({k: v for k, v in obs.items()}, code_arr)
                 for i in np.nonzero(live)[0]:
-                    if pa[i] in (PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]) and actions[i, 0] != pa[i]:
-                        continue  # the policy's placing needs an item argument: keep the expert's step
+                    if pa[i] in (PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]) or actions[i, 0] == pa[i]:
+                        continue  # an item-taking step is the expert's, with its item (a block, a bucket)
                     actions[i] = (pa[i], -1)
         grid, vec = encode_obs(obs, vocab)
         extras = encode_extras(obs, vocab)

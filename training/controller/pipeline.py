@@ -8,7 +8,8 @@ with DIR copied) skips what is done and goes on from the last saved step:
 1. expert pursuits, split over `--workers` processes (DIR/data/bc-K.pt);
 2. behaviour cloning of a network that reads the goal's target map (skills/learned/sense.py) and
    has the auxiliary heads (model.py: direction and distance to the expert's target), fitted on
-   `--device` (DIR/state.pt every `--save-every` steps, DIR/bc/controller.pt at the end);
+   `--device` (DIR/state.pt every `--save-every` steps, DIR/bc/controller.pt at the end); with
+   `--init CKPT --steps 0` no fit here: the expert rows only join the DAgger rounds' mix;
 3. `--rounds` rounds of capped DAgger (the policy acts, sampled as the controller runs it, the
    expert labels; at most `--max-rows` rows per learner pursuit), each fine-tuning from where
    the last stopped (DIR/roundR/controller.pt); the last is DIR/controller.pt.
@@ -381,8 +382,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.device == "cuda" and not torch.cuda.is_available():
         print("pipeline: error: --device cuda but no CUDA device is visible; accepted: --device cpu", file=sys.stderr)
         return 2
-    if min(a.workers, a.episodes, a.steps, a.batch_size) < 1 or a.rounds < 0:
-        print("pipeline: error: --workers, --episodes, --steps and --batch-size must be 1 or more", file=sys.stderr)
+    if min(a.workers, a.episodes, a.batch_size) < 1 or a.rounds < 0 or a.steps < (0 if a.init else 1):
+        print(
+            "pipeline: error: --workers, --episodes, --steps and --batch-size must be 1 or more"
+            " (--steps 0 only with --init: DAgger from that checkpoint, its expert rows kept in the mix)",
+            file=sys.stderr,
+        )
         return 2
     try:
         focus_weights(a.focus)

@@ -16,7 +16,7 @@ import numpy as np
 
 from skills.find import expert_for, find_conditions
 from skills.learned import sense
-from skills.learned.controller import ATTACK, BUILDING, NO_ITEM, hold_attack
+from skills.learned.controller import ATTACK, NO_ITEM, hold_attack, item_args
 from skills.learned.surround import KEY, around
 from training.controller.data import safe_act
 from worlds.gridworld.batch import BatchGridWorld
@@ -66,26 +66,24 @@ def rollout(
         waiters: dict = {}  # world -> the scripted find expert whose wait steps a waiting find takes
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
-        build_ids = [v.item_id[b] for b in BUILDING]
         for _ in range(budget):
             if done.all():
                 break
             acts = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (len(chunk), 1))
-            if driver == "learned":
-                held = env.inv[:, build_ids] > 0  # [n, len(BUILDING)]
+            if driver == "learned":  # what the controller gives the item-taking primitives (action_mask)
+                args = [item_args(kb, g, holds(env, i)) for i, g in enumerate(goals)]
                 masks = np.tile(_NO_ITEM_MASK, (len(chunk), 1))
-                can_place = held.any(1)
-                masks[can_place, PRIMITIVE_ID["use"]] = True
-                masks[can_place, PRIMITIVE_ID["jump_place"]] = True
+                for i, items in enumerate(args):
+                    masks[i, [PRIMITIVE_ID[p] for p in items]] = True
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
                 a = np.where(hold_attack(obs), ATTACK, a)
                 for i in np.nonzero(waiting(env, goals, done))[0]:  # the learned controller's waits (find)
                     waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])
                     a[i] = waiters[i].wait_action()[0]
                 acts[:, 0] = a
-                block = np.array(build_ids)[held.argmax(1)]
-                place = np.isin(a, [PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]])
-                acts[place, 1] = block[place]
+                for i, items in enumerate(args):
+                    if PRIMITIVES[a[i]] in items:
+                        acts[i, 1] = v.item_id[items[PRIMITIVES[a[i]]]]
             else:
                 for i, ex in enumerate(experts):
                     if not done[i]:
@@ -117,6 +115,11 @@ def rollout(
             done |= env.dead
         out += [{"ok": bool(ok[i]), "steps": int(steps[i])} for i in range(len(chunk))]
     return out
+
+
+def holds(env: BatchGridWorld, i: int):
+    """`has` of world i (a name -> held at least one?), as item_args asks it."""
+    return lambda name: bool(env.inv[i, env.vocab.item_id[name]] > 0)
 
 
 def found(env: Any, i: int, goal: Goal) -> bool:

@@ -98,6 +98,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
 
     rng = np.random.default_rng(10_000 + seed)
     frng = np.random.default_rng(20_000 + seed)  # find goals' own draws: the mine and kill worlds stay as they were
+    urng = np.random.default_rng(30_000 + seed)  # and a held item used on a mob (milk): its own draws too
     probe = BatchGridWorld(1, load_kb("1.11.2"))
     eps = []
     for k in range(n):
@@ -110,8 +111,9 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
             probe.reset([world_seed], [options])
             eps.append((find_goals.settle(probe, 0, goal, frng), world_seed, options))
             continue
-        world_seed = int(rng.integers(2**30, 2**31 - 1))
-        options = {**start_options(rng, dict(inv)), "time_of_day": 0.1}
+        r = urng if inv.get("bucket") else rng
+        world_seed = int(r.integers(2**30, 2**31 - 1))
+        options = {**start_options(r, dict(inv)), "time_of_day": 0.1}
         eps.append((goal, with_source(probe, goal, world_seed, options), options))
     return eps
 
@@ -121,9 +123,11 @@ def with_source(probe: Any, goal: Goal, seed: int, options: dict, tries: int = 5
     or holds the block a find goal looks for (mobs wander in, so a kill or find-a-mob goal keeps
     its seed)."""
     from skills.find import is_mob, present
-    from worlds.gridworld.sources import source_blocks
+    from worlds.gridworld.sources import goal_sources, source_blocks
 
     if goal.action not in ("mine", "find"):
+        return seed
+    if goal.action == "mine" and not goal_sources(probe, goal)[0]:  # got from a mob (milk from a cow): as kill
         return seed
     for s in range(seed, seed + tries):
         probe.reset([s], [options])

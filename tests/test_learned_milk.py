@@ -1,0 +1,116 @@
+"""A held item used on a mob, driven by the learned policy (issue 20, round 4): plan4mc's
+harvest_milk asks for `mine 1 milk_bucket` (a bucket used on a cow, interactions.yaml).
+What `use` is given, the training and evaluation worlds that carry the goal, and the
+controller and the skill table's rollout giving the bucket to the same step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from skills.learned.controller import LearnedController, action_mask, item_args
+from worlds.gridworld.spec import FACINGS, PRIMITIVE_ID
+from worlds.gridworld.world import GridWorld
+from worlds.knowledge import load_kb
+from worlds.types import Goal
+
+MILK = Goal("mine", {"milk_bucket": 1})
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb("1.11.2")
+
+
+def _held(*names):
+    return lambda n: n in names
+
+
+def test_use_takes_the_bucket_in_a_milk_goal_and_a_block_elsewhere(kb):
+    assert item_args(kb, MILK, _held("bucket", "dirt")) == {"use": "bucket", "jump_place": "dirt"}
+    assert item_args(kb, MILK, _held("dirt")) == {"use": "dirt", "jump_place": "dirt"}
+    assert item_args(kb, Goal("mine", {"log": 1}), _held("bucket", "cobblestone", "dirt")) == {
+        "use": "cobblestone",
+        "jump_place": "cobblestone",
+    }
+    assert item_args(kb, Goal("kill", {"cow": 1}), _held("bucket")) == {}
+
+
+def test_the_mask_allows_exactly_the_item_taking_steps_that_have_an_item(kb):
+    w = GridWorld(kb, size=(16, 16))
+    w.reset(seed=0, options={"inventory": {"bucket": 1}})
+    mask, items = action_mask(kb, MILK, w)
+    assert items == {"use": "bucket"}
+    assert mask[PRIMITIVE_ID["use"]] and not mask[PRIMITIVE_ID["jump_place"]] and mask[PRIMITIVE_ID["attack"]]
+
+
+class UsePolicy:
+    """Always `use` (a stand-in for the network, so that the test is about the controller)."""
+
+    goals = {"mine:milk_bucket"}
+
+    def __init__(self, kb):
+        from types import SimpleNamespace
+
+        self.kb, self.net = kb, SimpleNamespace(shape=SimpleNamespace(target=0))
+
+    def knows(self, goal):
+        return True
+
+    def measured_success(self, goal):
+        return None
+
+    def codes(self, goals):
+        return np.zeros((len(goals), 2), np.int64)
+
+    def act(self, obs, code, mask, **kw):
+        assert mask[PRIMITIVE_ID["use"]]
+        return np.array([PRIMITIVE_ID["use"]])
+
+
+def test_the_controller_milks_a_cow_faced_with_the_held_bucket(kb):
+    w = GridWorld(kb, size=(16, 16))
+    layout = {"ground": 64, "mobs": [[9, 65, 8, "cow"]], "blocks": [], "agent": [8, 65, 8]}
+    w.reset(seed=0, options={"layout": layout, "inventory": {"bucket": 1}, "time_of_day": 0.1})
+    w.step({"action": "face_east"})
+    out = LearnedController(kb, UsePolicy(kb), None, goal_budget=5, use_fallback=False).run(MILK, w)
+    assert out["ok"] and out["driver"] == "policy" and out["gained"].get("milk_bucket") == 1, out
+    assert w.has("milk_bucket") and not w.has("bucket")
+
+
+def test_adding_the_milk_goal_left_the_other_evaluation_worlds_as_they_were(monkeypatch):
+    from training.controller import train
+
+    everything = train.eval_episodes(2 * len(train.TRAIN_GOALS), 1)
+    milk = [e for e in everything if e[0].obj == MILK.obj]
+    assert len(milk) == 2 and all(o["inventory"].get("bucket") == 1 for _, _, o in milk)
+    monkeypatch.setattr(train, "TRAIN_GOALS", tuple(g for g in train.TRAIN_GOALS if g[1] != "milk_bucket"))
+    before = train.eval_episodes(2 * len(train.TRAIN_GOALS), 1)
+    assert [(g.code(), s, o) for g, s, o in everything if g.obj != MILK.obj] == [(g.code(), s, o) for g, s, o in before]
+
+
+def test_milk_pursuits_give_rows_whose_label_uses_the_bucket(kb):
+    from training.controller import data
+
+    data.set_weights({f"{a}:{i}": (1.0 if i == "milk_bucket" else 0.0) for a, i, _, _ in data.TRAIN_GOALS})
+    try:
+        rows, stats = data.collect(kb, 6, seed=5, n_envs=3, target=True, scatter_p=0.0)
+    finally:
+        data.set_weights({})
+    assert set(stats["by_goal"]) == {"mine:milk_bucket"} and stats["ok"] >= 4
+    assert (rows["action"] == PRIMITIVE_ID["use"]).sum() >= stats["ok"]  # each success ends with the bucket used
+
+
+def test_the_skill_table_rollout_gives_the_bucket_to_use_as_the_controller_does(kb):
+    from training.controller.rollout import rollout
+
+    class FaceThenUse(UsePolicy):
+        def act(self, obs, codes, masks, **kw):
+            assert masks[:, PRIMITIVE_ID["use"]].all()
+            east = np.asarray(obs["facing"]).reshape(-1) == FACINGS.index("east")
+            return np.where(east, PRIMITIVE_ID["use"], PRIMITIVE_ID["face_east"])
+
+    layout = {"ground": 64, "mobs": [[9, 65, 8, "cow"]], "blocks": [], "agent": [8, 65, 8]}
+    opts = {"layout": layout, "inventory": {"bucket": 1}, "time_of_day": 0.1}
+    out = rollout(kb, [(MILK, 0, opts)], "learned", FaceThenUse(kb), budget=5, n_envs=1)
+    assert out == [{"ok": True, "steps": 2}]

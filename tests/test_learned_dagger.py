@@ -51,3 +51,29 @@ def test_a_learners_long_pursuit_gives_at_most_max_rows_rows(kb, monkeypatch):
     assert len(full["action"]) >= 2 * 40 - 2
     assert 0 < len(capped["action"]) <= 10 * st_cap["pursuits"]
     assert len(set(capped["pursuit"].tolist())) == len(set(full["pursuit"].tolist()))  # every pursuit still there
+
+
+def test_a_dagger_fit_can_draw_a_set_share_of_each_batch_from_the_learners_rows():
+    import torch
+
+    from training.controller.pipeline import _sampler
+
+    data = {"action": torch.zeros(100, dtype=torch.long), "horizon": torch.tensor([-1] * 10 + [5] * 90)}
+    g = torch.Generator().manual_seed(0)
+    draw = _sampler(data, 8, 0.5, g)
+    for _ in range(20):
+        idx = draw()
+        assert len(idx) == 8 and int((data["horizon"][idx] < 0).sum()) == 4
+    uniform = _sampler(data, 8, 0.0, g)
+    learner = sum(int((data["horizon"][uniform()] < 0).sum()) for _ in range(200))
+    assert 80 < learner < 240  # about a tenth of 1600 draws
+
+
+def test_steps_0_without_a_checkpoint_and_a_learner_share_out_of_range_are_refused(capsys, tmp_path):
+    from training.controller.pipeline import main
+
+    assert main(["--out", str(tmp_path), "--steps", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--steps 0 only with --init" in err[0]
+    assert main(["--out", str(tmp_path), "--learner-share", "1.5"]) == 2
+    assert "--learner-share" in capsys.readouterr().err

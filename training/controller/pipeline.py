@@ -12,7 +12,8 @@ with DIR copied) skips what is done and goes on from the last saved step:
    `--init CKPT --steps 0` no fit here: the expert rows only join the DAgger rounds' mix;
 3. `--rounds` rounds of capped DAgger (the policy acts, sampled as the controller runs it, the
    expert labels; at most `--max-rows` rows per learner pursuit), each fine-tuning from where
-   the last stopped (DIR/roundR/controller.pt); the last is DIR/controller.pt.
+   the last stopped (DIR/roundR/controller.pt); the last is DIR/controller.pt. `--learner-share`
+   draws that share of each DAgger batch from the learner's rows (default 0: uniform).
 
 Every fit also stops at `--stage-seconds` and every collection at `--collect-seconds` (with
 fewer steps or pursuits; the checkpoint is still written), so that a run fits a fixed time: 2 CPU cores with the defaults' scale reduced, or a GPU
@@ -54,6 +55,7 @@ class PipelineConfig:
     max_rows: int = 40
     dagger_steps: int = 3000
     dagger_lr: float = 5e-4
+    learner_share: float = 0.0  # a DAgger fit's share of each batch drawn from the learner's rows (0: uniform)
     channels: int = 32
     hidden: int = 192
     scatter_p: float = 0.3
@@ -216,6 +218,7 @@ def fit_stage(
     if n == 0:
         raise LearnedError(f"{stage}: no rows to fit; try more --episodes")
     g = torch.Generator(device="cpu").manual_seed(seed * 7919 + start)
+    draw = _sampler(data, cfg.batch_size, cfg.learner_share if stage.startswith("dagger") else 0.0, g)
     history: list[float] = []
     t0 = time.monotonic() - spent
     for step in range(start, steps):
@@ -228,7 +231,7 @@ def fit_stage(
             break
         for group in opt.param_groups:
             group["lr"] = lr / 20 + (lr - lr / 20) * 0.5 * (1 + np.cos(np.pi * frac))
-        idx = torch.randint(0, n, (min(cfg.batch_size, n),), generator=g).to(dev)
+        idx = draw().to(dev)
         batch = {k: v[idx] for k, v in data.items()}
         batch["vec"] = jitter_time(batch["vec"], time_col, 0.05, g)
         loss, parts = losses(net, batch, 1.0, 0.5)
@@ -250,6 +253,25 @@ def fit_stage(
             log(f"{stage}: step {step + 1}/{steps} loss {np.mean(history[-100:]):.3f} {parts}")
     net.eval()
     return history
+
+
+def _sampler(data: dict, batch: int, share: float, g: torch.Generator):
+    """Row indices of each batch: uniform over the rows, or with `share` of them drawn from the
+    learner's rows (DAgger's, the ones with no horizon label) and the rest from the expert's, so
+    that a round's few learner rows are not lost among the many expert ones."""
+    n = len(data["action"])
+    learner = torch.nonzero(data["horizon"].cpu() < 0).flatten()
+    expert = torch.nonzero(data["horizon"].cpu() >= 0).flatten()
+    k = int(round(min(batch, n) * share))
+    if not share or not len(learner) or not len(expert):
+        return lambda: torch.randint(0, n, (min(batch, n),), generator=g)
+
+    def draw() -> torch.Tensor:
+        a = learner[torch.randint(0, len(learner), (k,), generator=g)]
+        b = expert[torch.randint(0, len(expert), (min(batch, n) - k,), generator=g)]
+        return torch.cat([a, b])
+
+    return draw
 
 
 def _save(net: Any, cfg: PipelineConfig, path: Path, card: dict) -> Path:
@@ -363,6 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         ("max_rows", int),
         ("dagger_steps", int),
         ("dagger_lr", float),
+        ("learner_share", float),
         ("channels", int),
         ("hidden", int),
         ("scatter_p", float),
@@ -381,6 +404,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.device == "cuda" and not torch.cuda.is_available():
         print("pipeline: error: --device cuda but no CUDA device is visible; accepted: --device cpu", file=sys.stderr)
+        return 2
+    if not 0.0 <= a.learner_share < 1.0:
+        print("pipeline: error: --learner-share must be from 0 to under 1 (0: rows drawn uniformly)", file=sys.stderr)
         return 2
     if min(a.workers, a.episodes, a.batch_size) < 1 or a.rounds < 0 or a.steps < (0 if a.init else 1):
         print(

@@ -27,6 +27,7 @@ import torch
 from skills.experts import Expert
 from skills.find import expert_for
 from skills.learned import sense
+from skills.learned.controller import ATTACK, hold_attack
 from skills.learned.features import encode_extras, encode_obs, mining_column
 from skills.learned.surround import KEY, around, observe_batch
 from training.controller import find_goals
@@ -208,6 +209,9 @@ def collect(
             if live.any():
                 code_arr = np.array([goal_code(p.goal, vocab, kb) for p in cur], np.int64)
                 pa = policy.act({k: v for k, v in obs.items()}, code_arr)
+                pa = np.where(
+                    hold_attack(obs), ATTACK, pa
+                )  # as the controller runs it: attack held while a block breaks
                 for i in np.nonzero(live)[0]:
                     if pa[i] in (PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]) or actions[i, 0] == pa[i]:
                         continue  # an item-taking step is the expert's, with its item (a block, a bucket)

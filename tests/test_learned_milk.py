@@ -105,12 +105,35 @@ def test_the_skill_table_rollout_gives_the_bucket_to_use_as_the_controller_does(
     from training.controller.rollout import rollout
 
     class FaceThenUse(UsePolicy):
+        """Faces east, then uses the held item where `use` has one (the milk world) and attacks
+        where it has none (the kill world beside it in the batch)."""
+
         def act(self, obs, codes, masks, **kw):
-            assert masks[:, PRIMITIVE_ID["use"]].all()
             east = np.asarray(obs["facing"]).reshape(-1) == FACINGS.index("east")
-            return np.where(east, PRIMITIVE_ID["use"], PRIMITIVE_ID["face_east"])
+            hit = np.where(masks[:, PRIMITIVE_ID["use"]], PRIMITIVE_ID["use"], PRIMITIVE_ID["attack"])
+            return np.where(east, hit, PRIMITIVE_ID["face_east"])
 
     layout = {"ground": 64, "mobs": [[9, 65, 8, "cow"]], "blocks": [], "agent": [8, 65, 8]}
-    opts = {"layout": layout, "inventory": {"bucket": 1}, "time_of_day": 0.1}
-    out = rollout(kb, [(MILK, 0, opts)], "learned", FaceThenUse(kb), budget=5, n_envs=1)
-    assert out == [{"ok": True, "steps": 2}]
+    milk = {"layout": layout, "inventory": {"bucket": 1}, "time_of_day": 0.1}
+    kill = {"layout": layout, "inventory": {"diamond_sword": 1}, "time_of_day": 0.1}
+    out = rollout(kb, [(MILK, 0, milk), (Goal("kill", {"cow": 1}), 0, kill)], "learned", FaceThenUse(kb), budget=30)
+    assert out[0] == {"ok": True, "steps": 2}
+    assert out[1] == {"ok": False, "steps": 30}  # the kill world beside it: its events read without error
+
+
+def test_the_shipped_policy_milks_a_cow_and_harvest_milk_is_no_longer_refused(kb):
+    from types import SimpleNamespace
+
+    from skills.learned.controller import make_learned_controller
+    from skills.learned.options import LearnedOptions
+    from worlds.tasks import load_suite, localize
+
+    settings = SimpleNamespace(world="gridworld", device="cpu", seed=0, option=lambda part: LearnedOptions())
+    task = localize(next(t for t in load_suite("plan4mc") if t.id.startswith("harvest_milk")), kb)
+    ctl = make_learned_controller(kb, settings, None, task=task)  # refused up front before round 4
+    w = GridWorld(kb, size=(32, 32))
+    layout = {"ground": 64, "mobs": [[14, 65, 12, "cow"]], "blocks": [], "agent": [8, 65, 8]}
+    w.reset(seed=0, options={"layout": layout, "inventory": {"bucket": 1}, "time_of_day": 0.1})
+    out = ctl.run(MILK, w)
+    assert out["ok"] and out["driver"] == "policy" and out["steps"] >= 4, out
+    assert w.has("milk_bucket")

@@ -73,17 +73,17 @@ def rollout(
             if driver == "learned":  # what the controller gives the item-taking primitives (action_mask)
                 args = [item_args(kb, g, holds(env, i)) for i, g in enumerate(goals)]
                 masks = np.tile(_NO_ITEM_MASK, (len(chunk), 1))
-                for i, items in enumerate(args):
-                    masks[i, [PRIMITIVE_ID[p] for p in items]] = True
+                for i, given in enumerate(args):
+                    masks[i, [PRIMITIVE_ID[p] for p in given]] = True
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
                 a = np.where(hold_attack(obs), ATTACK, a)
                 for i in np.nonzero(waiting(env, goals, done))[0]:  # the learned controller's waits (find)
                     waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])
                     a[i] = waiters[i].wait_action()[0]
                 acts[:, 0] = a
-                for i, items in enumerate(args):
-                    if PRIMITIVES[a[i]] in items:
-                        acts[i, 1] = v.item_id[items[PRIMITIVES[a[i]]]]
+                for i, given in enumerate(args):
+                    if PRIMITIVES[a[i]] in given:
+                        acts[i, 1] = v.item_id[given[PRIMITIVES[a[i]]]]
             else:
                 for i, ex in enumerate(experts):
                     if not done[i]:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from skills.learned.controller import LearnedController, action_mask, item_args
+from skills.learned.paths import SHIPPED
 from worlds.gridworld.spec import FACINGS, PRIMITIVE_ID
 from worlds.gridworld.world import GridWorld
 from worlds.knowledge import load_kb
@@ -121,16 +122,18 @@ def test_the_skill_table_rollout_gives_the_bucket_to_use_as_the_controller_does(
     assert out[1] == {"ok": False, "steps": 30}  # the kill world beside it: its events read without error
 
 
-def test_the_shipped_policy_milks_a_cow_and_harvest_milk_is_no_longer_refused(kb):
+@pytest.mark.skipif(not (SHIPPED / "controller-r4.pt").is_file(), reason="no controller-r4.pt")
+def test_the_round_4_policy_milks_a_cow_and_harvest_milk_is_not_refused_with_it(kb, monkeypatch):
     from types import SimpleNamespace
 
     from skills.learned.controller import make_learned_controller
     from skills.learned.options import LearnedOptions
     from worlds.tasks import load_suite, localize
 
+    monkeypatch.setenv("DEPS_CONTROLLER_CHECKPOINT", str(SHIPPED / "controller-r4.pt"))
     settings = SimpleNamespace(world="gridworld", device="cpu", seed=0, option=lambda part: LearnedOptions())
     task = localize(next(t for t in load_suite("plan4mc") if t.id.startswith("harvest_milk")), kb)
-    ctl = make_learned_controller(kb, settings, None, task=task)  # refused up front before round 4
+    ctl = make_learned_controller(kb, settings, None, task=task)  # a policy never trained on milk refuses it
     w = GridWorld(kb, size=(32, 32))
     layout = {"ground": 64, "mobs": [[14, 65, 12, "cow"]], "blocks": [], "agent": [8, 65, 8]}
     w.reset(seed=0, options={"layout": layout, "inventory": {"bucket": 1}, "time_of_day": 0.1})

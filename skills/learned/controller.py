@@ -28,6 +28,7 @@ import numpy as np
 
 from skills.learned import sense
 from skills.learned.features import LEARNED_SKILLS, goal_key
+from skills.learned.idle import IdleActions
 from skills.learned.options import LearnedOptions
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy, pick_device
@@ -181,15 +182,18 @@ class LearnedController:
         drive = self._find if goal.action == "find" else self._drive
         return {**drive(goal, world), "driver": "policy"}
 
-    def _step(self, world: Any, obs: dict, goal: Any, code: np.ndarray) -> dict:
-        """One primitive step chosen by the policy (attack held while a block breaks); the step's info."""
+    def _step(self, world: Any, obs: dict, goal: Any, code: np.ndarray, idle: IdleActions) -> dict:
+        """One primitive step chosen by the policy (attack held while a block breaks; never an
+        action just tried here to no effect: skills/learned/idle.py); the step's info."""
         mask, items = action_mask(self.kb, goal, world)
+        mask = idle.allowed(obs, mask[None])[0]
         if hold_attack(obs):
             a = ATTACK
         else:
             a = int(
                 self.policy.act(obs, code, mask, greedy=self.greedy, rng=self.rng, temperature=SAMPLE_TEMPERATURE)[0]
             )
+        idle.chose(np.array([a]))
         act = {"action": PRIMITIVES[a]}
         if PRIMITIVES[a] in items:
             act["item"] = items[PRIMITIVES[a]]
@@ -221,6 +225,7 @@ class LearnedController:
         code = self.policy.codes([goal])
         luts = sense.lut(world.env, goal) if getattr(self.policy.net.shape, "target", 0) else None
         steps, used, gained = 0, 0, {}
+        idle = IdleActions(1)
         waiter = None  # the scripted find expert, for its wait steps only (noop; a hole at night)
         while True:
             ok, unmet = evaluate_conditions(conds, normalise_state(world.context_state()))
@@ -245,7 +250,7 @@ class LearnedController:
                         steps,
                         gained,
                     )
-                info = self._step(world, self._observe(world, luts), goal, code)
+                info = self._step(world, self._observe(world, luts), goal, code, idle)
                 used += 1
             else:
                 used = 0 if not walk else used  # standing where it should: the next walk has a fresh budget
@@ -263,6 +268,7 @@ class LearnedController:
         targeted = bool(getattr(self.policy.net.shape, "target", 0))  # a net that reads the goal's target map
         luts = sense.lut(world.env, goal) if targeted else None
         steps, gained = 0, {}
+        idle = IdleActions(1)
         for item, wanted in goal.obj.items():
             got = 0
             while got < wanted:
@@ -279,7 +285,7 @@ class LearnedController:
                         )
                     if getattr(world, "dead", False):
                         return _outcome(False, "the agent died", steps, gained)
-                    info = self._step(world, self._observe(world, luts), goal, code)
+                    info = self._step(world, self._observe(world, luts), goal, code, idle)
                     steps += info.get("cost", 1)
                     used += 1
                     for k, n in info.get("gained", {}).items():

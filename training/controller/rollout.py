@@ -17,6 +17,7 @@ import numpy as np
 from skills.find import expert_for, find_conditions
 from skills.learned import sense
 from skills.learned.controller import ATTACK, NO_ITEM, hold_attack, item_args
+from skills.learned.idle import IdleActions
 from skills.learned.surround import KEY, around
 from training.controller.data import safe_act
 from worlds.gridworld.batch import BatchGridWorld
@@ -64,6 +65,7 @@ def rollout(
         experts = [expert_for(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
         done = np.zeros(len(chunk), bool)
         waiters: dict = {}  # world -> the scripted find expert whose wait steps a waiting find takes
+        idle = IdleActions(len(chunk))  # the controller's rule: no action just tried here to no effect
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
         for _ in range(budget):
@@ -75,11 +77,13 @@ def rollout(
                 masks = np.tile(_NO_ITEM_MASK, (len(chunk), 1))
                 for i, given in enumerate(args):
                     masks[i, [PRIMITIVE_ID[p] for p in given]] = True
+                masks = idle.allowed(obs, masks)
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
                 a = np.where(hold_attack(obs), ATTACK, a)
                 for i in np.nonzero(waiting(env, goals, done))[0]:  # the learned controller's waits (find)
                     waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])
                     a[i] = waiters[i].wait_action()[0]
+                idle.chose(a)
                 acts[:, 0] = a
                 for i, given in enumerate(args):
                     if PRIMITIVES[a[i]] in given:

@@ -122,15 +122,16 @@ def test_the_skill_table_rollout_gives_the_bucket_to_use_as_the_controller_does(
     assert out[1] == {"ok": False, "steps": 30}  # the kill world beside it: its events read without error
 
 
-@pytest.mark.skipif(not (SHIPPED / "controller-r4.pt").is_file(), reason="no controller-r4.pt")
-def test_the_round_4_policy_milks_a_cow_and_harvest_milk_is_not_refused_with_it(kb, monkeypatch):
+@pytest.mark.skipif(not (SHIPPED / "controller.pt").is_file(), reason="no controller.pt")
+def test_the_shipped_policy_milks_a_cow_and_harvest_milk_is_not_refused_with_it(kb, monkeypatch):
+    """The default controller (round 4 since round 5) drives milk; round 3 refused it."""
     from types import SimpleNamespace
 
     from skills.learned.controller import make_learned_controller
     from skills.learned.options import LearnedOptions
     from worlds.tasks import load_suite, localize
 
-    monkeypatch.setenv("DEPS_CONTROLLER_CHECKPOINT", str(SHIPPED / "controller-r4.pt"))
+    monkeypatch.delenv("DEPS_CONTROLLER_CHECKPOINT", raising=False)  # the default checkpoint
     settings = SimpleNamespace(world="gridworld", device="cpu", seed=0, option=lambda part: LearnedOptions())
     task = localize(next(t for t in load_suite("plan4mc") if t.id.startswith("harvest_milk")), kb)
     ctl = make_learned_controller(kb, settings, None, task=task)  # a policy never trained on milk refuses it

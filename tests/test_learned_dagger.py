@@ -77,3 +77,33 @@ def test_steps_0_without_a_checkpoint_and_a_learner_share_out_of_range_are_refus
     assert len(err) == 1 and "--steps 0 only with --init" in err[0]
     assert main(["--out", str(tmp_path), "--learner-share", "1.5"]) == 2
     assert "--learner-share" in capsys.readouterr().err
+
+
+def test_repeat_p_gives_a_world_the_mine_or_kill_goal_it_just_finished_again(kb, monkeypatch, capsys, tmp_path):
+    """`--repeat-p 1`: a plan's `mine 3 iron_ore` as training data, each ore sought from where the
+    last one was got; out of range is one line and exit 2."""
+    from training.controller import data
+    from training.controller.pipeline import main
+
+    seen: list[tuple[int, str]] = []
+    real = data.find_goals.settle
+
+    def settle(env, i, g, rng):
+        seen.append((i, data.goal_key_of(g)))
+        return real(env, i, g, rng)
+
+    monkeypatch.setattr(data.find_goals, "settle", settle)
+    monkeypatch.setattr(data, "PURSUIT_CAP", 30)
+    monkeypatch.setattr(data, "GOALS_PER_WORLD", 1000)  # no fresh world within the test
+    collect(kb, 8, 5, n_envs=2, repeat_p=1.0)
+    checked = 0
+    for w in (0, 1):
+        keys = [k for i, k in seen if i == w]
+        assert len(keys) >= 3
+        if not keys[0].startswith("find:"):
+            assert set(keys) == {keys[0]}, keys
+            checked += 1
+    assert checked, seen  # a seed whose worlds start with a mine or kill goal
+    assert main(["--out", str(tmp_path), "--repeat-p", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--repeat-p" in err[0]

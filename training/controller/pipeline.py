@@ -59,6 +59,7 @@ class PipelineConfig:
     channels: int = 32
     hidden: int = 192
     scatter_p: float = 0.3
+    repeat_p: float = 0.0  # chance a world's next goal is the mine/kill goal it just finished (a plan's `mine 3 iron_ore`)
     n_envs: int = 16
     stage_seconds: float = 0.0  # each stage's fit stops after this many seconds (0: no limit)
     collect_seconds: float = 0.0  # each process's collection stops after this many seconds (0: no limit)
@@ -121,6 +122,7 @@ def _worker(job: dict) -> dict:
         n_envs=job["n_envs"],
         policy=policy,
         scatter_p=job["scatter_p"],
+        repeat_p=job.get("repeat_p", 0.0),
         keep_failed=policy is not None,
         max_rows=job["max_rows"] if policy is not None else 0,
         target=True,
@@ -150,6 +152,7 @@ def collect_parallel(
             "seed": seed * 1000 + k,
             "n_envs": cfg.n_envs,
             "scatter_p": cfg.scatter_p,
+            "repeat_p": cfg.repeat_p,
             "max_rows": cfg.max_rows,
             "mc_version": cfg.mc_version,
             "weights": focus_weights(cfg.focus),
@@ -389,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         ("channels", int),
         ("hidden", int),
         ("scatter_p", float),
+        ("repeat_p", float),
         ("n_envs", int),
         ("stage_seconds", float),
         ("collect_seconds", float),
@@ -404,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.device == "cuda" and not torch.cuda.is_available():
         print("pipeline: error: --device cuda but no CUDA device is visible; accepted: --device cpu", file=sys.stderr)
+        return 2
+    if not 0.0 <= a.repeat_p <= 1.0:
+        print("pipeline: error: --repeat-p must be from 0 to 1 (0: every next goal drawn afresh)", file=sys.stderr)
         return 2
     if not 0.0 <= a.learner_share < 1.0:
         print("pipeline: error: --learner-share must be from 0 to under 1 (0: rows drawn uniformly)", file=sys.stderr)

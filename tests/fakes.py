@@ -17,3 +17,31 @@ class FakeLLM:
 
     def json_mode(self, schema):
         return self.model
+
+
+class FakeGoalPolicy:
+    """A stand-in for the learned controller's network (skills/learned/policy.py: GoalPolicy),
+    so that a test is about the controller's rules: it knows `goals`, reads no target map and
+    sends what `choose(mask)` picks among the allowed primitives; what it sent is in `sent`."""
+
+    def __init__(self, goals: set[str], choose):
+        from types import SimpleNamespace
+
+        import numpy as np
+
+        self._np, self.goals, self.choose, self.sent = np, goals, choose, []
+        self.net = SimpleNamespace(shape=SimpleNamespace(target=0))
+
+    def knows(self, goal):
+        return True
+
+    def measured_success(self, goal):
+        return None
+
+    def codes(self, goals):
+        return self._np.zeros((len(goals), 2), self._np.int64)
+
+    def act(self, obs, code, mask, **kw):
+        a = self.choose(mask)
+        self.sent.append(a)
+        return self._np.array([a])

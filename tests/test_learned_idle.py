@@ -9,6 +9,7 @@ import pytest
 
 from skills.learned.controller import LearnedController
 from skills.learned.idle import IdleActions
+from tests.fakes import FakeGoalPolicy
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES
 from worlds.gridworld.world import GridWorld
 from worlds.knowledge import load_kb
@@ -48,32 +49,6 @@ def test_the_clock_alone_is_not_a_change_and_an_only_action_is_never_taken_away(
     assert out[:, JUMP].all()  # nothing else allowed: kept, not an empty row
 
 
-class JumpFirst:
-    """Prefers `jump`, then `move_north`, among what the mask allows (a stand-in for the
-    network, so that the test is about the controller's rule)."""
-
-    goals = {"mine:log"}
-
-    def __init__(self):
-        from types import SimpleNamespace
-
-        self.net, self.sent = SimpleNamespace(shape=SimpleNamespace(target=0)), []
-
-    def knows(self, goal):
-        return True
-
-    def measured_success(self, goal):
-        return None
-
-    def codes(self, goals):
-        return np.zeros((len(goals), 2), np.int64)
-
-    def act(self, obs, code, mask, **kw):
-        a = JUMP if mask[JUMP] else NORTH
-        self.sent.append(a)
-        return np.array([a])
-
-
 @pytest.mark.parametrize("wall", [1, 2])
 def test_the_controller_jumps_once_at_a_wall_it_cannot_climb(wall):
     kb = load_kb("1.11.2")
@@ -81,7 +56,7 @@ def test_the_controller_jumps_once_at_a_wall_it_cannot_climb(wall):
     blocks = [[9, 65 + k, 8, "stone"] for k in range(wall)]
     w.reset(seed=0, options={"layout": {"ground": 64, "blocks": blocks, "agent": [8, 65, 8]}, "time_of_day": 0.1})
     w.step({"action": "face_east"})
-    policy = JumpFirst()
+    policy = FakeGoalPolicy({"mine:log"}, lambda mask: JUMP if mask[JUMP] else NORTH)  # jump first, else north
     LearnedController(kb, policy, None, goal_budget=4, use_fallback=False).run(Goal("mine", {"log": 1}), w)
     if wall == 1:  # one block: the jump climbs it, a new state where jumping is allowed again
         assert policy.sent[:2] == [JUMP, JUMP]

@@ -10,6 +10,7 @@ import pytest
 
 from skills.learned.controller import LearnedController, action_mask, item_args
 from skills.learned.paths import SHIPPED
+from tests.fakes import FakeGoalPolicy
 from worlds.gridworld.spec import FACINGS, PRIMITIVE_ID
 from worlds.gridworld.world import GridWorld
 from worlds.knowledge import load_kb
@@ -45,28 +46,9 @@ def test_the_mask_allows_exactly_the_item_taking_steps_that_have_an_item(kb):
     assert mask[PRIMITIVE_ID["use"]] and not mask[PRIMITIVE_ID["jump_place"]] and mask[PRIMITIVE_ID["attack"]]
 
 
-class UsePolicy:
-    """Always `use` (a stand-in for the network, so that the test is about the controller)."""
-
-    goals = {"mine:milk_bucket"}
-
-    def __init__(self, kb):
-        from types import SimpleNamespace
-
-        self.kb, self.net = kb, SimpleNamespace(shape=SimpleNamespace(target=0))
-
-    def knows(self, goal):
-        return True
-
-    def measured_success(self, goal):
-        return None
-
-    def codes(self, goals):
-        return np.zeros((len(goals), 2), np.int64)
-
-    def act(self, obs, code, mask, **kw):
-        assert mask[PRIMITIVE_ID["use"]]
-        return np.array([PRIMITIVE_ID["use"]])
+def _use(mask):
+    assert mask[PRIMITIVE_ID["use"]]
+    return PRIMITIVE_ID["use"]
 
 
 def test_the_controller_milks_a_cow_faced_with_the_held_bucket(kb):
@@ -74,7 +56,9 @@ def test_the_controller_milks_a_cow_faced_with_the_held_bucket(kb):
     layout = {"ground": 64, "mobs": [[9, 65, 8, "cow"]], "blocks": [], "agent": [8, 65, 8]}
     w.reset(seed=0, options={"layout": layout, "inventory": {"bucket": 1}, "time_of_day": 0.1})
     w.step({"action": "face_east"})
-    out = LearnedController(kb, UsePolicy(kb), None, goal_budget=5, use_fallback=False).run(MILK, w)
+    out = LearnedController(
+        kb, FakeGoalPolicy({"mine:milk_bucket"}, _use), None, goal_budget=5, use_fallback=False
+    ).run(MILK, w)
     assert out["ok"] and out["driver"] == "policy" and out["gained"].get("milk_bucket") == 1, out
     assert w.has("milk_bucket") and not w.has("bucket")
 
@@ -105,7 +89,7 @@ def test_milk_pursuits_give_rows_whose_label_uses_the_bucket(kb):
 def test_the_skill_table_rollout_gives_the_bucket_to_use_as_the_controller_does(kb):
     from training.controller.rollout import rollout
 
-    class FaceThenUse(UsePolicy):
+    class FaceThenUse(FakeGoalPolicy):
         """Faces east, then uses the held item where `use` has one (the milk world) and attacks
         where it has none (the kill world beside it in the batch)."""
 
@@ -117,14 +101,20 @@ def test_the_skill_table_rollout_gives_the_bucket_to_use_as_the_controller_does(
     layout = {"ground": 64, "mobs": [[9, 65, 8, "cow"]], "blocks": [], "agent": [8, 65, 8]}
     milk = {"layout": layout, "inventory": {"bucket": 1}, "time_of_day": 0.1}
     kill = {"layout": layout, "inventory": {"diamond_sword": 1}, "time_of_day": 0.1}
-    out = rollout(kb, [(MILK, 0, milk), (Goal("kill", {"cow": 1}), 0, kill)], "learned", FaceThenUse(kb), budget=30)
+    out = rollout(
+        kb,
+        [(MILK, 0, milk), (Goal("kill", {"cow": 1}), 0, kill)],
+        "learned",
+        FaceThenUse({"mine:milk_bucket"}, None),
+        budget=30,
+    )
     assert out[0] == {"ok": True, "steps": 2}
     assert out[1] == {"ok": False, "steps": 30}  # the kill world beside it: its events read without error
 
 
 @pytest.mark.skipif(not (SHIPPED / "controller.pt").is_file(), reason="no controller.pt")
 def test_the_shipped_policy_milks_a_cow_and_harvest_milk_is_not_refused_with_it(kb, monkeypatch):
-    """The default controller (round 4 since round 5) drives milk; round 3 refused it."""
+    """The default controller (round 4 and its round-5 fine-tune) drives milk; round 3 refused it."""
     from types import SimpleNamespace
 
     from skills.learned.controller import make_learned_controller

@@ -59,7 +59,7 @@ class PipelineConfig:
     channels: int = 32
     hidden: int = 192
     scatter_p: float = 0.3
-    repeat_p: float = 0.0  # chance a world's next goal is the mine/kill goal it just finished (a plan's `mine 3 iron_ore`)
+    repeat_p: float = 0.0  # chance the next goal repeats the mine/kill goal just finished (`mine 3 iron_ore`)
     n_envs: int = 16
     stage_seconds: float = 0.0  # each stage's fit stops after this many seconds (0: no limit)
     collect_seconds: float = 0.0  # each process's collection stops after this many seconds (0: no limit)

@@ -3,6 +3,9 @@ the same handle the real back-ends give (agent.llm)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import numpy as np
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 
@@ -25,11 +28,7 @@ class FakeGoalPolicy:
     sends what `choose(mask)` picks among the allowed primitives; what it sent is in `sent`."""
 
     def __init__(self, goals: set[str], choose):
-        from types import SimpleNamespace
-
-        import numpy as np
-
-        self._np, self.goals, self.choose, self.sent = np, goals, choose, []
+        self.goals, self.choose, self.sent = goals, choose, []
         self.net = SimpleNamespace(shape=SimpleNamespace(target=0))
 
     def knows(self, goal):
@@ -39,9 +38,9 @@ class FakeGoalPolicy:
         return None
 
     def codes(self, goals):
-        return self._np.zeros((len(goals), 2), self._np.int64)
+        return np.zeros((len(goals), 2), np.int64)
 
     def act(self, obs, code, mask, **kw):
         a = self.choose(mask)
         self.sent.append(a)
-        return self._np.array([a])
+        return np.array([a])

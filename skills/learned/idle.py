@@ -8,8 +8,7 @@ action known beforehand, a turn to the facing already held; this rules out, per 
 action that was tried in the present state and changed nothing, until the state changes.
 The state is the observation without the clock: blocks and mobs in view, inventory,
 equipment, position, facing, health and mining progress; an attack is never ruled out (a mob's
-health is not observed). One rule for the learned controller
-and the skill table's rollout.
+health is not observed). One rule for the learned controller and the skill table's rollout.
 """
 
 from __future__ import annotations

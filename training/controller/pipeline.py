@@ -122,7 +122,7 @@ def _worker(job: dict) -> dict:
         n_envs=job["n_envs"],
         policy=policy,
         scatter_p=job["scatter_p"],
-        repeat_p=job.get("repeat_p", 0.0),
+        repeat_p=job["repeat_p"],
         keep_failed=policy is not None,
         max_rows=job["max_rows"] if policy is not None else 0,
         target=True,

@@ -93,6 +93,8 @@ class BatchGridWorld:
         self.mob_kind = np.zeros((n, MAX_MOBS), np.uint8)
         self.mob_pos = np.zeros((n, MAX_MOBS, 3), np.int64)
         self.mob_hp = np.zeros((n, MAX_MOBS), np.float32)
+        self.mob_goal = np.zeros((n, MAX_MOBS, 2), np.int64)  # where a strolling mob heads (x, z)
+        self.mob_strolling = np.zeros((n, MAX_MOBS), bool)
         self.dead = np.zeros(n, bool)
         self.done = np.zeros(n, bool)
         self.target_mask = np.zeros((n, 1, I), bool)
@@ -203,6 +205,7 @@ class BatchGridWorld:
         s = free[0]
         self.mob_kind[i, s], self.mob_pos[i, s] = kind, (x, y, z)
         self.mob_hp[i, s] = self.rules.mob_health[kind]
+        self.mob_strolling[i, s] = False
         return True
 
     # ------------------------------------------------------------------ queries

@@ -1,8 +1,10 @@
-"""Mobs, stepped for the whole batch at once: passive animals wander, hostile ones spawn on
-the surface at night, chase the agent and hit it, and zombies burn at sunrise.
+"""Mobs, stepped for the whole batch at once: every mob strolls to a spot nearby now and
+then, hostile ones spawn on the surface at night, chase the agent and hit it, and zombies
+burn at sunrise.
 
 State (owned by BatchGridWorld): kind uint8 [n, M] (0: empty slot), pos int64 [n, M, 3],
-hp float32 [n, M].  Rates and damage come from worlds/data/gridworld.yaml.
+hp float32 [n, M], goal int64 [n, M, 2] (the x, z a stroll heads for) and strolling bool
+[n, M].  Rates and damage come from worlds/data/gridworld.yaml.
 """
 
 from __future__ import annotations
@@ -19,11 +21,19 @@ NIGHT_SPAWN_CHANCE = 0.02  # per step and world, while fewer than HOSTILE_CAP ho
 HOSTILE_CAP = 4
 
 
+def stroll_rates(d: dict) -> tuple[float, int, float]:
+    """(chance per step that an idle mob picks a spot to stroll to, how far on each ground
+    axis, chance per step that a strolling mob takes its next cell): gridworld.yaml's stroll."""
+    s = d["stroll"]
+    ticks = round(float(d["seconds_per_step"]) * 20)  # 20 game ticks a second
+    return 1.0 - (1.0 - 1.0 / float(s["interval_ticks"])) ** ticks, int(s["xz_dist"]), float(s["cells_per_step"])
+
+
 def step_mobs(env: Any, night: np.ndarray) -> None:
-    """Move every mob one step; hostile mobs chase and hit the agent at night."""
+    """Move every mob one step: hostile mobs chase and hit the agent at night, the others stroll."""
     d = game_data()
     rules, rng = env.rules, env.rng
-    kind, pos = env.mob_kind, env.mob_pos
+    kind, pos, goal, strolling = env.mob_kind, env.mob_pos, env.mob_goal, env.mob_strolling
     alive = kind > 0
     if not alive.any():
         _spawn_hostiles(env, night)
@@ -31,15 +41,26 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         return
     hostile = rules.mob_hostile[kind] & alive
     chasing = hostile & night[:, None] & (rng.random(kind.shape) < 0.5)
-    wander = alive & ~chasing & (rng.random(kind.shape) < d["wander_chance"])
-    e, m = np.nonzero(chasing | wander)
+    strolling &= alive & ~chasing
+    p_start, reach, speed = stroll_rates(d)
+    start = alive & ~chasing & ~strolling & (rng.random(kind.shape) < p_start)
+    if start.any():  # a spot up to `reach` cells away on each ground axis, on the map
+        e, m = np.nonzero(start)
+        off = rng.integers(-reach, reach + 1, size=(e.size, 2))
+        goal[e, m, 0] = np.clip(pos[e, m, 0] + off[:, 0], 0, env.X - 1)
+        goal[e, m, 1] = np.clip(pos[e, m, 2] + off[:, 1], 0, env.Z - 1)
+        strolling[e, m] = True
+    walk_on = strolling & (rng.random(kind.shape) < speed)
+    e, m = np.nonzero(chasing | walk_on)
     if e.size:
-        dirs = rng.integers(0, 4, size=e.size)
         ch = chasing[e, m]
-        if ch.any():
-            delta = env.pos[e[ch]] - pos[e[ch], m[ch]]
-            along_x = np.abs(delta[:, 0]) >= np.abs(delta[:, 2])
-            dirs[ch] = np.where(along_x, np.where(delta[:, 0] > 0, 2, 3), np.where(delta[:, 2] > 0, 1, 0))
+        delta = np.where(ch[:, None], env.pos[e] - pos[e, m], 0)
+        delta[~ch, 0] = goal[e[~ch], m[~ch], 0] - pos[e[~ch], m[~ch], 0]
+        delta[~ch, 2] = goal[e[~ch], m[~ch], 1] - pos[e[~ch], m[~ch], 2]
+        there = ~ch & (delta[:, 0] == 0) & (delta[:, 2] == 0)
+        strolling[e[there], m[there]] = False
+        along_x = np.abs(delta[:, 0]) >= np.abs(delta[:, 2])
+        dirs = np.where(along_x, np.where(delta[:, 0] > 0, 2, 3), np.where(delta[:, 2] > 0, 1, 0))
         new = pos[e, m] + DIRS[dirs]
         c0 = env.cells_at(e, new)
         below = env.cells_at(e, new - UP)
@@ -53,8 +74,10 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         dest = new.copy()
         dest[down, 1] -= 1
         dest[up, 1] += 1
-        go = (flat | down | up) & ~(dest == env.pos[e]).all(axis=1)
+        go = (flat | down | up) & ~(dest == env.pos[e]).all(axis=1) & ~there
         pos[e[go], m[go]] = dest[go]
+        stuck = ~ch & ~go & ~there  # the way is blocked: the stroll ends, as a failed path does
+        strolling[e[stuck], m[stuck]] = False
     # hostile mobs next to the agent hit it (once per `attack_every` steps)
     rel = np.abs(pos - env.pos[:, None, :])
     near = hostile & night[:, None] & (rel[..., 0] <= 1) & (rel[..., 2] <= 1) & (rel[..., 1] <= 1)

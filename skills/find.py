@@ -11,8 +11,9 @@ within reach too), `biome` (the column the agent stands in), `time` (day or nigh
   clear only over a dry one): a standing cell that meets all three is searched for with the
   experts' A* (worlds/gridworld/paths.py), and walked to.  A mob moves, so the path is
   searched again every few steps; when no cell meets them now (no cow stands within reach
-  of the desert), the expert goes to the best cell with the mob further off and waits there
-  for it to wander close, widening that distance step by step.
+  of the desert), the expert goes to the cells the mob comes closest to (approach_cells;
+  failing a path there, cells with the mob further off, step by step) and waits there for
+  it to stroll close.
 - when (time, weather, brightness): once where holds, the expert waits (noop), following
   the thing again if it wanders off.  At night it waits in a hole two blocks deep, dug
   where it stands when that keeps the thing in reach: a zombie or spider on the ground
@@ -64,11 +65,61 @@ def find_conditions(goal: Any) -> dict:
     return {"find": thing, **dict(goal.where)}
 
 
-def waits(env: Any, i: int, mask: np.ndarray) -> bool:
-    """The learned find's rule for waiting (the scripted expert's wait steps) rather than walking,
-    in the controller and the skill table alike: no cell of world i's map meets the
-    where-conditions now (`mask`, from where_cells), or a zombie or spider is close at night."""
-    return hostile_within(env, i) or not mask.any()
+class Approach:
+    """The learned find's rule for walking (the policy) or waiting (the scripted expert's wait
+    steps), one per pursuit, in the controller and the skill table alike. The walk heads for
+    approach_cells: where the where-conditions hold, or, while none does, the cells a mob of
+    the conditions comes closest to. It waits while a zombie or spider is close at night,
+    while no cell will do (no such mob on the map: animals wander in), and for WAIT_FOR_MOB
+    steps on reaching a closest cell (the mob strolls; the expert waits as long)."""
+
+    def __init__(self, env: Any, i: int, conds: dict):
+        self.env, self.i, self.conds = env, i, conds
+        self.wait_left = 0
+
+    def cells(self) -> tuple[np.ndarray, int]:
+        """approach_cells now."""
+        return approach_cells(self.env, self.i, self.conds)
+
+    def waits(self, mask: np.ndarray, gap: int) -> bool:
+        """Wait this step rather than walk, given this step's approach_cells (mask, gap)?"""
+        x, y, z = (int(c) for c in self.env.pos[self.i])
+        if gap > 0 and mask[x, z, y] and self.wait_left == 0:
+            self.wait_left = WAIT_FOR_MOB
+        if gap == 0 or self.wait_left == 0:
+            self.wait_left = 0
+        elif self.wait_left > 0:
+            self.wait_left -= 1
+            return True
+        return hostile_within(self.env, self.i) or not mask.any()
+
+
+def approach_cells(env: Any, i: int, conds: dict, most: int = WIDEN[-1]) -> tuple[np.ndarray, int]:
+    """(bool [X, Z, Y], gap): the standing cells of world i that meet the where-conditions
+    (gap 0); or, while none does, those every other condition holds at that a mob the
+    conditions name comes closest to, `gap` cells short of reach (at most `most`; an empty
+    mask beyond it or with no such mob on the map)."""
+    exact, _ = where_cells(env, i, conds)
+    mobs = [str(conds[c]) for c in ("find", "near") if conds.get(c) and is_mob(env.vocab, str(conds[c]))]
+    if exact.any() or not mobs:
+        return exact, 0
+    rest, _ = where_cells(env, i, {k: w for k, w in conds.items() if str(w) not in mobs or k not in ("find", "near")})
+    xs, zs, ys = np.nonzero(rest)
+    gap = np.zeros(xs.size, np.int64)
+    cells = np.stack([xs, ys, zs], axis=1)
+    for word in mobs:
+        at = env.mob_pos[i][env.mob_kind[i] == env.vocab.mob_id.get(word, -1)]
+        if not len(at) or not xs.size:
+            return exact, 0
+        far = np.abs(cells[:, None, :] - at[None, :, :]).max(axis=2).min(axis=1)  # Chebyshev, as dilate
+        gap = np.maximum(gap, far - REACH)
+    g = int(gap.min())
+    if g > most:
+        return exact, 0
+    out = np.zeros_like(exact)
+    keep = gap == g
+    out[xs[keep], zs[keep], ys[keep]] = True
+    return out, g
 
 
 def is_mob(v: Any, word: str) -> bool:
@@ -298,8 +349,12 @@ class FindExpert(Expert):
     def _search(self):
         env, i = self.env, self.i
         pos = tuple(int(c) for c in env.pos[i])
-        for extra in WIDEN:
-            ok, widened = self._where(extra)
+        for extra in (0, "closest", *WIDEN[1:]):  # where all holds; the cells a mob comes closest to; wider
+            if extra == "closest":
+                ok, gap = approach_cells(env, i, self.conds)
+                widened = gap > 0
+            else:
+                ok, widened = self._where(int(extra))
             if not ok.any():
                 continue
             xs, zs, ys = np.nonzero(ok)

@@ -210,14 +210,15 @@ class LearnedController:
         the other, in the biome; a wet biome while rain is asked for and falls); then the
         controller waits there (noop) for the rest (time, weather), as it holds attack while a
         block breaks, and hands back to the policy if the thing wanders off. While no cell of
-        the map meets the where-conditions (no cow within reach of the desert's cells) there is
-        nowhere to walk to, and the controller waits for the world to change (animals wander),
-        as the scripted expert does, and while a zombie or spider is close at night. A wait's
-        steps are the scripted expert's (FindExpert.wait_action: noop, and at night a hole two
-        blocks deep that zombies and spiders cannot reach into; the policy, never taught to
-        wait, died on such nights). The goal's budget bounds each walk: the policy's steps
-        since the agent last stood where it should."""
-        from skills.find import WHERE, FindExpert, absent_block, find_conditions, waits, where_cells
+        the map meets the where-conditions (no cow within reach of the desert's cells), the walk
+        heads for the cells a cow comes closest to and the controller waits there for one to
+        stroll in (skills/find.py: Approach), as the scripted expert does; it also waits while
+        a zombie or spider is close at night. A wait's steps are the scripted expert's
+        (FindExpert.wait_action: noop, and at night a hole two blocks deep that zombies and
+        spiders cannot reach into; the policy, never taught to wait, died on such nights). The
+        goal's budget bounds each walk: the policy's steps since the agent last stood where it
+        should."""
+        from skills.find import WHERE, Approach, FindExpert, absent_block, find_conditions
         from worlds.context_tasks import evaluate_conditions, normalise_state
 
         conds = find_conditions(goal)
@@ -227,6 +228,7 @@ class LearnedController:
         steps, used, gained = 0, 0, {}
         idle = IdleActions(1)
         waiter = None  # the scripted find expert, for its wait steps only (noop; a hole at night)
+        approach = Approach(world.env, world.i, conds)
         while True:
             ok, unmet = evaluate_conditions(conds, normalise_state(world.context_state()))
             if ok:
@@ -235,14 +237,15 @@ class LearnedController:
                 return _outcome(False, f"ran out of environment steps ({world.max_steps})", steps, gained)
             if getattr(world, "dead", False):
                 return _outcome(False, "the agent died", steps, gained)
-            mask, _ = where_cells(world.env, world.i, conds)  # the cells that meet the where-conditions
+            mask, gap = approach.cells()  # where the walk heads
             x, y, z = (int(c) for c in world.env.pos[world.i])
             here, anywhere = bool(mask[x, z, y]), bool(mask.any())
+            used = 0 if here else used  # standing where it should: the next walk has a fresh budget
             absent = None if anywhere else absent_block(world.env, world.i, conds)
             if absent:
                 return _outcome(False, f"there is no {absent} in this world to find", steps, gained, {thing: 1})
             walk = anywhere and (not here or any(u.split(" ", 1)[0] in WHERE for u in unmet))
-            if walk and not waits(world.env, world.i, mask):
+            if walk and not approach.waits(mask, gap):
                 if used >= self.goal_budget:
                     return _outcome(
                         False,
@@ -253,7 +256,7 @@ class LearnedController:
                 info = self._step(world, self._observe(world, luts), goal, code, idle)
                 used += 1
             else:
-                used = 0 if not walk else used  # standing where it should: the next walk has a fresh budget
+                used = 0 if not walk else used  # nowhere to walk to: the next walk has a fresh budget
                 waiter = waiter or FindExpert(world.env, world.i, goal)
                 info = world.step({"action": PRIMITIVES[int(waiter.wait_action()[0])]})[4]
             steps += info.get("cost", 1)

@@ -101,10 +101,12 @@ def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -
 
 def where_map(env: Any, i: int, conds: dict, pos: np.ndarray) -> np.ndarray:
     """int [len(BANDS), SIDE, SIDE]: world i's standing cells that meet a find goal's
-    where-conditions, counted in the target map's bands and pooled columns around `pos`."""
-    from skills.find import where_cells
+    where-conditions (or, while none does, those a mob of them comes closest to: where the
+    walk heads, skills/find.py: approach_cells), counted in the target map's bands and pooled
+    columns around `pos`."""
+    from skills.find import approach_cells
 
-    mask, _ = where_cells(env, i, conds)
+    mask, _ = approach_cells(env, i, conds)
     X, Z, Y = mask.shape
     x, y, z = (int(c) for c in pos)
     levels = np.concatenate([np.zeros((X, Z, 1), np.int32), np.cumsum(mask, axis=2, dtype=np.int32)], axis=2)

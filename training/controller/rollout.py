@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from skills.find import expert_for, find_conditions
+from skills.find import Approach, expert_for, find_conditions
 from skills.learned import sense
 from skills.learned.controller import ATTACK, NO_ITEM, hold_attack, item_args
 from skills.learned.idle import IdleActions
@@ -65,6 +65,7 @@ def rollout(
         experts = [expert_for(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
         done = np.zeros(len(chunk), bool)
         waiters: dict = {}  # world -> the scripted find expert whose wait steps a waiting find takes
+        approaches = {i: Approach(env, i, find_conditions(g)) for i, g in enumerate(goals) if g.action == "find"}
         idle = IdleActions(len(chunk))  # the controller's rule: no action just tried here to no effect
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
@@ -80,7 +81,7 @@ def rollout(
                 masks = idle.allowed(obs, masks)
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
                 a = np.where(hold_attack(obs), ATTACK, a)
-                for i in np.nonzero(waiting(env, goals, done))[0]:  # the learned controller's waits (find)
+                for i in np.nonzero(waiting(env, goals, done, approaches))[0]:  # the learned controller's waits
                     waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])
                     a[i] = waiters[i].wait_action()[0]
                 idle.chose(a)
@@ -135,14 +136,11 @@ def found(env: Any, i: int, goal: Goal) -> bool:
     return evaluate_conditions(find_conditions(goal), state)[0]
 
 
-def waiting(env: Any, goals: Sequence[Goal], done: np.ndarray) -> np.ndarray:
+def waiting(env: Any, goals: Sequence[Goal], done: np.ndarray, approaches: dict) -> np.ndarray:
     """bool [n]: find goals the learned controller would wait on now rather than walk
-    (skills/learned/controller.py): no cell of the map meets the where-conditions, or a zombie
-    or spider is close at night."""
-    from skills.find import waits, where_cells
-
+    (skills/find.py: Approach, one per find world in `approaches`)."""
     out = np.zeros(len(goals), bool)
-    for i, g in enumerate(goals):
-        if g.action == "find" and not done[i]:
-            out[i] = waits(env, i, where_cells(env, i, find_conditions(g))[0])
+    for i, a in approaches.items():
+        if not done[i]:
+            out[i] = a.waits(*a.cells())
     return out

@@ -174,6 +174,30 @@ def test_adapter_plays_the_oracle_wooden_pickaxe_plan():
     assert {ids.ATTACK, ids.CRAFT, ids.PLACE} <= fns
 
 
+def test_a_cow_that_walks_on_is_followed_not_its_empty_cell_hit():
+    """A mob is hit only where a ray sees it now: the navigator once kept hitting the cell a cow
+    had left (its remembered place, face-adjacent), to the end of the budget."""
+    layout = {"ground": 64, "mobs": [[10, 65, 8, "cow"]], "blocks": [], "agent": [8, 65, 8]}
+    world = _world()
+    world.reset(seed=0, options={"layout": layout, "time_of_day": 0.1, "max_steps": 400})
+    env = world.env.grid.env
+    send = world.nav.send
+
+    def walk_on(a):  # the cow steps away as soon as the agent is beside it, once
+        out = send(a)
+        if not walk_on.done and abs(env.mob_pos[0, 0] - env.pos[0]).sum() == 1:
+            env.mob_pos[0, 0] += (0, 0, 3)
+            walk_on.done = True
+        return out
+
+    walk_on.done = False
+    world.nav.send = walk_on
+    env.mob_strolling[0] = False
+    out = ScriptedController(KB).run(Goal("kill", {"cow": 1}), world)
+    assert walk_on.done and out["ok"], out["error"]
+    assert out["steps"] < 60
+
+
 def test_adapter_refusals_say_why_before_acting():
     world, sent = _checked_world()
     world.reset(seed=0, options={"inventory": {"planks": 3, "stick": 2}})

@@ -198,12 +198,17 @@ class Navigator:
         info: dict = {}
         for n in range(budget):
             strict = n < budget // 2  # the preferred blocks only, for the first half of the budget
-            adj = self.adjacent_target(obs, unit, goal, strict)
+            # a mob's place is read again every step, and only a mob seen there now is hit: one
+            # that has walked on leaves an empty cell, which the agent would otherwise hit forever
+            sighted = self.seen(obs, unit, strict) if unit.mobs else None
+            if unit.mobs and goal is not None and goal == self.pos(obs):
+                goal = None  # stood where it was last seen: look again
+            adj = self.adjacent_target(obs, unit, sighted if unit.mobs else goal, strict)
             if adj is not None:
                 a = self.toward(obs, adj, act.use if unit.how == "use" else act.attack)
             else:
-                if goal is None or unit.mobs:  # a block target is kept until broken or given up;
-                    found = self.seen(obs, unit, strict)  # a mob's place is read again every step
+                if goal is None or unit.mobs:  # a block target is kept until broken or given up
+                    found = sighted if unit.mobs else self.seen(obs, unit, strict)
                     if found is not None and found != goal:
                         goal, best = found, (best if goal is not None and unit.mobs else None)
                 if goal is not None:

@@ -40,44 +40,61 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         _restock_animals(env)
         return
     hostile = rules.mob_hostile[kind] & alive
-    chasing = hostile & night[:, None] & (rng.random(kind.shape) < 0.5)
+    chasing = np.zeros_like(alive)
+    if night.any():
+        chasing = hostile & night[:, None] & (rng.random(kind.shape) < 0.5)
     strolling &= alive & ~chasing
     p_start, reach, speed = stroll_rates(d)
-    start = alive & ~chasing & ~strolling & (rng.random(kind.shape) < p_start)
+    # Random draws only where they can matter (the batch's step time is mostly the mobs'): the
+    # mobs that may start a stroll are drawn as a binomial count of slots, those walking on from
+    # the strolling ones.
+    start = np.zeros_like(alive)
+    start.flat[rng.integers(0, start.size, size=rng.binomial(start.size, p_start))] = True
+    start &= alive & ~chasing & ~strolling
     if start.any():  # a spot up to `reach` cells away on each ground axis, on the map
         e, m = np.nonzero(start)
         off = rng.integers(-reach, reach + 1, size=(e.size, 2))
         goal[e, m, 0] = np.clip(pos[e, m, 0] + off[:, 0], 0, env.X - 1)
         goal[e, m, 1] = np.clip(pos[e, m, 2] + off[:, 1], 0, env.Z - 1)
         strolling[e, m] = True
-    walk_on = strolling & (rng.random(kind.shape) < speed)
-    e, m = np.nonzero(chasing | walk_on)
-    if e.size:
-        ch = chasing[e, m]
-        delta = np.where(ch[:, None], env.pos[e] - pos[e, m], 0)
-        delta[~ch, 0] = goal[e[~ch], m[~ch], 0] - pos[e[~ch], m[~ch], 0]
-        delta[~ch, 2] = goal[e[~ch], m[~ch], 1] - pos[e[~ch], m[~ch], 2]
+    on = np.flatnonzero(strolling)
+    movers = on[rng.random(on.size) < speed]  # flat slot indices (a chasing mob strolls not)
+    if night.any():
+        movers = np.concatenate([np.flatnonzero(chasing), movers])
+    if movers.size:
+        flat_pos, flat_goal, flat_strolling = pos.reshape(-1, 3), goal.reshape(-1, 2), strolling.reshape(-1)
+        e = movers // kind.shape[1]
+        ch = chasing.reshape(-1)[movers]
+        here = flat_pos[movers]
+        delta = np.zeros_like(here)
+        delta[:, [0, 2]] = flat_goal[movers] - here[:, [0, 2]]  # a stroll heads for its spot,
+        if ch.any():
+            delta[ch] = env.pos[e[ch]] - here[ch]  # a chase for the agent
         there = ~ch & (delta[:, 0] == 0) & (delta[:, 2] == 0)
-        strolling[e[there], m[there]] = False
         along_x = np.abs(delta[:, 0]) >= np.abs(delta[:, 2])
         dirs = np.where(along_x, np.where(delta[:, 0] > 0, 2, 3), np.where(delta[:, 2] > 0, 1, 0))
-        new = pos[e, m] + DIRS[dirs]
-        c0 = env.cells_at(e, new)
-        below = env.cells_at(e, new - UP)
-        below2 = env.cells_at(e, new - 2 * UP)
-        above = env.cells_at(e, new + UP)
-        head = env.cells_at(e, pos[e, m] + UP)
+        new = here + DIRS[dirs]
+        k = movers.size  # the cell moved into and the one under it; the rest only where they decide
+        look = env.cells_at(np.tile(e, 2), np.concatenate([new, new - UP]))
+        c0, below = look[:k], look[k:]
         walk = rules.passable[c0] & ~rules.liquid[c0]
         flat = walk & rules.solid[below]
-        down = walk & ~rules.solid[below] & ~rules.liquid[below] & rules.passable[below] & rules.solid[below2]
-        up = rules.solid[c0] & rules.passable[above] & ~rules.liquid[above] & rules.passable[head]
-        dest = new.copy()
+        down = walk & ~rules.solid[below] & ~rules.liquid[below] & rules.passable[below]
+        if down.any():  # a step down needs ground two cells below
+            j = np.flatnonzero(down)
+            down[j] = rules.solid[env.cells_at(e[j], new[j] - 2 * UP)]
+        up = rules.solid[c0]
+        if up.any():  # a step up needs room above the block and above the mob's head
+            j = np.flatnonzero(up)
+            both = env.cells_at(np.tile(e[j], 2), np.concatenate([new[j] + UP, here[j] + UP]))
+            above, head = both[: j.size], both[j.size :]
+            up[j] = rules.passable[above] & ~rules.liquid[above] & rules.passable[head]
+        dest = new
         dest[down, 1] -= 1
         dest[up, 1] += 1
         go = (flat | down | up) & ~(dest == env.pos[e]).all(axis=1) & ~there
-        pos[e[go], m[go]] = dest[go]
-        stuck = ~ch & ~go & ~there  # the way is blocked: the stroll ends, as a failed path does
-        strolling[e[stuck], m[stuck]] = False
+        flat_pos[movers[go]] = dest[go]
+        flat_strolling[movers[~ch & ~go]] = False  # arrived, or the way is blocked: the stroll ends, as a failed path does
     # hostile mobs next to the agent hit it (once per `attack_every` steps)
     rel = np.abs(pos - env.pos[:, None, :])
     near = hostile & night[:, None] & (rel[..., 0] <= 1) & (rel[..., 2] <= 1) & (rel[..., 1] <= 1)

@@ -188,18 +188,20 @@ class MineDojoWorld:
     def _place(self, item: str, action: dict | None = None) -> tuple[bool, str | None, dict]:
         if act.slot_of(self._names(), item) is None:
             return False, f"cannot place {item}: needs 1 {item}, has 0", {item: 1}
+        nothing = None
         for d in ((1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1), (0, 1, 0)):  # beside, else overhead (a shaft)
             if self.nav.free(self.obs, *d) and self.nav.voxel(self.obs, *d) == "air":
                 n0 = self.held(item)
                 why = self._checked(self.nav.toward(self.obs, d, lambda: act.place(self._names(), item)))
                 if why:
                     return False, why, {}
-                if self.held(item) >= n0:
-                    return False, self._nothing(f"placing {item}"), {}
+                if self.held(item) >= n0:  # a mob stands there (the voxels show blocks only): the next cell
+                    nothing = self._nothing(f"placing {item}")
+                    continue
                 x, y, z = self.nav.pos(self.obs)
                 self.placed[item] = (x + d[0], y + d[1], z + d[2])
                 return True, None, {}
-        return False, f"cannot place {item}: no free cell next to the agent", {}
+        return False, nothing or f"cannot place {item}: no free cell next to the agent", {}
 
     def _station(self, kind: str) -> tuple[bool, str | None, dict]:
         """A table or furnace within reach: placed from the inventory when held."""

@@ -58,7 +58,7 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         goal[e, m, 1] = np.clip(pos[e, m, 2] + off[:, 1], 0, env.Z - 1)
         strolling[e, m] = True
     on = np.flatnonzero(strolling)
-    movers = on[rng.random(on.size) < speed]  # flat slot indices (a chasing mob strolls not)
+    movers = on[rng.random(on.size) < speed]  # flat slot indices (a chasing mob does not stroll)
     if night.any():
         movers = np.concatenate([np.flatnonzero(chasing), movers])
     if movers.size:
@@ -94,7 +94,8 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         dest[up, 1] += 1
         go = (flat | down | up) & ~(dest == env.pos[e]).all(axis=1) & ~there
         flat_pos[movers[go]] = dest[go]
-        flat_strolling[movers[~ch & ~go]] = False  # arrived, or the way is blocked: the stroll ends, as a failed path does
+        # arrived, or the way is blocked: the stroll ends, as a failed path does
+        flat_strolling[movers[~ch & ~go]] = False
     # hostile mobs next to the agent hit it (once per `attack_every` steps)
     rel = np.abs(pos - env.pos[:, None, :])
     near = hostile & night[:, None] & (rel[..., 0] <= 1) & (rel[..., 2] <= 1) & (rel[..., 1] <= 1)

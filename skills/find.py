@@ -84,12 +84,13 @@ class Approach:
     def waits(self, mask: np.ndarray, gap: int) -> bool:
         """Wait this step rather than walk, given this step's approach_cells (mask, gap)?"""
         x, y, z = (int(c) for c in self.env.pos[self.i])
-        if gap > 0 and mask[x, z, y] and self.wait_left == 0:
-            self.wait_left = WAIT_FOR_MOB
-        if gap == 0 or self.wait_left == 0:
+        if gap == 0:  # a cell meets every condition: walk there at once
             self.wait_left = 0
         elif self.wait_left > 0:
             self.wait_left -= 1
+            return True
+        elif mask[x, z, y]:  # on a closest cell: wait there for the mob to stroll in
+            self.wait_left = WAIT_FOR_MOB - 1
             return True
         return hostile_within(self.env, self.i) or not mask.any()
 
@@ -346,15 +347,19 @@ class FindExpert(Expert):
         biome = self.conds.get("biome")
         return not biome or self.v.biomes[int(self.env.biome_map[self.i, x, z])] == str(biome)
 
+    def _candidates(self):
+        """(cells, widened) to search, best first: where every condition holds; the cells a mob
+        of them comes closest to; then cells with the mob further off, step by step."""
+        yield self._where(0)
+        ok, gap = approach_cells(self.env, self.i, self.conds)
+        yield ok, gap > 0
+        for extra in WIDEN[1:]:
+            yield self._where(extra)
+
     def _search(self):
         env, i = self.env, self.i
         pos = tuple(int(c) for c in env.pos[i])
-        for extra in (0, "closest", *WIDEN[1:]):  # where all holds; the cells a mob comes closest to; wider
-            if extra == "closest":
-                ok, gap = approach_cells(env, i, self.conds)
-                widened = gap > 0
-            else:
-                ok, widened = self._where(int(extra))
+        for ok, widened in self._candidates():
             if not ok.any():
                 continue
             xs, zs, ys = np.nonzero(ok)

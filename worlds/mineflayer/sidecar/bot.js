@@ -335,14 +335,27 @@ const COMMANDS = {
     const target = b.nearestEntity((e) => e.name === msg.mob && e.type !== 'player')
     if (!target) throw new Failure('not_found', `no ${msg.mob} in sight`)
     const before = itemsList()
+    let hunting = true
     const gone = new Promise((resolve) => {
       const onGone = (e) => { if (e.id === target.id) { b.removeListener('entityGone', onGone); resolve() } }
       b.on('entityGone', onGone)
     })
+    // mineflayer-pvp gives up on its own (the target out of view, a follow path not found); under
+    // load a CI run once hunted a cow to the timeout. Each second: done if the mob has left the
+    // entity list (a missed entityGone), else attack it again if pvp has stopped
+    const watch = (async () => {
+      while (hunting) {
+        await b.waitForTicks(20)
+        if (!hunting) return
+        if (!b.entities[target.id]) return
+        if (!b.pvp.target) b.pvp.attack(target)
+      }
+    })()
     b.pvp.attack(target)
     try {
-      await withTimeout(gone, msg.timeout_ms || 60000, `hunting ${msg.mob}`)
+      await withTimeout(Promise.race([gone, watch]), msg.timeout_ms || 60000, `hunting ${msg.mob}`)
     } finally {
+      hunting = false
       b.pvp.stop()
     }
     const where = target.position.clone()

@@ -3,8 +3,10 @@
 Every skill the policy was trained for (mine X, kill M: training/controller/data.py's
 TRAIN_GOALS) is tried on the same fresh generated worlds (seeds never used in training, the
 start inventory the skill needs) by both drivers, one goal per world, batched; success is the
-goal's item in the inventory (or the mob killed by the agent) within `--budget` steps. Mean
-steps are over the successful tries. `--baseline PATH` adds another checkpoint's column on
+goal's item in the inventory (or the mob killed by the agent) within `--budget` steps (a find:
+its conditions met within `--find-budget` steps, each walk within `--budget`, as the controllers
+run it to its episode's end; MP5's context tasks give it 2400). Mean steps are over the
+successful tries. `--baseline PATH` adds another checkpoint's column on
 the same worlds; a skill a checkpoint was not trained for is not tried with it ("not
 trained"). `--workers N` splits the worlds over N processes (the same worlds, the same
 results as one process, since every world's actions come from its own chunk's generator).
@@ -41,6 +43,15 @@ def episodes_for(n: int, seed: int, skills: str = "") -> list:
     return [e for e in eps if not wanted or _key(e[0]) in wanted or e[0].action in wanted]
 
 
+def context_budget() -> int:
+    """A find's steps in the tasks that ask for one: the grid steps of MP5's context tasks'
+    episode (their suite's max_steps, as GridWorld.budget_steps converts it; 2400)."""
+    from worlds.gridworld.world import GridWorld
+    from worlds.tasks import load_suite
+
+    return max(GridWorld.budget_steps(t.max_steps) for t in load_suite("mp5-context"))
+
+
 def _key(goal) -> str:
     return f"{goal.action}:{next(iter(goal.obj))}"
 
@@ -71,7 +82,15 @@ def _chunk_job(job: dict) -> list[dict]:
         policy = GoalPolicy.load("controller", kb=kb, device=job["device"], path=job["path"])
     eps = episodes_for(job["episodes"], job["seed"], job["skills"])[job["lo"] : job["hi"]]
     return rollout(
-        kb, eps, job["driver"], policy, budget=job["budget"], n_envs=CHUNK, greedy=job["greedy"], seed=job["chunk_seed"]
+        kb,
+        eps,
+        job["driver"],
+        policy,
+        budget=job["budget"],
+        n_envs=CHUNK,
+        greedy=job["greedy"],
+        seed=job["chunk_seed"],
+        find_budget=job["find_budget"],
     )
 
 
@@ -91,6 +110,7 @@ def run_driver(driver: str, path: str | None, eps: list, a: argparse.Namespace, 
             "lo": c[0],
             "hi": c[-1] + 1,
             "budget": a.budget,
+            "find_budget": a.find_budget,
             "greedy": a.greedy,
             "chunk_seed": a.seed * 1000 + c[0],
         }
@@ -126,7 +146,14 @@ def _runs(chunks: list[list[int]]) -> list[list[int]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.skill_table", description=__doc__.split("\n\n")[0])
     ap.add_argument("--episodes", type=int, default=20, help="worlds per skill (default: 20)")
-    ap.add_argument("--budget", type=int, default=600, help="steps one try may take (default: 600)")
+    ap.add_argument("--budget", type=int, default=600, help="steps one mine or kill try may take (default: 600)")
+    ap.add_argument(
+        "--find-budget",
+        type=int,
+        default=None,
+        help="steps one find may take, its walks --budget each (default: a context task's episode, "
+        f"{context_budget()} grid steps; both controllers run a find to its episode's end)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--greedy", action="store_true", help="argmax actions (default: sample, as the controller does)")
     ap.add_argument("--out", default=None, help="write the rows as JSON here")
@@ -143,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         help="leave out the scripted expert's column (measured before, same worlds)",
     )
     a = ap.parse_args(argv)
-    if a.episodes < 1 or a.budget < 1 or a.workers < 1:
-        ap.error("--episodes, --budget and --workers must be 1 or more")
+    a.find_budget = context_budget() if a.find_budget is None else a.find_budget
+    if a.episodes < 1 or a.budget < 1 or a.workers < 1 or a.find_budget < 1:
+        ap.error("--episodes, --budget, --find-budget and --workers must be 1 or more")
     bad = check_skills(a.skills)
     if bad:
         ap.error(bad)
@@ -200,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
                 {
                     "rows": rows,
                     "budget": a.budget,
+                    "find_budget": a.find_budget,
                     "seed": a.seed,
                     "greedy": a.greedy,
                     "wall_s": wall,

@@ -188,6 +188,19 @@ def test_a_zombie_close_at_night_stops_the_walk_and_the_controller_digs_in(kb):
     assert int(w.env.pos[w.i][1]) == 63 and w.env.health[w.i] > 0  # in a hole two blocks deep, alive
 
 
+def test_the_skill_table_s_rollout_gives_a_find_its_own_budget_and_ends_a_walk_as_the_controller_does(kb):
+    from training.controller.rollout import rollout
+
+    far_pig = (Goal("find", {"pig": 1}), 0, {"layout": _layout(mobs=[(40, 65, 40, "pig")]), "time_of_day": 0.1})
+    no_desert = (Goal("find", {"pig": 1}, where={"biome": "desert"}), 0, {"layout": _layout(), "time_of_day": 0.1})
+    policy = CountingPolicy(kb, ["find:pig"])  # an untrained network: it wanders
+    # the walk toward the pig: `budget` policy steps without arriving, and the find is given up
+    assert rollout(kb, [far_pig], "learned", policy, budget=5, find_budget=40) == [{"ok": False, "steps": 5}]
+    # nowhere to walk to (no desert on the map): the controller waits, to the find's own budget
+    assert rollout(kb, [no_desert], "learned", policy, budget=5, find_budget=40) == [{"ok": False, "steps": 40}]
+    assert rollout(kb, [no_desert], "learned", policy, budget=7) == [{"ok": False, "steps": 7}]  # default: `budget`
+
+
 @pytest.mark.skipif(not (SHIPPED / "controller.pt").is_file(), reason="no shipped controller.pt")
 def test_the_shipped_policy_walks_to_a_pig_and_a_context_task_is_no_longer_refused(kb):
     from types import SimpleNamespace

@@ -42,9 +42,13 @@ def rollout(
     greedy: bool = False,
     seed: int = 0,
     temperature: float = 1.0,
+    find_budget: int | None = None,
 ) -> list[dict]:
     """One result {ok, steps} per (goal, world seed, reset options), in order; `driver` is
-    'learned' (the policy, batched) or 'scripted' (the expert)."""
+    'learned' (the policy, batched) or 'scripted' (the expert). A find may take `find_budget`
+    steps (default: `budget`), as both controllers let it run to its episode's end; the learned
+    one ends a find whose walk takes `budget` policy steps without reaching where it heads
+    (skills/learned/controller.py: _find), and so does this rollout."""
     rng = np.random.default_rng(seed)
     out: list[dict] = []
     for s in range(0, len(episodes), n_envs):
@@ -69,7 +73,10 @@ def rollout(
         idle = IdleActions(len(chunk))  # the controller's rule: no action just tried here to no effect
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
-        for _ in range(budget):
+        limit = np.array([(find_budget or budget) if g.action == "find" else budget for g in goals])
+        walked = np.zeros(len(chunk), int)  # a learned find's policy steps since it stood where it heads
+        for _ in range(int(limit.max())):
+            done |= steps >= limit
             if done.all():
                 break
             acts = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (len(chunk), 1))
@@ -81,9 +88,14 @@ def rollout(
                 masks = idle.allowed(obs, masks)
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
                 a = np.where(hold_attack(obs), ATTACK, a)
-                for i in np.nonzero(waiting(env, goals, done, approaches))[0]:  # the learned controller's waits
+                waits = waiting(env, goals, done, approaches, walked)
+                for i in np.nonzero(waits)[0]:  # the learned controller's waits
                     waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])
                     a[i] = waiters[i].wait_action()[0]
+                for i in approaches:  # a walk of `budget` policy steps that has not arrived: given up
+                    if not (done[i] or waits[i]):
+                        done[i] = walked[i] >= budget
+                        walked[i] += 1
                 idle.chose(a)
                 acts[:, 0] = a
                 for i, given in enumerate(args):
@@ -136,11 +148,17 @@ def found(env: Any, i: int, goal: Goal) -> bool:
     return evaluate_conditions(find_conditions(goal), state)[0]
 
 
-def waiting(env: Any, goals: Sequence[Goal], done: np.ndarray, approaches: dict) -> np.ndarray:
+def waiting(env: Any, goals: Sequence[Goal], done: np.ndarray, approaches: dict, walked: np.ndarray) -> np.ndarray:
     """bool [n]: find goals the learned controller would wait on now rather than walk
-    (skills/find.py: Approach, one per find world in `approaches`)."""
+    (skills/find.py: Approach, one per find world in `approaches`); `walked` [n] is set to 0
+    where the agent stands where its walk heads or has nowhere to head (a new walk begins
+    there, as in the controller)."""
     out = np.zeros(len(goals), bool)
     for i, a in approaches.items():
         if not done[i]:
-            out[i] = a.waits(*a.cells())
+            mask, gap = a.cells()
+            x, y, z = (int(c) for c in env.pos[i])
+            if mask[x, z, y] or not mask.any():  # standing where it heads, or nowhere to head
+                walked[i] = 0
+            out[i] = a.waits(mask, gap)
     return out

@@ -39,27 +39,27 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         _spawn_hostiles(env, night)
         _restock_animals(env)
         return
-    hostile = rules.mob_hostile[kind] & alive
+    any_night = bool(night.any())  # by day no mob chases or hits: that work is skipped
+    hostile = rules.mob_hostile[kind] & alive if any_night else alive
     chasing = np.zeros_like(alive)
-    if night.any():
+    if any_night:
         chasing = hostile & night[:, None] & (rng.random(kind.shape) < 0.5)
     strolling &= alive & ~chasing
     p_start, reach, speed = stroll_rates(d)
     # Random draws only where they can matter (the batch's step time is mostly the mobs'): the
     # mobs that may start a stroll are drawn as a binomial count of slots, those walking on from
-    # the strolling ones.
-    start = np.zeros_like(alive)
-    start.flat[rng.integers(0, start.size, size=rng.binomial(start.size, p_start))] = True
-    start &= alive & ~chasing & ~strolling
-    if start.any():  # a spot up to `reach` cells away on each ground axis, on the map
-        e, m = np.nonzero(start)
+    # the strolling ones (the drawn slots that hold an idle mob, once each, in slot order).
+    slots = rng.integers(0, alive.size, size=rng.binomial(alive.size, p_start))
+    slots = np.unique(slots[alive.flat[slots] & ~chasing.flat[slots] & ~strolling.flat[slots]])
+    if slots.size:  # a spot up to `reach` cells away on each ground axis, on the map
+        e, m = np.divmod(slots, kind.shape[1])
         off = rng.integers(-reach, reach + 1, size=(e.size, 2))
         goal[e, m, 0] = np.clip(pos[e, m, 0] + off[:, 0], 0, env.X - 1)
         goal[e, m, 1] = np.clip(pos[e, m, 2] + off[:, 1], 0, env.Z - 1)
         strolling[e, m] = True
     on = np.flatnonzero(strolling)
     movers = on[rng.random(on.size) < speed]  # flat slot indices (a chasing mob does not stroll)
-    if night.any():
+    if any_night:
         movers = np.concatenate([np.flatnonzero(chasing), movers])
     if movers.size:
         flat_pos, flat_goal, flat_strolling = pos.reshape(-1, 3), goal.reshape(-1, 2), strolling.reshape(-1)
@@ -96,22 +96,28 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         flat_pos[movers[go]] = dest[go]
         # arrived, or the way is blocked: the stroll ends, as a failed path does
         flat_strolling[movers[~ch & ~go]] = False
-    # hostile mobs next to the agent hit it (once per `attack_every` steps)
-    rel = np.abs(pos - env.pos[:, None, :])
-    near = hostile & night[:, None] & (rel[..., 0] <= 1) & (rel[..., 2] <= 1) & (rel[..., 1] <= 1)
-    hit = near & ((env.clock % d["attack_every"]) == 0)[:, None]
-    if hit.any():
-        dmg = (rules.mob_damage[kind] * hit).sum(axis=1)
-        env.health -= dmg.astype(np.float32)
-        for i in np.nonzero(hit.any(axis=1))[0]:
-            who = env.vocab.mobs[int(kind[i][hit[i]][0])]
-            env.last_hurt[i] = who
+    if any_night:  # hostile mobs next to the agent hit it
+        _hit_agents(env, hostile, night, int(d["attack_every"]))
     # zombies burn in daylight
     zombie = env.vocab.mob_id.get("zombie")
     if zombie is not None:
         kind[(kind == zombie) & ~night[:, None]] = 0
     _spawn_hostiles(env, night)
     _restock_animals(env)
+
+
+def _hit_agents(env: Any, hostile: np.ndarray, night: np.ndarray, every: int) -> None:
+    """At night a hostile mob next to the agent (one cell on each axis) hits it, once per
+    `every` steps; the last one to hit is remembered (a death's cause)."""
+    kind = env.mob_kind
+    rel = np.abs(env.mob_pos - env.pos[:, None, :])
+    near = hostile & night[:, None] & (rel[..., 0] <= 1) & (rel[..., 2] <= 1) & (rel[..., 1] <= 1)
+    hit = near & ((env.clock % every) == 0)[:, None]
+    if hit.any():
+        dmg = (env.rules.mob_damage[kind] * hit).sum(axis=1)
+        env.health -= dmg.astype(np.float32)
+        for i in np.nonzero(hit.any(axis=1))[0]:
+            env.last_hurt[i] = env.vocab.mobs[int(kind[i][hit[i]][0])]
 
 
 RESTOCK_EVERY = 50

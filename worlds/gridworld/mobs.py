@@ -40,9 +40,9 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         _restock_animals(env)
         return
     any_night = bool(night.any())  # by day no mob chases or hits: that work is skipped
-    hostile = rules.mob_hostile[kind] & alive if any_night else alive
+    hostile = rules.mob_hostile[kind] & alive if any_night else None
     chasing = np.zeros_like(alive)
-    if any_night:
+    if hostile is not None:
         chasing = hostile & night[:, None] & (rng.random(kind.shape) < 0.5)
     strolling &= alive & ~chasing
     p_start, reach, speed = stroll_rates(d)
@@ -96,7 +96,7 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         flat_pos[movers[go]] = dest[go]
         # arrived, or the way is blocked: the stroll ends, as a failed path does
         flat_strolling[movers[~ch & ~go]] = False
-    if any_night:  # hostile mobs next to the agent hit it
+    if hostile is not None:  # at night, hostile mobs next to the agent hit it
         _hit_agents(env, hostile, night, int(d["attack_every"]))
     # zombies burn in daylight
     zombie = env.vocab.mob_id.get("zombie")

@@ -53,5 +53,22 @@ def rounds(state: AgentState) -> int:
     return max(0, len(state.get("plans", [])) - 1)
 
 
+def drivers(state: AgentState) -> dict[str, list[str]]:
+    """Which part drove each executed goal, by the outcomes' `driver` (the learned controller
+    sets it: "policy", "expert" under --fallback, "functional" for craft, smelt and equip,
+    "none" when refused): {"policy": ["mine:log", ...], ...}, each goal once in plan order;
+    {} with a controller that does not say."""
+    out: dict[str, list[str]] = {}
+    for o in state.get("outcomes", []):
+        goal, who = o.get("goal"), o.get("driver")
+        if not goal or not who:
+            continue
+        for item in goal.get("obj") or {}:
+            key = f"{goal['action']}:{item}"
+            if key not in out.setdefault(str(who), []):
+                out[str(who)].append(key)
+    return out
+
+
 def usage(state: AgentState) -> dict[str, int]:
     return add_usage(state.get("plan_usage"), state.get("explain_usage"))

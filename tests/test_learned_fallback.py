@@ -69,3 +69,37 @@ def test_a_task_whose_route_needs_an_untrained_goal_is_refused_up_front(kb):
     assert make_learned_controller(kb, with_fallback, Expert(), task=emerald).use_fallback
     ctl = make_learned_controller(kb, settings, Expert())  # no task: refused goal by goal
     assert not ctl.use_fallback and untrained(ctl.policy, [Goal("mine", {"emerald": 1})]) == ["mine:emerald"]
+
+
+def test_an_episode_s_record_says_which_part_drove_each_goal():
+    from nodes.state import drivers
+
+    def outcome(action, item, who):
+        return {"goal": {"action": action, "obj": {item: 1}}, "ok": True, "driver": who}
+
+    state = {
+        "outcomes": [
+            outcome("mine", "log", "policy"),
+            outcome("craft", "planks", "functional"),
+            outcome("mine", "log", "policy"),  # a re-plan's second try: listed once
+            outcome("mine", "diamond", "expert"),
+            {"goal": None, "ok": False, "error": "no plan is possible"},  # no goal, no driver
+        ]
+    }
+    assert drivers(state) == {"policy": ["mine:log"], "functional": ["craft:planks"], "expert": ["mine:diamond"]}
+    assert drivers({"outcomes": [{"goal": {"action": "mine", "obj": {"log": 1}}, "ok": True}]}) == {}  # scripted
+
+
+@pytest.mark.skipif(not (SHIPPED / "controller.pt").is_file(), reason="no shipped controller.pt")
+def test_a_learned_run_s_json_names_the_goals_the_policy_drove(capsys):
+    import json
+
+    from agent.cli import main
+
+    args = ["run", "obtain a wooden pickaxe", "--world", "gridworld", "--planner", "oracle"]
+    assert main([*args, "--controller", "learned", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["success"] and result["drivers"]["policy"] == ["mine:log"]
+    assert "craft:wooden_pickaxe" in result["drivers"]["functional"] and "expert" not in result["drivers"]
+    assert main([*args, "--controller", "scripted", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["drivers"] == {}

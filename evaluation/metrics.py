@@ -51,6 +51,16 @@ def _stats(rows: list[dict[str, Any]], task_ids: list[str]) -> dict[str, Any]:
     }
 
 
+def goal_drivers(rows: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
+    """Every goal each part drove over the episodes (the records' `drivers`: the learned
+    controller's policy, expert or functional), sorted; {} when no record says."""
+    out: dict[str, set[str]] = {}
+    for r in rows:
+        for who, goals in (r.get("drivers") or {}).items():
+            out.setdefault(str(who), set()).update(goals)
+    return {who: sorted(goals) for who, goals in sorted(out.items())}
+
+
 def summarize(
     tasks: Sequence[Task],
     rows: Sequence[dict[str, Any]],
@@ -117,5 +127,6 @@ def summarize(
         "mc_version": s.mc_version,
         "max_rounds": s.max_rounds,
         "seed": s.seed,
+        "drivers": goal_drivers(rows),
         "per_task": per_task,
     }

@@ -179,6 +179,29 @@ def test_summarize_single_task_group_std_zero():
     assert s["groups"]["G"] == s["groups"]["G"] | {"success_rate": 1.0, "n": 1, "std": 0.0}
 
 
+def test_the_summary_and_report_gather_which_part_drove_each_goal():
+    tasks = [Task("X", "G", "x", {"a": 1}, 1), Task("Y", "G", "y", {"b": 1}, 1)]
+    rows = [
+        {
+            "task_id": "X",
+            "episode": 0,
+            "success": True,
+            "drivers": {"policy": ["mine:log"], "functional": ["craft:planks"]},
+        },
+        {"task_id": "Y", "episode": 0, "success": False, "drivers": {"policy": ["mine:log", "kill:cow"]}},
+        {"task_id": "Y", "episode": 1, "success": False},  # a record from before `drivers`, or scripted
+    ]
+    s = summarize(tasks, rows, RunSettings(), episodes=2, suite="s")
+    assert s["drivers"] == {"functional": ["craft:planks"], "policy": ["kill:cow", "mine:log"]}
+    md = report_mod.render_report(s, png_name=None)
+    assert (
+        "Goals driven, over all episodes: functional: 1 (crafts, smelts, equips); policy: `kill:cow`, `mine:log`." in md
+    )
+    assert "Goals driven" not in report_mod.render_report(
+        summarize(tasks, rows[2:], RunSettings(), episodes=2), png_name=None
+    )
+
+
 # ----------------------------------------------------------------------------- resume
 def test_resume_skips_stored_and_jsonl_has_one_line_each(tmp_path):
     out = tmp_path / "r"

@@ -166,6 +166,15 @@ def render_report(summary: dict[str, Any], *, png_name: str | None = GROUP_PNG) 
         f"tokens per success {fmt(s.get('tokens_per_success'), nd=0)}; episodes' wall time "
         f"{s.get('wall_s') or 0:.1f} s."
     )
+    drivers = s.get("drivers") or {}
+    if drivers:  # the learned controller says who drove each goal
+        parts = [
+            f"{who}: {len(goals)} (crafts, smelts, equips)"
+            if who == "functional"
+            else f"{who}: {', '.join(f'`{g}`' for g in goals)}"
+            for who, goals in drivers.items()
+        ]
+        lines += ["", "Goals driven, over all episodes: " + "; ".join(parts) + "."]
     lines += [
         "",
         "## Success rate per group (%, like DEPS Table 2)",

@@ -60,11 +60,13 @@ class PipelineConfig:
     hidden: int = 192
     scatter_p: float = 0.3
     repeat_p: float = 0.0  # chance the next goal repeats the mine/kill goal just finished (`mine 3 iron_ore`)
+    source_biome_p: float = 0.0  # share of fresh worlds made where their first goal's source forms (round 8)
     n_envs: int = 16
     stage_seconds: float = 0.0  # each stage's fit stops after this many seconds (0: no limit)
     collect_seconds: float = 0.0  # each process's collection stops after this many seconds (0: no limit)
     save_every: int = 1000
     resume: bool = False
+    with_data: str = ""  # also fit on the expert rows another run of this pipeline left in DIR/data (round 8)
     init: str = ""  # start behaviour cloning from this checkpoint's weights (same shape) instead of fresh
     focus: str = ""  # "GOAL=W,..." sampling weights for these goals instead of data.FOCUS (e.g. mine:diamond=2.5)
     mc_version: str = "1.11.2"
@@ -105,10 +107,11 @@ def _worker(job: dict) -> dict:
     from skills.learned.model import GoalNet, NetShape
     from skills.learned.policy import GoalPolicy
     from training.controller.dagger import SampledPolicy
-    from training.controller.data import collect, set_weights
+    from training.controller.data import collect, set_source_biome_p, set_weights
     from worlds.knowledge import load_kb
 
     set_weights(job["weights"])
+    set_source_biome_p(job.get("source_biome_p", 0.0))
     kb = load_kb(job["mc_version"])
     policy = None
     if job.get("state") is not None:
@@ -153,6 +156,7 @@ def collect_parallel(
             "n_envs": cfg.n_envs,
             "scatter_p": cfg.scatter_p,
             "repeat_p": cfg.repeat_p,
+            "source_biome_p": cfg.source_biome_p,
             "max_rows": cfg.max_rows,
             "mc_version": cfg.mc_version,
             "weights": focus_weights(cfg.focus),
@@ -286,6 +290,48 @@ def _save(net: Any, cfg: PipelineConfig, path: Path, card: dict) -> Path:
     return checkpoint.save(path, net.cpu(), vocab_version=vocab.version, goals=goals(), card=card)
 
 
+def with_rows(data: dict | None, other: str) -> tuple[dict, int]:
+    """`data` with the expert rows of another run of this pipeline (OTHER/data/bc-*.pt) appended,
+    and how many those were; LearnedError (one line) when OTHER holds none."""
+    from skills.learned.paths import LearnedError
+
+    parts = [torch.load(p, weights_only=True) for p in sorted((Path(other) / "data").glob("bc-*.pt"))]
+    parts = [p for p in parts if len(p["action"])]
+    if not parts:
+        raise LearnedError(
+            f"--with-data {other!r} holds no expert rows (DIR/data/bc-*.pt); accepted: the --out of a run"
+        )
+    both = ([data] if data is not None and len(data["action"]) else []) + parts
+    keys = set(both[0])
+    if any(set(p) != keys for p in both):
+        raise LearnedError(f"--with-data {other!r} holds rows of another layout; accepted: a run of this pipeline")
+    return {k: torch.cat([p[k] for p in both]) for k in both[0]}, sum(len(p["action"]) for p in parts)
+
+
+def seed_new_targets(net: Any, trained: list[str], kb: Any, vocab: Any) -> list[str]:
+    """Start the target embedding of each TRAIN_GOALS goal that `trained` (an --init checkpoint's
+    goals) lacks at the mean of the trained targets' embeddings of the same skill: a new block
+    begins as "a block to mine" (its target map says where), not as a random direction never
+    trained. Returns the goals so seeded."""
+    from worlds.gridworld.spec import goal_code
+    from worlds.types import Goal
+
+    def row(key: str) -> int:
+        action, item = key.split(":", 1)
+        return int(goal_code(Goal(action, {item: 1}), vocab, kb)[1])
+
+    have = set(trained)
+    taken = {row(k) for k in have}  # a row a trained goal reads (a variant's, say) keeps its weights
+    new = [k for k in goals() if k not in have and row(k) not in taken]
+    weight = net.goal_target.weight
+    with torch.no_grad():
+        for key in new:
+            same = sorted({row(k) for k in have if k.split(":", 1)[0] == key.split(":", 1)[0]})
+            if same:
+                weight[row(key)] = weight[same].mean(0)
+    return new
+
+
 def run(cfg: PipelineConfig, log=print) -> dict:
     from skills.learned import checkpoint, sense
     from skills.learned.features import net_shape
@@ -305,13 +351,23 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     shape = net_shape(vocab, target=len(sense.BANDS), aux=1, channels=cfg.channels, hidden=cfg.hidden)
     net = GoalNet(shape)
     if cfg.init:
-        net, _ = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
+        net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
+        card_goals = list(init_card.get("goals") or [])
         if not net.shape.target:
             from skills.learned.paths import LearnedError
 
             raise LearnedError(f"--init {cfg.init!r} reads no target map; accepted: a checkpoint this pipeline wrote")
+        fresh = seed_new_targets(net, card_goals, kb, vocab)
+        if fresh:
+            log(
+                f"--init: {len(fresh)} goal targets new to it start at the mean of its trained ones: {', '.join(fresh)}"
+            )
     card: dict[str, Any] = {"kind": "controller", "command": cfg.command, "config": asdict(cfg), "stages": []}
     bc, st = collect_parallel(cfg, "bc", cfg.episodes, cfg.seed + 1, log=log)
+    if cfg.with_data:
+        bc, more = with_rows(bc, cfg.with_data)
+        st = {**st, "rows": int(len(bc["action"])), "with_data": {"dir": cfg.with_data, "rows": more}}
+        log(f"--with-data: {more} expert rows from {cfg.with_data} join this run's")
     train_set, held_out = split(bc, 0.05, cfg.seed)
     card["data"] = {
         "expert_pursuits": st["pursuits"],
@@ -393,6 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         ("hidden", int),
         ("scatter_p", float),
         ("repeat_p", float),
+        ("source_biome_p", float),
         ("n_envs", int),
         ("stage_seconds", float),
         ("collect_seconds", float),
@@ -403,6 +460,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", default="", help="start from this checkpoint (one this pipeline wrote)")
     ap.add_argument("--resume", action="store_true", help="go on from what DIR already holds")
     ap.add_argument(
+        "--with-data",
+        default="",
+        metavar="DIR",
+        help="also fit on the expert rows another run of this pipeline collected (its --out DIR)",
+    )
+    ap.add_argument(
         "--focus", default="", metavar="GOAL=W,...", help="goal sampling weights instead of the issue-20 focus"
     )
     a = ap.parse_args(argv)
@@ -411,6 +474,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not 0.0 <= a.repeat_p <= 1.0:
         print("pipeline: error: --repeat-p must be from 0 to 1 (0: every next goal drawn afresh)", file=sys.stderr)
+        return 2
+    if not 0.0 <= a.source_biome_p <= 1.0:
+        print(
+            "pipeline: error: --source-biome-p must be from 0 to 1 (0: every map's biome by its seed)", file=sys.stderr
+        )
         return 2
     if not 0.0 <= a.learner_share < 1.0:
         print("pipeline: error: --learner-share must be from 0 to under 1 (0: rows drawn uniformly)", file=sys.stderr)

@@ -24,7 +24,7 @@ from skills.learned.model import GoalNet
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy
 from training.controller import find_goals
-from training.controller.data import TRAIN_GOALS, collect, start_options
+from training.controller.data import NEW_IN_ROUND_8, TRAIN_GOALS, collect, start_options
 from training.controller.fit import concat, evaluate, fit, split
 from worlds.gridworld.spec import make_vocab
 from worlds.types import Goal
@@ -99,6 +99,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     rng = np.random.default_rng(10_000 + seed)
     frng = np.random.default_rng(20_000 + seed)  # find goals' own draws: the mine and kill worlds stay as they were
     urng = np.random.default_rng(30_000 + seed)  # and a held item used on a mob (milk): its own draws too
+    nrng = np.random.default_rng(40_000 + seed)  # and round 8's goals theirs
     probe = BatchGridWorld(1, load_kb("1.11.2"))
     eps = []
     for k in range(n):
@@ -111,7 +112,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
             probe.reset([world_seed], [options])
             eps.append((find_goals.settle(probe, 0, goal, frng), world_seed, options))
             continue
-        r = urng if inv.get("bucket") else rng
+        r = nrng if item in NEW_IN_ROUND_8 else urng if inv.get("bucket") else rng
         world_seed = int(r.integers(2**30, 2**31 - 1))
         options = {**start_options(r, dict(inv)), "time_of_day": 0.1}
         eps.append((goal, with_source(probe, goal, world_seed, options), options))

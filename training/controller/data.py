@@ -143,17 +143,6 @@ def sample_goal(rng: np.random.Generator, scatter: bool = False) -> tuple[Goal, 
     return Goal(action, {item: 1}), dict(inv)
 
 
-SOURCE_BIOME_P = (
-    0.0  # share of fresh generated worlds made where their first mine goal's source forms (set_source_biome_p)
-)
-
-
-def set_source_biome_p(p: float) -> None:
-    """Make this share of fresh generated worlds where their first goal's source is densest."""
-    global SOURCE_BIOME_P
-    SOURCE_BIOME_P = float(p)
-
-
 def source_biome(kb: Any, goal: Goal) -> dict:
     """Reset options that put a mine goal's source on the map, as an episode's own map is made
     for what its task mines (worlds/gridworld/world.py): the biome an ore forms only under
@@ -170,12 +159,15 @@ def source_biome(kb: Any, goal: Goal) -> dict:
     return {"biome": where[0]} if where else {}
 
 
-def new_world(rng: np.random.Generator, env: BatchGridWorld, scatter_p: float) -> tuple[bool, Goal, dict]:
-    """(scatter map?, first goal, reset options) for a fresh world."""
+def new_world(
+    rng: np.random.Generator, env: BatchGridWorld, scatter_p: float, source_biome_p: float = 0.0
+) -> tuple[bool, Goal, dict]:
+    """(scatter map?, first goal, reset options) for a fresh world; a share `source_biome_p` of the
+    generated ones made where their first goal's source forms (`source_biome`)."""
     scatter = bool(rng.random() < scatter_p)
     goal, inv = sample_goal(rng, scatter)
     opts = start_options(rng, inv)
-    if not scatter and SOURCE_BIOME_P and rng.random() < SOURCE_BIOME_P:
+    if not scatter and source_biome_p and rng.random() < source_biome_p:
         opts.update(source_biome(env.kb, goal))
     night = find_goals.night_start(rng) if goal.action == "find" else None
     if night is not None:
@@ -211,6 +203,7 @@ def collect(
     target: bool = False,
     seconds: float = 0.0,
     repeat_p: float = 0.0,
+    source_biome_p: float = 0.0,
 ) -> tuple[dict[str, torch.Tensor], dict]:
     """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
     A share `scatter_p` of the worlds are scatter maps (training/controller/scenes.py).
@@ -225,13 +218,15 @@ def collect(
     `repeat_p`: the chance that a world's next goal is the mine or kill goal it just finished, begun
     where that one ended, as a plan's `mine 3 iron_ore` or `mine 16 cobblestone` runs: the second ore
     is sought from the first one's tunnel, a start a fresh draw seldom gives (in deps71 the policy took
-    4.7 times the expert's steps per iron ore, against 2.9 times on the skill table's fresh worlds)."""
+    4.7 times the expert's steps per iron ore, against 2.9 times on the skill table's fresh worlds).
+    `source_biome_p`: the share of fresh generated worlds made where their first goal's source forms.
+    """
     until = time.monotonic() + seconds if seconds > 0 else float("inf")
     rng = np.random.default_rng(seed)
     env = BatchGridWorld(n_envs, kb)
     vocab = env.vocab
     seeds = [int(s) for s in rng.integers(0, 2**31 - 1, n_envs)]
-    starts = [new_world(rng, env, scatter_p) for _ in range(n_envs)]
+    starts = [new_world(rng, env, scatter_p, source_biome_p) for _ in range(n_envs)]
     scatter = np.array([s for s, _, _ in starts], bool)
     env.reset(seeds, [o for _, _, o in starts])
     goals_done = np.zeros(n_envs, int)
@@ -329,7 +324,7 @@ def collect(
                 mask = np.zeros(n_envs, bool)
                 mask[i] = True
                 opts = [{}] * n_envs
-                scatter[i], g, opts[i] = new_world(rng, env, scatter_p)
+                scatter[i], g, opts[i] = new_world(rng, env, scatter_p, source_biome_p)
                 env.reset_some(mask, [int(rng.integers(0, 2**31 - 1))], opts)
             elif repeat_p and p.goal.action in ("mine", "kill") and rng.random() < repeat_p:
                 g = Goal(p.goal.action, dict(p.goal.obj))

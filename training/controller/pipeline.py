@@ -107,11 +107,10 @@ def _worker(job: dict) -> dict:
     from skills.learned.model import GoalNet, NetShape
     from skills.learned.policy import GoalPolicy
     from training.controller.dagger import SampledPolicy
-    from training.controller.data import collect, set_source_biome_p, set_weights
+    from training.controller.data import collect, set_weights
     from worlds.knowledge import load_kb
 
     set_weights(job["weights"])
-    set_source_biome_p(job.get("source_biome_p", 0.0))
     kb = load_kb(job["mc_version"])
     policy = None
     if job.get("state") is not None:
@@ -126,6 +125,7 @@ def _worker(job: dict) -> dict:
         policy=policy,
         scatter_p=job["scatter_p"],
         repeat_p=job["repeat_p"],
+        source_biome_p=job.get("source_biome_p", 0.0),
         keep_failed=policy is not None,
         max_rows=job["max_rows"] if policy is not None else 0,
         target=True,
@@ -175,9 +175,7 @@ def collect_parallel(
         with mp.get_context("spawn").Pool(len(todo)) as pool:
             pool.map(_worker, todo)
     stats = [json.loads(Path(j["path"] + ".json").read_text()) for j in jobs]
-    parts = [torch.load(j["path"], weights_only=True) for j in jobs]
-    parts = [p for p in parts if len(p["action"])]
-    data = {k: torch.cat([p[k] for p in parts]) for k in parts[0]} if parts else None
+    data = _joined([Path(j["path"]) for j in jobs])
     total = {"pursuits": sum(s["pursuits"] for s in stats), "ok": sum(s["ok"] for s in stats)}
     total["rows"] = int(len(data["action"])) if data is not None else 0
     total["wall_s"] = round(time.monotonic() - t0, 1)
@@ -295,17 +293,23 @@ def with_rows(data: dict | None, other: str) -> tuple[dict, int]:
     and how many those were; LearnedError (one line) when OTHER holds none."""
     from skills.learned.paths import LearnedError
 
-    parts = [torch.load(p, weights_only=True) for p in sorted((Path(other) / "data").glob("bc-*.pt"))]
-    parts = [p for p in parts if len(p["action"])]
-    if not parts:
+    theirs = _joined(sorted((Path(other) / "data").glob("bc-*.pt")))
+    if theirs is None:
         raise LearnedError(
             f"--with-data {other!r} holds no expert rows (DIR/data/bc-*.pt); accepted: the --out of a run"
         )
-    both = ([data] if data is not None and len(data["action"]) else []) + parts
-    keys = set(both[0])
-    if any(set(p) != keys for p in both):
+    if data is None or not len(data["action"]):
+        return theirs, len(theirs["action"])
+    if set(data) != set(theirs):
         raise LearnedError(f"--with-data {other!r} holds rows of another layout; accepted: a run of this pipeline")
-    return {k: torch.cat([p[k] for p in both]) for k in both[0]}, sum(len(p["action"]) for p in parts)
+    return {k: torch.cat([data[k], theirs[k]]) for k in data}, len(theirs["action"])
+
+
+def _joined(paths: list[Path]) -> dict | None:
+    """The rows of the saved parts `paths`, one after another (empty parts left out); None if none."""
+    parts = [torch.load(p, weights_only=True) for p in paths]
+    parts = [p for p in parts if len(p["action"])]
+    return {k: torch.cat([p[k] for p in parts]) for k in parts[0]} if parts else None
 
 
 def seed_new_targets(net: Any, trained: list[str], kb: Any, vocab: Any) -> list[str]:

@@ -8,6 +8,10 @@ same shape (the time does not depend on the weights). Each timed step is what th
 does: the maps of the state the world is in (the target map counting again what the last step
 changed, skills/learned/source_columns.py), the action, then the world's step; the first count
 of each world's columns is made before the clock starts (once per world and goal).
+
+The policy runs at the precision the controller picks (bf16 on a CPU with native bfloat16,
+else fp32: skills/learned/policy.py); where that is bf16, the same net in fp32 is timed on the
+same maps at each step, and `policy_fp32_vs_run_precision` is its time over the run's.
 """
 
 from __future__ import annotations
@@ -59,24 +63,33 @@ def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda 
         o = {**obs, KEY: around(env)}
         return sense.add_to(o, env, rows, luts) if luts else o
 
-    rng = np.random.default_rng(0)
+    # the same net in fp32 beside it, where the policy runs in bf16 (skills/learned/policy.py: pick_precision)
+    fp32 = None if policy.precision == "fp32" else GoalPolicy(policy.net, kb, policy.card, "cpu", precision="fp32")
+    rng, rng32 = np.random.default_rng(0), np.random.default_rng(1)
     a = policy.act(features(obs), codes, greedy=False, rng=rng)  # warm: the target map's first count of each world
-    t_pol, t_env = float("inf"), float("inf")
+    t_pol, t_env, t_32 = float("inf"), float("inf"), float("inf")
     for _ in range(repeat):  # best of each over `repeat` runs of 5 steps, machine noise hitting both alike
-        pol = env_t = 0.0
+        pol = env_t = p32 = 0.0
         for _ in range(5):  # as the controller runs: the maps of this step's state, the action, the step
             t0 = time.perf_counter()
-            a = policy.act(features(obs), codes, greedy=False, rng=rng)  # the maps the net reads count as its cost
+            o = features(obs)  # the maps the net reads count as its cost
+            tm = time.perf_counter()
+            a = policy.act(o, codes, greedy=False, rng=rng)
             t1 = time.perf_counter()
+            if fp32 is not None:  # the same maps, the same worlds, the other precision (its actions unused)
+                fp32.act(o, codes, greedy=False, rng=rng32)
+                p32 += (tm - t0) + time.perf_counter() - t1
             acts = np.stack([np.minimum(a, 9), np.full(BATCH, -1)], axis=1).astype(np.int64)
             t2 = time.perf_counter()
             obs, *_ = env.step(acts)
             pol, env_t = pol + t1 - t0, env_t + time.perf_counter() - t2
-        t_pol, t_env = min(t_pol, pol / 5), min(t_env, env_t / 5)
+        t_pol, t_env, t_32 = min(t_pol, pol / 5), min(t_env, env_t / 5), min(t_32, p32 / 5 if fp32 else pol / 5)
     torch.set_num_threads(threads)
     return {
         "policy_batched_ms_per_step": round(1000 * t_pol, 3),
         "policy_vs_world_step_ratio": round(t_pol / t_env, 2),
+        "policy_bf16": 1.0 if policy.precision == "bf16" else 0.0,
+        "policy_fp32_vs_run_precision": round(t_32 / t_pol, 2),
         "policy_shipped_weights": shipped,
         "policy_batch": float(BATCH),
         "policy_target_map": 1.0 if luts else 0.0,

@@ -186,9 +186,3 @@ class GoalNet(nn.Module):
     def forward(self, grid, vec, goal, around=None, faced=None):
         h = self.encode(grid, vec, goal, around, faced)
         return self.policy(h), self.horizon(h)
-
-    @torch.no_grad()
-    def expected_horizon(self, grid, vec, goal, around=None, faced=None) -> torch.Tensor:
-        """E[h] under mu(h | s, g), per row."""
-        _, logits = self(grid, vec, goal, around, faced)
-        return torch.softmax(logits, -1) @ bin_centres().to(logits.device)

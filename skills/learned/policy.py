@@ -17,6 +17,8 @@ import torch
 
 from skills.learned import checkpoint
 from skills.learned.features import encode_extras, encode_obs, extra_tensors, goal_key, net_shape, to_tensors
+from skills.learned.model import bin_centres
+from skills.learned.paths import LearnedError
 from worlds.gridworld import spec
 
 # the primitive that turns the agent to each facing of spec.FACINGS (north, south, east, west, up, down)
@@ -39,9 +41,36 @@ def pick_device(device: str | None = None) -> str:
     return device
 
 
+PRECISIONS = ("auto", "fp32", "bf16")
+PRECISION_ENV = "DEPS_POLICY_PRECISION"
+
+
+def pick_precision(device: str, precision: str | None = None) -> str:
+    """'fp32' or 'bf16': the arithmetic the network's convolutions and linear layers run in at
+    inference (`precision`, else $DEPS_POLICY_PRECISION, else 'auto'). 'auto' takes bf16 on a CPU
+    with native bfloat16 instructions (AVX512-BF16 or AMX, where oneDNN runs the convolutions
+    about four times faster; issue 21), fp32 elsewhere, where bf16 would be emulated. Weights
+    stay fp32; torch's autocast casts per call, so a net being trained is read as it is now."""
+    p = (precision or os.environ.get(PRECISION_ENV) or "auto").strip().lower()
+    if p not in PRECISIONS:
+        raise LearnedError(f"policy precision {p!r} is not known; accepted: {', '.join(PRECISIONS)} (${PRECISION_ENV})")
+    if p == "auto":
+        return "bf16" if device == "cpu" and _cpu_has_bf16() else "fp32"
+    return p
+
+
+@lru_cache(maxsize=1)
+def _cpu_has_bf16() -> bool:
+    try:
+        return bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):  # a torch build without the probe: assume emulated
+        return False
+
+
 class GoalPolicy:
-    def __init__(self, net: Any, kb: Any, card: dict, device: str = "cpu"):
+    def __init__(self, net: Any, kb: Any, card: dict, device: str = "cpu", precision: str | None = None):
         self.net, self.kb, self.card, self.device = net, kb, card, device
+        self.precision = pick_precision(device, precision)
         self.vocab = spec.make_vocab(kb)
         self.goals = set(card.get("goals") or [])  # 'mine:log', 'kill:cow': what it was trained on
 
@@ -76,7 +105,12 @@ class GoalPolicy:
         grid, vec = encode_obs(obs, self.vocab)
         g, v, c = to_tensors(grid, vec, codes, self.device)
         ex = extra_tensors(encode_extras(obs, self.vocab, self.net.shape), self.net.shape, self.device)
-        return self.net(g, v, c, **ex)
+        with self._autocast():
+            policy, horizon = self.net(g, v, c, **ex)
+        return policy.float(), horizon.float()
+
+    def _autocast(self) -> Any:
+        return torch.autocast(self.device, dtype=torch.bfloat16, enabled=self.precision == "bf16")
 
     def act(
         self,
@@ -115,7 +149,9 @@ class GoalPolicy:
             extras = {k: np.repeat(a, len(codes), 0) for k, a in extras.items()}
         g, v, c = to_tensors(grid, vec, codes, self.device)
         ex = extra_tensors(extras, self.net.shape, self.device)
-        return self.net.expected_horizon(g, v, c, **ex).cpu().numpy()
+        with self._autocast():
+            _, logits = self.net(g, v, c, **ex)
+        return (torch.softmax(logits.float(), -1) @ bin_centres().to(logits.device)).cpu().numpy()
 
 
 @lru_cache(maxsize=8)

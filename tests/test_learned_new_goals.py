@@ -129,3 +129,96 @@ def test_with_data_appends_another_run_s_expert_rows_and_refuses_a_folder_withou
     assert more == 5 and merged["action"].tolist() == [0, 1, 2, 3, 10, 11, 12, 20, 21]
     with pytest.raises(LearnedError, match="holds no expert rows"):
         with_rows(rows(4, 0), str(tmp_path / "nothing"))
+
+
+def test_new_goals_only_fits_their_embeddings_and_leaves_every_other_weight_as_it_was(kb, tmp_path):
+    """Round 9: a fine-tune that must not slow the goals the checkpoint already drives freezes
+    everything but the new goals' target rows; the rows of the other goals' pursuits move nothing."""
+    from skills.learned import sense
+    from skills.learned.features import net_shape
+    from skills.learned.model import GoalNet
+    from training.controller.pipeline import PipelineConfig, fit_stage, target_rows
+    from worlds.gridworld.spec import make_vocab
+
+    vocab = make_vocab(kb)
+    torch.manual_seed(0)
+    s = net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1)
+    net = GoalNet(s)
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    new = target_rows(["mine:log2", "mine:flint"], kb, vocab)
+    old = target_rows(["mine:log", "mine:iron_ore"], kb, vocab)
+    n = 64
+    data = {
+        "grid": torch.randint(0, s.n_cells, (n, s.grid_layers, s.view, s.view)),
+        "vec": torch.rand(n, s.vec_dim),
+        "goal": torch.stack([torch.ones(n, dtype=torch.long), torch.tensor((new + old) * (n // 4))], 1),
+        "action": torch.randint(0, s.n_actions, (n,)),
+        "horizon": torch.randint(0, 50, (n,)),
+        "around": torch.randint(0, 4, (n, s.n_cells + s.target, s.around, s.around), dtype=torch.uint8),
+        "faced": torch.randint(0, s.n_cells, (n, 2)),
+        "aux_dir": torch.randint(0, 27, (n,)),
+        "aux_dist": torch.rand(n),
+        "decide": torch.ones(n, dtype=torch.bool),
+    }
+    cfg = PipelineConfig(out=str(tmp_path), batch_size=16, save_every=1000)
+    fit_stage(net, data, cfg, "bc", 20, 1e-2, 0, log=lambda m: None, rows=new)
+    after = net.state_dict()
+    for k, v in before.items():
+        if k != "goal_target.weight":
+            assert torch.equal(after[k], v), k
+    w0, w1 = before["goal_target.weight"], after["goal_target.weight"]
+    others = [r for r in range(len(w0)) if r not in new]
+    assert torch.equal(w1[others], w0[others]) and not torch.equal(w1[new], w0[new])
+    assert all(p.requires_grad for p in net.parameters())  # the freeze is undone for whatever comes next
+
+
+def test_new_goals_only_without_an_init_checkpoint_is_one_line_and_exit_2(capsys, tmp_path):
+    from training.controller.pipeline import main
+
+    assert main(["--out", str(tmp_path), "--new-goals-only", "--episodes", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--new-goals-only" in err[-1] and "no --init was given" in err[-1], err
+
+
+def test_keep_old_adds_the_kl_to_the_teacher_on_the_goals_it_knew_only(kb):
+    """--keep-old: a net equal to its teacher pays nothing; one that drifted pays on the rows of the
+    goals the teacher knew, and its gradient pulls it back; rows of a new goal pay nothing."""
+    import copy
+
+    from skills.learned import sense
+    from skills.learned.features import net_shape
+    from skills.learned.model import GoalNet
+    from training.controller.fit import losses
+    from training.controller.pipeline import target_rows
+    from worlds.gridworld.spec import make_vocab
+
+    vocab = make_vocab(kb)
+    torch.manual_seed(1)
+    s = net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1)
+    net = GoalNet(s)
+    teacher = copy.deepcopy(net).eval()
+    old, new = target_rows(["mine:log"], kb, vocab), target_rows(["mine:log2"], kb, vocab)
+    known = torch.zeros(s.n_targets, dtype=torch.bool)
+    known[old] = True
+    n = 8
+
+    def batch(rows: list[int]) -> dict:
+        return {
+            "grid": torch.randint(0, s.n_cells, (n, s.grid_layers, s.view, s.view)),
+            "vec": torch.rand(n, s.vec_dim),
+            "goal": torch.stack([torch.ones(n, dtype=torch.long), torch.tensor(rows * n)], 1),
+            "action": torch.randint(0, s.n_actions, (n,)),
+            "horizon": torch.randint(0, 50, (n,)),
+            "around": torch.randint(0, 4, (n, s.n_cells + s.target, s.around, s.around), dtype=torch.uint8),
+            "faced": torch.randint(0, s.n_cells, (n, 2)),
+        }
+
+    b_old = batch(old)
+    assert losses(net, b_old, 1.0, 0.0, (teacher, known, 1.0))[1]["keep"] < 1e-6
+    with torch.no_grad():
+        net.policy.weight.add_(torch.randn_like(net.policy.weight))
+    total, parts = losses(net, b_old, 0.0, 0.0, (teacher, known, 1.0))
+    assert parts["keep"] > 1e-3
+    total.backward()
+    assert net.policy.weight.grad.abs().sum() > 0
+    assert "keep" not in losses(net, batch(new), 1.0, 0.0, (teacher, known, 1.0))[1]

@@ -59,7 +59,16 @@ def net_extras(net: GoalNet, batch: Data) -> dict[str, torch.Tensor]:
 AUX_WEIGHT = 0.2  # the auxiliary heads' share of the loss (shape.aux), each
 
 
-def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tuple[torch.Tensor, dict]:
+Keep = tuple[GoalNet, torch.Tensor, float]  # (teacher, known target rows [n_targets] bool, weight)
+
+
+def losses(
+    net: GoalNet, batch: Data, w_policy: float, w_horizon: float, keep: Keep | None = None
+) -> tuple[torch.Tensor, dict]:
+    """The weighted loss and its parts. With `keep` = (teacher, known, weight), the rows whose goal
+    target the teacher was trained on (known[target]) add weight * KL(teacher's policy || the net's),
+    which holds the net to how it drove those goals while it learns others (learning without
+    forgetting: round 8's fine-tunes, fitted to the expert alone, slowed the goals they knew)."""
     out = net.heads(net.encode(batch["grid"], batch["vec"], batch["goal"], **net_extras(net, batch)))
     logits, hlogits = out["policy"], out["horizon"]
     total = torch.zeros((), device=logits.device)
@@ -75,6 +84,18 @@ def losses(net: GoalNet, batch: Data, w_policy: float, w_horizon: float) -> tupl
         lh = F.cross_entropy(hlogits[has_h], horizon_bin(batch["horizon"][has_h].float()))
         total = total + w_horizon * lh
         parts["horizon"] = float(lh.detach())
+    if keep is not None:
+        teacher, known, weight = keep
+        rows = known[batch["goal"][:, 1]]
+        if decide is not None:
+            rows &= decide
+        if bool(rows.any()):
+            sub = {k: v[rows] for k, v in batch.items()}
+            with torch.no_grad():
+                t = teacher(sub["grid"], sub["vec"], sub["goal"], **net_extras(teacher, sub))[0]
+            lk = F.kl_div(F.log_softmax(logits[rows], -1), F.log_softmax(t, -1), log_target=True, reduction="batchmean")
+            total = total + weight * lk
+            parts["keep"] = float(lk.detach())
     if "aux_dir" in out and "aux_dir" in batch:  # where the expert is heading (auxiliary, trained only)
         has_t = batch["aux_dir"] >= 0
         if bool(has_t.any()):

@@ -28,6 +28,7 @@ import multiprocessing as mp
 import platform
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,8 @@ class PipelineConfig:
     resume: bool = False
     with_data: str = ""  # also fit on the expert rows another run of this pipeline left in DIR/data (round 8)
     init: str = ""  # start behaviour cloning from this checkpoint's weights (same shape) instead of fresh
+    keep_old: float = 0.0  # with init: weight of the KL to its policy on the goals it knew (round 9)
+    new_goals_only: bool = False  # with init: fit only the target embeddings of the goals new to it (round 9)
     focus: str = ""  # "GOAL=W,..." sampling weights for these goals instead of data.FOCUS (e.g. mine:diamond=2.5)
     mc_version: str = "1.11.2"
     command: str = ""
@@ -139,10 +142,15 @@ def _worker(job: dict) -> dict:
 
 
 def collect_parallel(
-    cfg: PipelineConfig, name: str, pursuits: int, seed: int, net: Any = None, log=print
+    cfg: PipelineConfig, name: str, pursuits: int, seed: int, net: Any = None, log=print, only: list[str] | None = None
 ) -> tuple[dict, dict]:
     """`pursuits` pursuits over cfg.workers processes (expert-driven, or learner-driven with the
-    expert's labels when `net` is given); the parts are kept in DIR/data/NAME-K.pt."""
+    expert's labels when `net` is given); the parts are kept in DIR/data/NAME-K.pt. With `only`,
+    every pursuit's goals are drawn from those goals (no scatter maps, whose kinds are others)."""
+    weights = focus_weights(cfg.focus)
+    if only:
+        default = {f"{a}:{i}": w for a, i, w, _ in TRAIN_GOALS}
+        weights = {k: (weights.get(k, default[k]) if k in only else 0.0) for k in goals()}
     d = Path(cfg.out) / "data"
     d.mkdir(parents=True, exist_ok=True)
     w = max(1, cfg.workers)
@@ -154,12 +162,12 @@ def collect_parallel(
             "pursuits": share[k],
             "seed": seed * 1000 + k,
             "n_envs": cfg.n_envs,
-            "scatter_p": cfg.scatter_p,
+            "scatter_p": 0.0 if only else cfg.scatter_p,
             "repeat_p": cfg.repeat_p,
             "source_biome_p": cfg.source_biome_p,
             "max_rows": cfg.max_rows,
             "mc_version": cfg.mc_version,
-            "weights": focus_weights(cfg.focus),
+            "weights": weights,
             "state": state,
             "shape": None if net is None else net.shape.to_dict(),
             "seconds": cfg.collect_seconds,
@@ -194,11 +202,22 @@ def collect_parallel(
 
 
 def fit_stage(
-    net: Any, data: dict, cfg: PipelineConfig, stage: str, steps: int, lr: float, seed: int, log=print
+    net: Any,
+    data: dict,
+    cfg: PipelineConfig,
+    stage: str,
+    steps: int,
+    lr: float,
+    seed: int,
+    log=print,
+    rows: list[int] | None = None,
+    keep: Any = None,
 ) -> list[float]:
     """Adam with a cosine schedule over `steps` steps or cfg.stage_seconds, whichever ends first
     (the schedule follows the larger fraction done); the state (weights, optimiser, step,
-    seconds) goes to DIR/state.pt every cfg.save_every steps and is taken up again with --resume."""
+    seconds) goes to DIR/state.pt every cfg.save_every steps and is taken up again with --resume.
+    With `rows`, only those rows of the goal-target embedding are fitted (`only_targets`); `keep`
+    adds the KL to a teacher on the goals it knew (fit.losses)."""
     from skills.learned.features import time_column
     from skills.learned.paths import LearnedError
     from training.controller.fit import jitter_time, losses
@@ -208,7 +227,8 @@ def fit_stage(
     time_col = time_column(make_vocab(load_kb(cfg.mc_version)))
     dev = cfg.device
     net.to(dev).train()
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    release = only_targets(net, rows) if rows is not None else None
+    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=lr)
     state_path = Path(cfg.out) / "state.pt"
     start, spent = 0, 0.0
     if cfg.resume and state_path.is_file():
@@ -239,7 +259,7 @@ def fit_stage(
         idx = draw().to(dev)
         batch = {k: v[idx] for k, v in data.items()}
         batch["vec"] = jitter_time(batch["vec"], time_col, 0.05, g)
-        loss, parts = losses(net, batch, 1.0, 0.5)
+        loss, parts = losses(net, batch, 1.0, 0.5, keep)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -256,8 +276,38 @@ def fit_stage(
                 state_path,
             )
             log(f"{stage}: step {step + 1}/{steps} loss {np.mean(history[-100:]):.3f} {parts}")
+    if release is not None:
+        release()
     net.eval()
     return history
+
+
+def only_targets(net: Any, rows: list[int]) -> Callable[[], None]:
+    """Freeze every weight but these rows of the goal-target embedding (the goals new to an --init
+    checkpoint): every goal it was trained on then reads exactly the weights it read before, so
+    it acts as before, bit for bit, whatever the fit does to the new ones. Returns what undoes it."""
+    for p in net.parameters():
+        p.requires_grad_(False)
+    weight = net.goal_target.weight
+    weight.requires_grad_(True)
+    keep = torch.zeros(weight.shape[0], 1, device=weight.device)
+    keep[torch.as_tensor(rows, dtype=torch.long)] = 1.0
+    hook = weight.register_hook(lambda grad: grad * keep)  # Adam's step is 0 where every gradient was 0
+
+    def release() -> None:
+        hook.remove()
+        for p in net.parameters():
+            p.requires_grad_(True)
+
+    return release
+
+
+def target_rows(keys: list[str], kb: Any, vocab: Any) -> list[int]:
+    """The goal-target embedding row each goal key ('mine:log2') reads."""
+    from worlds.gridworld.spec import goal_code
+    from worlds.types import Goal
+
+    return [int(goal_code(Goal(k.split(":", 1)[0], {k.split(":", 1)[1]: 1}), vocab, kb)[1]) for k in keys]
 
 
 def _sampler(data: dict, batch: int, share: float, g: torch.Generator):
@@ -317,12 +367,9 @@ def seed_new_targets(net: Any, trained: list[str], kb: Any, vocab: Any) -> list[
     goals) lacks at the mean of the trained targets' embeddings of the same skill: a new block
     begins as "a block to mine" (its target map says where), not as a random direction never
     trained. Returns the goals so seeded."""
-    from worlds.gridworld.spec import goal_code
-    from worlds.types import Goal
 
     def row(key: str) -> int:
-        action, item = key.split(":", 1)
-        return int(goal_code(Goal(action, {item: 1}), vocab, kb)[1])
+        return target_rows([key], kb, vocab)[0]
 
     have = set(trained)
     taken = {row(k) for k in have}  # a row a trained goal reads (a variant's, say) keeps its weights
@@ -354,6 +401,8 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     vocab = make_vocab(kb)
     shape = net_shape(vocab, target=len(sense.BANDS), aux=1, channels=cfg.channels, hidden=cfg.hidden)
     net = GoalNet(shape)
+    fresh: list[str] = []
+    card_goals: list[str] = []
     if cfg.init:
         net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
         card_goals = list(init_card.get("goals") or [])
@@ -366,12 +415,38 @@ def run(cfg: PipelineConfig, log=print) -> dict:
             log(
                 f"--init: {len(fresh)} goal targets new to it start at the mean of its trained ones: {', '.join(fresh)}"
             )
+    only, rows, keep = None, None, None
+    if cfg.keep_old:
+        if not cfg.init:
+            from skills.learned.paths import LearnedError
+
+            raise LearnedError("--keep-old holds the net to an --init checkpoint's policy, and no --init was given")
+        teacher, _ = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
+        known = torch.zeros(teacher.shape.n_targets, dtype=torch.bool)
+        known[torch.as_tensor(target_rows(card_goals, kb, vocab))] = True
+        keep = (teacher.eval().requires_grad_(False).to(cfg.device), known.to(cfg.device), cfg.keep_old)
+        log(f"--keep-old: KL to the --init policy, weight {cfg.keep_old}, on the rows of its {len(card_goals)} goals")
+    if cfg.new_goals_only:
+        from skills.learned.paths import LearnedError
+
+        if not cfg.init or not fresh:
+            raise LearnedError(
+                "--new-goals-only fits the goals an --init checkpoint was not trained on, and "
+                + (f"{cfg.init!r} was trained on every one" if cfg.init else "no --init was given")
+            )
+        only, rows = fresh, target_rows(fresh, kb, vocab)
+        log(f"--new-goals-only: every weight frozen but the target embeddings of those {len(fresh)} goals")
     card: dict[str, Any] = {"kind": "controller", "command": cfg.command, "config": asdict(cfg), "stages": []}
-    bc, st = collect_parallel(cfg, "bc", cfg.episodes, cfg.seed + 1, log=log)
+    bc, st = collect_parallel(cfg, "bc", cfg.episodes, cfg.seed + 1, log=log, only=only)
     if cfg.with_data:
         bc, more = with_rows(bc, cfg.with_data)
         st = {**st, "rows": int(len(bc["action"])), "with_data": {"dir": cfg.with_data, "rows": more}}
         log(f"--with-data: {more} expert rows from {cfg.with_data} join this run's")
+    if rows is not None:  # the other goals' rows move no weight that is fitted
+        mine = torch.isin(bc["goal"][:, 1], torch.as_tensor(rows))
+        bc = {k: v[mine] for k, v in bc.items()}
+        st = {**st, "rows": int(mine.sum())}
+        log(f"--new-goals-only: {int(mine.sum())} rows of those goals kept")
     train_set, held_out = split(bc, 0.05, cfg.seed)
     card["data"] = {
         "expert_pursuits": st["pursuits"],
@@ -386,7 +461,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
         net, _ = checkpoint.load(bc_path, expected=net_shape(vocab), vocab_version=vocab.version)
         log("behaviour cloning: done before, loaded")
     else:
-        h = fit_stage(net, train_set, cfg, "bc", cfg.steps, cfg.lr, cfg.seed, log)
+        h = fit_stage(net, train_set, cfg, "bc", cfg.steps, cfg.lr, cfg.seed, log, rows=rows, keep=keep)
         measured = evaluate(net, held_out, cfg.device)
         card["stages"].append(
             {"stage": "behaviour cloning", "steps": len(h), "wall_s": round(time.monotonic() - t1, 1), **measured}
@@ -400,9 +475,22 @@ def run(cfg: PipelineConfig, log=print) -> dict:
             log(f"DAgger round {r + 1}: done before, loaded")
             continue
         t1 = time.monotonic()
-        more, st = collect_parallel(cfg, f"dagger{r + 1}", cfg.pursuits, cfg.seed + 100 + r, net=net, log=log)
+        more, st = collect_parallel(
+            cfg, f"dagger{r + 1}", cfg.pursuits, cfg.seed + 100 + r, net=net, log=log, only=only
+        )
         train_set = concat(train_set, more)
-        h = fit_stage(net, train_set, cfg, f"dagger{r + 1}", cfg.dagger_steps, cfg.dagger_lr, cfg.seed + 1 + r, log)
+        h = fit_stage(
+            net,
+            train_set,
+            cfg,
+            f"dagger{r + 1}",
+            cfg.dagger_steps,
+            cfg.dagger_lr,
+            cfg.seed + 1 + r,
+            log,
+            rows=rows,
+            keep=keep,
+        )
         measured = evaluate(net, held_out, cfg.device)
         card["stages"].append(
             {
@@ -454,6 +542,7 @@ def main(argv: list[str] | None = None) -> int:
         ("scatter_p", float),
         ("repeat_p", float),
         ("source_biome_p", float),
+        ("keep_old", float),
         ("n_envs", int),
         ("stage_seconds", float),
         ("collect_seconds", float),
@@ -470,6 +559,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also fit on the expert rows another run of this pipeline collected (its --out DIR)",
     )
     ap.add_argument(
+        "--new-goals-only",
+        action="store_true",
+        help="with --init: fit only the goal embeddings of the goals it was not trained on; every other weight"
+        " is frozen, so the goals it knew act exactly as before",
+    )
+    ap.add_argument(
         "--focus", default="", metavar="GOAL=W,...", help="goal sampling weights instead of the issue-20 focus"
     )
     a = ap.parse_args(argv)
@@ -483,6 +578,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "pipeline: error: --source-biome-p must be from 0 to 1 (0: every map's biome by its seed)", file=sys.stderr
         )
+        return 2
+    if a.keep_old < 0:
+        print("pipeline: error: --keep-old must be 0 or more (0: no pull toward the --init policy)", file=sys.stderr)
         return 2
     if not 0.0 <= a.learner_share < 1.0:
         print("pipeline: error: --learner-share must be from 0 to under 1 (0: rows drawn uniformly)", file=sys.stderr)

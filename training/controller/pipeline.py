@@ -23,6 +23,7 @@ machine. The card beside each checkpoint records the command, the data and the w
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import multiprocessing as mp
 import platform
@@ -387,6 +388,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     from skills.learned import checkpoint, sense
     from skills.learned.features import net_shape
     from skills.learned.model import GoalNet
+    from skills.learned.paths import LearnedError
     from training.controller.fit import concat, evaluate, split
     from worlds.gridworld.spec import make_vocab
     from worlds.knowledge import load_kb
@@ -407,8 +409,6 @@ def run(cfg: PipelineConfig, log=print) -> dict:
         net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
         card_goals = list(init_card.get("goals") or [])
         if not net.shape.target:
-            from skills.learned.paths import LearnedError
-
             raise LearnedError(f"--init {cfg.init!r} reads no target map; accepted: a checkpoint this pipeline wrote")
         fresh = seed_new_targets(net, card_goals, kb, vocab)
         if fresh:
@@ -418,17 +418,13 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     only, rows, keep = None, None, None
     if cfg.keep_old:
         if not cfg.init:
-            from skills.learned.paths import LearnedError
-
             raise LearnedError("--keep-old holds the net to an --init checkpoint's policy, and no --init was given")
-        teacher, _ = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
+        teacher = copy.deepcopy(net)  # as loaded, but for the new goals' rows, which the KL never reads
         known = torch.zeros(teacher.shape.n_targets, dtype=torch.bool)
         known[torch.as_tensor(target_rows(card_goals, kb, vocab))] = True
         keep = (teacher.eval().requires_grad_(False).to(cfg.device), known.to(cfg.device), cfg.keep_old)
         log(f"--keep-old: KL to the --init policy, weight {cfg.keep_old}, on the rows of its {len(card_goals)} goals")
     if cfg.new_goals_only:
-        from skills.learned.paths import LearnedError
-
         if not cfg.init or not fresh:
             raise LearnedError(
                 "--new-goals-only fits the goals an --init checkpoint was not trained on, and "

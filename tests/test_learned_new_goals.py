@@ -222,3 +222,11 @@ def test_keep_old_adds_the_kl_to_the_teacher_on_the_goals_it_knew_only(kb):
     total.backward()
     assert net.policy.weight.grad.abs().sum() > 0
     assert "keep" not in losses(net, batch(new), 1.0, 0.0, (teacher, known, 1.0))[1]
+
+
+def test_teacher_without_keep_old_is_one_line_and_exit_2(capsys, tmp_path):
+    from training.controller.pipeline import main
+
+    assert main(["--out", str(tmp_path), "--teacher", "skills/checkpoints/controller.pt", "--episodes", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--teacher" in err[-1] and "--keep-old" in err[-1], err

@@ -71,6 +71,7 @@ class PipelineConfig:
     with_data: str = ""  # also fit on the expert rows another run of this pipeline left in DIR/data (round 8)
     init: str = ""  # start behaviour cloning from this checkpoint's weights (same shape) instead of fresh
     keep_old: float = 0.0  # with init: weight of the KL to its policy on the goals it knew (round 9)
+    teacher: str = ""  # with keep_old: hold the old goals to this checkpoint's policy instead of init's (round 10)
     new_goals_only: bool = False  # with init: fit only the target embeddings of the goals new to it (round 9)
     focus: str = ""  # "GOAL=W,..." sampling weights for these goals instead of data.FOCUS (e.g. mine:diamond=2.5)
     mc_version: str = "1.11.2"
@@ -419,11 +420,16 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     if cfg.keep_old:
         if not cfg.init:
             raise LearnedError("--keep-old holds the net to an --init checkpoint's policy, and no --init was given")
-        teacher = copy.deepcopy(net)  # as loaded, but for the new goals' rows, which the KL never reads
+        if cfg.teacher:  # another policy for the old goals (round 10: round 5's, while --init is a later one)
+            teacher, t_card = checkpoint.load(cfg.teacher, expected=net_shape(vocab), vocab_version=vocab.version)
+            t_goals = list(t_card.get("goals") or [])
+        else:  # as loaded, but for the new goals' rows, which the KL never reads
+            teacher, t_goals = copy.deepcopy(net), card_goals
         known = torch.zeros(teacher.shape.n_targets, dtype=torch.bool)
-        known[torch.as_tensor(target_rows(card_goals, kb, vocab))] = True
+        known[torch.as_tensor(target_rows(t_goals, kb, vocab))] = True
         keep = (teacher.eval().requires_grad_(False).to(cfg.device), known.to(cfg.device), cfg.keep_old)
-        log(f"--keep-old: KL to the --init policy, weight {cfg.keep_old}, on the rows of its {len(card_goals)} goals")
+        who = f"--teacher {cfg.teacher}" if cfg.teacher else "the --init policy"
+        log(f"--keep-old: KL to {who}, weight {cfg.keep_old}, on the rows of its {len(t_goals)} goals")
     if cfg.new_goals_only:
         if not cfg.init or not fresh:
             raise LearnedError(
@@ -555,6 +561,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also fit on the expert rows another run of this pipeline collected (its --out DIR)",
     )
     ap.add_argument(
+        "--teacher",
+        default="",
+        metavar="CKPT",
+        help="with --keep-old: hold the goals this checkpoint was trained on to its policy (default: --init's)",
+    )
+    ap.add_argument(
         "--new-goals-only",
         action="store_true",
         help="with --init: fit only the goal embeddings of the goals it was not trained on; every other weight"
@@ -577,6 +589,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if a.keep_old < 0:
         print("pipeline: error: --keep-old must be 0 or more (0: no pull toward the --init policy)", file=sys.stderr)
+        return 2
+    if a.teacher and not a.keep_old:
+        print(
+            "pipeline: error: --teacher is the policy --keep-old holds the old goals to; give --keep-old W too",
+            file=sys.stderr,
+        )
         return 2
     if not 0.0 <= a.learner_share < 1.0:
         print("pipeline: error: --learner-share must be from 0 to under 1 (0: rows drawn uniformly)", file=sys.stderr)

@@ -3,9 +3,11 @@
 Every skill the policy was trained for (mine X, kill M: training/controller/data.py's
 TRAIN_GOALS) is tried on the same fresh generated worlds (seeds never used in training, the
 start inventory the skill needs) by both drivers, one goal per world, batched; success is the
-goal's item in the inventory (or the mob killed by the agent) within `--budget` steps (a find:
-its conditions met within `--find-budget` steps, each walk within `--budget`, as the controllers
-run it to its episode's end; MP5's context tasks give it 2400). Mean steps are over the
+goal's item in the inventory (or the mob killed by the agent) within `--budget` steps for a
+kill; a mine goal within `--mine-budget` steps, the learned one ending after `--budget` steps
+of no progress (skills/learned/progress.py: a leaf broken for a sapling); a find: its conditions
+met within `--find-budget` steps, each walk within `--budget`. Both budgets default to a task's
+episode (2400 grid steps, MP5's context tasks and the harvest list), as the controllers run a goal. Mean steps are over the
 successful tries. `--baseline PATH` adds another checkpoint's column on
 the same worlds; a skill a checkpoint was not trained for is not tried with it ("not
 trained"). `--workers N` splits the worlds over N processes (the same worlds, the same
@@ -91,6 +93,7 @@ def _chunk_job(job: dict) -> list[dict]:
         greedy=job["greedy"],
         seed=job["chunk_seed"],
         find_budget=job["find_budget"],
+        mine_budget=job["mine_budget"],
     )
 
 
@@ -111,6 +114,7 @@ def run_driver(driver: str, path: str | None, eps: list, a: argparse.Namespace, 
             "hi": c[-1] + 1,
             "budget": a.budget,
             "find_budget": a.find_budget,
+            "mine_budget": a.mine_budget,
             "greedy": a.greedy,
             "chunk_seed": a.seed * 1000 + c[0],
         }
@@ -154,6 +158,14 @@ def main(argv: list[str] | None = None) -> int:
         help="steps one find may take, its walks --budget each (default: a context task's episode, "
         f"{context_budget()} grid steps; both controllers run a find to its episode's end)",
     )
+    ap.add_argument(
+        "--mine-budget",
+        type=int,
+        default=None,
+        help="steps one mine try may take, the learned one ending after --budget steps of no progress "
+        f"(default: {context_budget()}, a task's episode: both controllers run a mine goal to its end; "
+        "600 gives the tables before 2026-11-27)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--greedy", action="store_true", help="argmax actions (default: sample, as the controller does)")
     ap.add_argument("--out", default=None, help="write the rows as JSON here")
@@ -171,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     a = ap.parse_args(argv)
     a.find_budget = context_budget() if a.find_budget is None else a.find_budget
-    if a.episodes < 1 or a.budget < 1 or a.workers < 1 or a.find_budget < 1:
-        ap.error("--episodes, --budget, --find-budget and --workers must be 1 or more")
+    a.mine_budget = context_budget() if a.mine_budget is None else a.mine_budget
+    if min(a.episodes, a.budget, a.workers, a.find_budget, a.mine_budget) < 1:
+        ap.error("--episodes, --budget, --find-budget, --mine-budget and --workers must be 1 or more")
     bad = check_skills(a.skills)
     if bad:
         ap.error(bad)
@@ -229,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                     "rows": rows,
                     "budget": a.budget,
                     "find_budget": a.find_budget,
+                    "mine_budget": a.mine_budget,
                     "seed": a.seed,
                     "greedy": a.greedy,
                     "wall_s": wall,

@@ -32,10 +32,13 @@ from skills.learned.idle import IdleActions
 from skills.learned.options import LearnedOptions
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy, pick_device
+from skills.learned.progress import Progress
 from skills.learned.surround import observe
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES
 
-GOAL_BUDGET = 600  # steps one unit of a mine/kill goal may take (DEPS Table 10's episode length)
+GOAL_BUDGET = (
+    600  # steps one unit of a mine/kill goal may take without progress (progress.py; DEPS Table 10's episode length)
+)
 FUNCTIONAL = ("craft", "smelt", "equip")
 NO_ITEM = (
     "noop",
@@ -272,6 +275,7 @@ class LearnedController:
         luts = sense.lut(world.env, goal) if targeted else None
         steps, gained = 0, {}
         idle = IdleActions(1)
+        progress = Progress(world.env, world.i, goal)  # what renews the budget: a leaf broken, a chicken by
         for item, wanted in goal.obj.items():
             got = 0
             while got < wanted:
@@ -282,7 +286,8 @@ class LearnedController:
                     if used >= self.goal_budget:
                         return _outcome(
                             False,
-                            f"could not {goal.action} a {item} within {self.goal_budget} steps (got {got} of {wanted})",
+                            f"could not {goal.action} a {item} within {self.goal_budget} steps of no progress"
+                            f" (got {got} of {wanted})",
                             steps,
                             gained,
                         )
@@ -290,7 +295,7 @@ class LearnedController:
                         return _outcome(False, "the agent died", steps, gained)
                     info = self._step(world, self._observe(world, luts), goal, code, idle)
                     steps += info.get("cost", 1)
-                    used += 1
+                    used = 0 if progress.made(info) else used + 1
                     for k, n in info.get("gained", {}).items():
                         gained[k] = gained.get(k, 0) + n
                     if goal.action == "kill" and info.get("killed") == item:

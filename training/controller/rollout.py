@@ -18,6 +18,7 @@ from skills.find import Approach, expert_for, find_conditions
 from skills.learned import sense
 from skills.learned.controller import ATTACK, NO_ITEM, hold_attack, item_args
 from skills.learned.idle import IdleActions
+from skills.learned.progress import Progress
 from skills.learned.surround import KEY, around
 from training.controller.data import safe_act
 from worlds.gridworld.batch import BatchGridWorld
@@ -43,12 +44,15 @@ def rollout(
     seed: int = 0,
     temperature: float = 1.0,
     find_budget: int | None = None,
+    mine_budget: int | None = None,
 ) -> list[dict]:
     """One result {ok, steps} per (goal, world seed, reset options), in order; `driver` is
     'learned' (the policy, batched) or 'scripted' (the expert). A find may take `find_budget`
     steps (default: `budget`), as both controllers let it run to its episode's end; the learned
     one ends a find whose walk takes `budget` policy steps without reaching where it heads
-    (skills/learned/controller.py: _find), and so does this rollout."""
+    (skills/learned/controller.py: _find), and so does this rollout. A mine goal may take
+    `mine_budget` steps (default: `budget`); the learned one ends after `budget` steps of no
+    progress (skills/learned/progress.py: a leaf broken for a sapling, a chicken by for an egg)."""
     rng = np.random.default_rng(seed)
     out: list[dict] = []
     for s in range(0, len(episodes), n_envs):
@@ -73,7 +77,9 @@ def rollout(
         idle = IdleActions(len(chunk))  # the controller's rule: no action just tried here to no effect
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
-        limit = np.array([(find_budget or budget) if g.action == "find" else budget for g in goals])
+        limit = np.array([{"find": find_budget, "mine": mine_budget}.get(g.action) or budget for g in goals])
+        progress = {i: Progress(env, i, g) for i, g in enumerate(goals) if g.action == "mine" and driver == "learned"}
+        idle_for = np.zeros(len(chunk), int)  # a learned mine goal's steps since it last made progress
         walked = np.zeros(len(chunk), int)  # a learned find's policy steps since it stood where it heads
         for _ in range(int(limit.max())):
             done |= steps >= limit
@@ -129,6 +135,10 @@ def rollout(
                         done[i], ok[i] = True, True
                 elif goals[i].action != "kill" and ids[i] and env.inv[i, ids[i]].sum() > start[i]:
                     done[i], ok[i] = True, True
+            for i, prog in progress.items():  # a learned mine goal: `budget` steps of no progress end it
+                if live[i] and not done[i]:
+                    idle_for[i] = 0 if prog.made(info["events"].get(i)) else idle_for[i] + 1
+                    done[i] = idle_for[i] >= budget
             done |= env.dead
         out += [{"ok": bool(ok[i]), "steps": int(steps[i])} for i in range(len(chunk))]
     return out

@@ -1,0 +1,82 @@
+"""A mine goal's budget bounds its steps of no progress (skills/learned/progress.py): a policy
+breaking gravel after gravel for flint (1 in 10) keeps going, as the scripted controller does;
+one hitting a block the goal does not come from stops after the budget, as before."""
+
+from __future__ import annotations
+
+from skills.learned.controller import LearnedController
+from skills.learned.progress import WAIT_REACH, Progress
+from tests.fakes import FakeGoalPolicy
+from worlds.gridworld.spec import PRIMITIVE_ID
+from worlds.gridworld.world import GridWorld
+from worlds.knowledge import load_kb
+from worlds.types import Goal
+
+ATTACK, EAST = PRIMITIVE_ID["attack"], PRIMITIVE_ID["move_east"]
+
+
+def _world(kb, row: str) -> GridWorld:
+    """The agent faces east along a row of 6 `row` blocks at its feet."""
+    w = GridWorld(kb, size=(16, 16))
+    blocks = [[9 + k, 65, 8, row] for k in range(6)]
+    w.reset(seed=0, options={"layout": {"ground": 64, "blocks": blocks, "agent": [8, 65, 8]}, "time_of_day": 0.1})
+    w.step({"action": "face_east"})
+    return w
+
+
+def test_each_source_broken_renews_the_budget_and_a_wrong_block_does_not():
+    kb = load_kb("1.11.2")
+    budget = 6  # fewer steps than two gravel blocks take by hand
+    w = _world(kb, "gravel")
+    gravel = w.env.vocab.cell_id["gravel"]
+
+    def dig_east(mask) -> int:  # hit the gravel ahead, else step into the gap it left
+        x, y, z = (int(c) for c in w.env.pos[0])
+        return ATTACK if w.env.cells[0, min(x + 1, 15), z, y] == gravel else EAST
+
+    flint = LearnedController(kb, FakeGoalPolicy({"mine:flint"}, dig_east), None, goal_budget=budget)
+    out = flint.run(Goal("mine", {"flint": 1}), w)
+    broken = 6 - int((w.env.cells[0, 9:15, 8, 65] == gravel).sum())
+    assert broken >= 2 and out["steps"] > budget, (broken, out)  # went on past the budget, block after block
+    assert out["ok"] == (kb.count(out["gained"], "flint") >= 1)
+    if not out["ok"]:  # every gravel gone without a flint: then the budget of no progress ended it
+        assert "steps of no progress" in out["error"]
+
+    w = _world(kb, "stone")  # no sapling comes from stone: no progress, the budget ends it
+    sapling = LearnedController(kb, FakeGoalPolicy({"mine:sapling"}, lambda m: ATTACK), None, goal_budget=budget)
+    out = sapling.run(Goal("mine", {"sapling": 1}), w)
+    assert not out["ok"] and out["steps"] == budget and "6 steps of no progress" in out["error"], out
+
+
+def test_waiting_by_a_chicken_is_progress_for_an_egg_only_within_reach():
+    kb = load_kb("1.11.2")
+    w = _world(kb, "stone")
+    env, v = w.env, w.env.vocab
+    egg, milk = Progress(env, 0, Goal("mine", {"egg": 1})), Progress(env, 0, Goal("mine", {"milk_bucket": 1}))
+    env.mob_kind[0] = 0
+    assert not egg.made(None)
+    env.add_mob(0, v.mob_id["chicken"], 8 + WAIT_REACH + 1, 65, 8)
+    assert not egg.made(None)  # too far to be waiting by it
+    env.add_mob(0, v.mob_id["chicken"], 8, 65, 8 + WAIT_REACH)
+    assert egg.made(None)
+    env.add_mob(0, v.mob_id["cow"], 7, 65, 8)
+    assert not milk.made(None)  # milk takes a bucket used on the cow: standing by one is not progress
+    assert not Progress(env, 0, Goal("mine", {"sapling": 1})).made({"broke": "stone"})
+    assert Progress(env, 0, Goal("mine", {"sapling": 1})).made({"broke": "oak_leaves"})
+    assert not Progress(env, 0, Goal("kill", {"cow": 1})).made({"broke": "oak_leaves"})
+
+
+def test_the_skill_table_s_rollout_ends_a_mine_goal_by_the_same_rule(monkeypatch):
+    """training/controller/rollout.py: `budget` steps of no progress end a learned mine try,
+    `mine_budget` steps end it in all (an untrained network on a bare map makes no progress)."""
+    from skills.learned import progress
+    from tests.test_learned_find import CountingPolicy
+    from training.controller.rollout import rollout
+
+    kb = load_kb("1.11.2")
+    bare = (Goal("mine", {"sapling": 1}), 0, {"layout": {"ground": 64, "agent": [8, 65, 8]}, "time_of_day": 0.1})
+    policy = CountingPolicy(kb, ["mine:sapling"])
+    assert rollout(kb, [bare], "learned", policy, budget=5, mine_budget=40) == [{"ok": False, "steps": 5}]
+    monkeypatch.setattr(progress.Progress, "made", lambda self, event: True)  # as if every step broke a leaf
+    assert rollout(kb, [bare], "learned", policy, budget=5, mine_budget=40) == [{"ok": False, "steps": 40}]
+    assert rollout(kb, [bare], "learned", policy, budget=7) == [{"ok": False, "steps": 7}]  # default: `budget`

@@ -100,15 +100,17 @@ def _checkpoint(kind: str) -> Callable[[], str]:
     def check() -> str:
         import zipfile
 
-        from skills.learned.paths import ENV, checkpoint_path
+        from skills.learned.paths import ENV, checkpoint_paths
 
-        path = checkpoint_path(kind)
-        where = f"{path} (from {ENV[kind]})" if os.environ.get(ENV[kind]) else str(path)
-        if not path.is_file():
-            raise RuntimeError(f"{where} is not a file")
-        if path.stat().st_size > 2 * 2**30 or not zipfile.is_zipfile(path):
-            raise RuntimeError(f"{where} is not a torch checkpoint; accepted: a file written by deps train {kind}")
-        return f"{where}, {path.stat().st_size} bytes"
+        found = []
+        for path in checkpoint_paths(kind):  # the controller may be several (skills/learned/routed.py)
+            where = f"{path} (from {ENV[kind]})" if os.environ.get(ENV[kind]) else str(path)
+            if not path.is_file():
+                raise RuntimeError(f"{where} is not a file")
+            if path.stat().st_size > 2 * 2**30 or not zipfile.is_zipfile(path):
+                raise RuntimeError(f"{where} is not a torch checkpoint; accepted: a file written by deps train {kind}")
+            found.append(f"{where}, {path.stat().st_size} bytes")
+        return "; ".join(found)
 
     return check
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import sys
 import time
 from pathlib import Path
@@ -170,7 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--greedy", action="store_true", help="argmax actions (default: sample, as the controller does)")
     ap.add_argument("--out", default=None, help="write the rows as JSON here")
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--checkpoint", default=None, help="the controller to measure (default: the one deps uses)")
+    ap.add_argument(
+        "--checkpoint",
+        default=None,
+        help="the controller to measure: a checkpoint, or several joined by ':' (skills/learned/routed.py;"
+        " default: the ones deps uses)",
+    )
     ap.add_argument("--baseline", default=None, help="another controller checkpoint, measured on the same worlds")
     ap.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
     ap.add_argument(
@@ -191,15 +197,15 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(bad)
     import torch
 
-    from skills.learned.checkpoint import checkpoint_path
     from skills.learned.features import goal_key
-    from skills.learned.paths import LearnedError
+    from skills.learned.paths import LearnedError, checkpoint_paths
     from skills.learned.policy import GoalPolicy
     from worlds.knowledge import load_kb
 
     torch.set_num_threads(1)
     kb = load_kb("1.11.2")
-    drivers: dict[str, str | None] = {"scripted": None, "learned": a.checkpoint or str(checkpoint_path("controller"))}
+    shipped = os.pathsep.join(str(p) for p in checkpoint_paths("controller"))  # every part, as deps loads them
+    drivers: dict[str, str | None] = {"scripted": None, "learned": a.checkpoint or shipped}
     if a.no_scripted:
         del drivers["scripted"]
     if a.baseline:

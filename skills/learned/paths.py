@@ -2,7 +2,11 @@
 CLI can pick its defaults without importing torch.
 
 `DEPS_CONTROLLER_CHECKPOINT` / `DEPS_SELECTOR_CHECKPOINT` (a path) override the shipped
-`skills/checkpoints/controller.pt` / `selector.pt`.
+`skills/checkpoints/controller.pt` / `selector.pt`. The controller may be several checkpoints,
+each driving the goals it was trained for (skills/learned/routed.py): the variable then lists
+their paths joined by the platform's path separator (':' here), as PATH does, the first that
+knows a goal driving it; shipped: `controller.pt`, then `controller-harvest.pt` for the goals
+the first was not trained on.
 """
 
 from __future__ import annotations
@@ -23,10 +27,23 @@ class CheckpointError(LearnedError):
 
 
 def checkpoint_path(kind: str) -> Path:
-    """The checkpoint the `learned` controller (kind='controller') or the `horizon` selector
-    (kind='selector') uses: the environment variable's path when set, else the shipped one."""
-    env = os.environ.get(ENV[kind])
-    return Path(env) if env else SHIPPED / f"{kind}.pt"
+    """The (first) checkpoint the `learned` controller (kind='controller') or the `horizon`
+    selector (kind='selector') uses: the environment variable's path when set, else the shipped one."""
+    return checkpoint_paths(kind)[0]
+
+
+# shipped checkpoints after `<kind>.pt` that drive the goals it was not trained for, in order
+SHIPPED_MORE = {"controller": ("controller-harvest.pt",), "selector": ()}
+
+
+def checkpoint_paths(kind: str, given: str | None = None) -> list[Path]:
+    """Every checkpoint of `kind`, first first: `given` or the environment variable split at
+    os.pathsep, else the shipped `<kind>.pt` and those of SHIPPED_MORE that are there."""
+    spec = given or os.environ.get(ENV[kind])
+    if spec:
+        return [Path(p) for p in str(spec).split(os.pathsep) if p]
+    more = [SHIPPED / name for name in SHIPPED_MORE[kind] if (SHIPPED / name).is_file()]
+    return [SHIPPED / f"{kind}.pt", *more]
 
 
 def available(kind: str) -> bool:

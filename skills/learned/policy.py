@@ -18,7 +18,7 @@ import torch
 from skills.learned import checkpoint
 from skills.learned.features import encode_extras, encode_obs, extra_tensors, goal_key, net_shape, to_tensors
 from skills.learned.model import bin_centres
-from skills.learned.paths import LearnedError
+from skills.learned.paths import LearnedError, checkpoint_paths
 from worlds.gridworld import spec
 
 # the primitive that turns the agent to each facing of spec.FACINGS (north, south, east, west, up, down)
@@ -76,7 +76,9 @@ class GoalPolicy:
 
     @classmethod
     def load(cls, kind: str, kb: Any = None, device: str | None = None, path: str | None = None) -> GoalPolicy:
-        """The checkpoint of `kind` ('controller' or 'selector'); CheckpointError when it does not fit."""
+        """The checkpoint of `kind` ('controller' or 'selector'), or a RoutedPolicy where `path` (or
+        the environment, or the shipped set) names several (paths.checkpoint_paths); CheckpointError
+        when one does not fit."""
         if kb is None:
             from worlds.knowledge import load_kb
 
@@ -84,9 +86,15 @@ class GoalPolicy:
         device = pick_device(device)
         if device == "cpu" and torch.get_num_threads() > 1 and "OMP_NUM_THREADS" not in os.environ:
             torch.set_num_threads(1)  # a net this small runs fastest on one thread; more only spin on a busy CPU
-        p = path or checkpoint.checkpoint_path(kind)
-        net, card = _load_cached(str(p), kb.version, device, kind)
-        return cls(net, kb, card, device)
+        parts = []
+        for p in checkpoint_paths(kind, path):
+            net, card = _load_cached(str(p), kb.version, device, kind)
+            parts.append(cls(net, kb, card, device))
+        if len(parts) == 1:
+            return parts[0]
+        from skills.learned.routed import RoutedPolicy  # several: each goal to the first trained for it
+
+        return RoutedPolicy(parts)
 
     def knows(self, goal: Any) -> bool:
         return goal_key(goal) in self.goals

@@ -1,0 +1,71 @@
+"""Several controller checkpoints as one policy, each goal driven by the first that was trained for it.
+
+Round 5's `controller.pt` drives the 24 goals of deps71 and MP5's context tasks at 0.92 or more
+each. Every fit that taught one network the harvest list's 20 further goals as well slowed
+those 24 and lowered deps71 (issue 20, rounds 8 to 10). So the shipped controller is two
+checkpoints: `controller.pt` for the goals it was trained on, and `controller-harvest.pt` for
+the goals only it was trained on (skills/learned/paths.py: checkpoint_paths). Both read the
+same observation and the same goal codes; a batch of worlds with goals of both is split by
+goal, each part acting on its own rows.
+
+Every goal is still driven by the torch policy alone; which checkpoint drove it is on the
+goal's card (`RoutedPolicy.part_for`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from skills.learned.paths import CheckpointError
+from skills.learned.policy import GoalPolicy
+from worlds.types import Goal
+
+
+class RoutedPolicy(GoalPolicy):
+    def __init__(self, parts: Sequence[GoalPolicy]):
+        first = parts[0]
+        super().__init__(first.net, first.kb, first.card, first.device, first.precision)
+        if len({bool(getattr(p.net.shape, "target", 0)) for p in parts}) > 1:
+            raise CheckpointError(
+                "the controller's checkpoints read different observations (one reads the goal's target map, "
+                "another does not); accepted: checkpoints of one shape"
+            )
+        self.parts = list(parts)
+        self.goals = set().union(*(p.goals for p in parts))
+        self._route: dict[tuple[int, int], int] = {}  # a goal's (skill, target) code -> the part that drives it
+        for k, p in enumerate(parts):
+            for key in sorted(p.goals):
+                action, _, thing = key.partition(":")
+                code = self.codes([Goal(action, {thing: 1})])[0]
+                self._route.setdefault((int(code[0]), int(code[1])), k)
+
+    def part_for(self, goal: Any) -> GoalPolicy:
+        """The checkpoint that drives `goal` (the first one, for a goal none was trained for)."""
+        return self.parts[self._parts_of(self.codes([goal]))[0]]
+
+    def measured_success(self, goal: Any) -> float | None:
+        return self.part_for(goal).measured_success(goal)
+
+    def _parts_of(self, codes: np.ndarray) -> np.ndarray:
+        c = np.asarray(codes).reshape(-1, 2)
+        return np.array([self._route.get((int(s), int(t)), 0) for s, t in c], dtype=np.int64)
+
+    def act(self, obs: dict, codes: np.ndarray, mask: np.ndarray | None = None, **kw: Any) -> np.ndarray:
+        """GoalPolicy.act, each world's row acted on by the checkpoint that drives its goal."""
+        part = self._parts_of(codes)
+        if (part == part[0]).all():
+            return self.parts[part[0]].act(obs, codes, mask, **kw)
+        n = len(part)
+        out = np.zeros(n, dtype=np.int64)
+        for k in np.unique(part):
+            rows = np.nonzero(part == k)[0]
+            sub = {
+                key: v[rows] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == n else v
+                for key, v in obs.items()
+            }
+            m = None if mask is None else (np.asarray(mask)[rows] if np.ndim(mask) == 2 else mask)
+            out[rows] = self.parts[k].act(sub, np.asarray(codes).reshape(-1, 2)[rows], m, **kw)
+        return out

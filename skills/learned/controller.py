@@ -36,9 +36,7 @@ from skills.learned.progress import Progress
 from skills.learned.surround import observe
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES
 
-GOAL_BUDGET = (
-    600  # steps one unit of a mine/kill goal may take without progress (progress.py; DEPS Table 10's episode length)
-)
+GOAL_BUDGET = 600  # steps of no progress one unit of a mine/kill goal may take (progress.py; DEPS Table 10)
 FUNCTIONAL = ("craft", "smelt", "equip")
 NO_ITEM = (
     "noop",

@@ -187,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave out the scripted expert's column (measured before, same worlds)",
     )
+    ap.add_argument(
+        "--no-learned", action="store_true", help="leave out the learned controller's column (the expert's only)"
+    )
     a = ap.parse_args(argv)
     a.find_budget = context_budget() if a.find_budget is None else a.find_budget
     a.mine_budget = context_budget() if a.mine_budget is None else a.mine_budget
@@ -206,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     kb = load_kb("1.11.2")
     shipped = os.pathsep.join(str(p) for p in checkpoint_paths("controller"))  # every part, as deps loads them
     drivers: dict[str, str | None] = {"scripted": None, "learned": a.checkpoint or shipped}
+    if a.no_learned:
+        del drivers["learned"]
     if a.no_scripted:
         del drivers["scripted"]
     if a.baseline:
@@ -253,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                     "greedy": a.greedy,
                     "wall_s": wall,
                     "checkpoints": {n: p for n, p in drivers.items() if p},
-                    "checkpoint": policies["learned"].card.get("command"),
+                    "checkpoint": policies["learned"].card.get("command") if "learned" in policies else None,
                 },
                 indent=1,
             )

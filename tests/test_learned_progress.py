@@ -80,3 +80,15 @@ def test_the_skill_table_s_rollout_ends_a_mine_goal_by_the_same_rule(monkeypatch
     monkeypatch.setattr(progress.Progress, "made", lambda self, event: True)  # as if every step broke a leaf
     assert rollout(kb, [bare], "learned", policy, budget=5, mine_budget=40) == [{"ok": False, "steps": 40}]
     assert rollout(kb, [bare], "learned", policy, budget=7) == [{"ok": False, "steps": 7}]  # default: `budget`
+
+
+def test_the_skill_table_records_its_mine_budget_and_can_leave_the_policy_out(tmp_path):
+    import json
+
+    from experiments.skill_table import main
+
+    out = tmp_path / "t.json"
+    assert main(["--episodes", "1", "--skills", "mine:tallgrass", "--no-learned", "--out", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert got["mine_budget"] == 2400 and got["checkpoint"] is None
+    assert [set(r) for r in got["rows"]] == [{"skill", "episodes", "scripted_success", "scripted_mean_steps"}] * 2

@@ -19,6 +19,7 @@ from skills.learned import checkpoint
 from skills.learned.features import encode_extras, encode_obs, extra_tensors, goal_key, net_shape, to_tensors
 from skills.learned.model import bin_centres
 from skills.learned.paths import LearnedError, checkpoint_paths
+from skills.learned.routed import RoutedPolicy
 from worlds.gridworld import spec
 
 # the primitive that turns the agent to each facing of spec.FACINGS (north, south, east, west, up, down)
@@ -92,9 +93,7 @@ class GoalPolicy:
             parts.append(cls(net, kb, card, device))
         if len(parts) == 1:
             return parts[0]
-        from skills.learned.routed import RoutedPolicy  # several: each goal to the first trained for it
-
-        return RoutedPolicy(parts)
+        return RoutedPolicy(parts)  # several: each goal to the first trained for it
 
     def knows(self, goal: Any) -> bool:
         return goal_key(goal) in self.goals

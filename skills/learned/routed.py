@@ -19,15 +19,19 @@ from typing import Any
 
 import numpy as np
 
+from skills.learned.features import goal_key
 from skills.learned.paths import CheckpointError
-from skills.learned.policy import GoalPolicy
 from worlds.types import Goal
 
 
-class RoutedPolicy(GoalPolicy):
-    def __init__(self, parts: Sequence[GoalPolicy]):
+class RoutedPolicy:
+    """GoalPolicy's interface over `parts` (GoalPolicy each; policy.py builds one from several
+    paths). The first part stands for the set where one network is asked for (`net`, `card`)."""
+
+    def __init__(self, parts: Sequence[Any]):
         first = parts[0]
-        super().__init__(first.net, first.kb, first.card, first.device, first.precision)
+        self.net, self.kb, self.card, self.device = first.net, first.kb, first.card, first.device
+        self.precision, self.vocab = first.precision, first.vocab
         if len({bool(getattr(p.net.shape, "target", 0)) for p in parts}) > 1:
             raise CheckpointError(
                 "the controller's checkpoints read different observations (one reads the goal's target map, "
@@ -42,7 +46,13 @@ class RoutedPolicy(GoalPolicy):
                 code = self.codes([Goal(action, {thing: 1})])[0]
                 self._route.setdefault((int(code[0]), int(code[1])), k)
 
-    def part_for(self, goal: Any) -> GoalPolicy:
+    def codes(self, goals: Sequence[Any]) -> np.ndarray:
+        return self.parts[0].codes(goals)
+
+    def knows(self, goal: Any) -> bool:
+        return goal_key(goal) in self.goals
+
+    def part_for(self, goal: Any) -> Any:
         """The checkpoint that drives `goal` (the first one, for a goal none was trained for)."""
         return self.parts[self._parts_of(self.codes([goal]))[0]]
 

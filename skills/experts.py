@@ -26,7 +26,7 @@ import numpy as np
 from worlds.gridworld import functional, paths
 from worlds.gridworld.eggs import ground_items
 from worlds.gridworld.metadata import slot_count
-from worlds.gridworld.sources import goal_sources, source_blocks
+from worlds.gridworld.sources import goal_sources, laying_mobs, source_blocks
 from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVE_ID, game_data
 from worlds.inventory import Refusal
 from worlds.recipes import a as article
@@ -294,13 +294,7 @@ class Expert:
             if found is not None:  # beside it: picked up as the world steps
                 self.waiting = True
                 return NOOP
-        layers = {
-            m
-            for w in self.kb.interactions(self.item)
-            if not w.uses and w.on == "mob"
-            for m in [self.v.mob_id.get(w.source)]
-            if m
-        }
+        layers = laying_mobs(env, self.item)
         near = paths.candidates(env, i, set(), layers, k=4)
         self.waiting = True
         if not near or min(max(abs(p[0] - pos[0]), abs(p[2] - pos[2])) for p in near) <= 3:

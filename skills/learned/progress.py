@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld.sources import goal_sources
+from worlds.gridworld.sources import goal_sources, laying_mobs
 
 WAIT_REACH = 3  # columns from a laying mob within which the scripted expert waits (skills/experts.py: _pick_up)
 
@@ -36,13 +36,7 @@ class Progress:
         cells, _ = goal_sources(env, goal) if goal.action == "mine" else (set(), set())
         self.cells = {env.vocab.cells[c] for c in cells}  # the names a step's event gives as "broke"
         item = next(iter(goal.obj)) if goal.action == "mine" else None
-        self.layers = sorted(
-            {
-                env.vocab.mob_id[w.source]
-                for w in (env.kb.interactions(item) if item else [])
-                if not w.uses and w.on == "mob" and w.source in env.vocab.mob_id
-            }
-        )
+        self.layers = sorted(laying_mobs(env, item)) if item else []
 
     def made(self, event: dict | None) -> bool:
         """Did the step that gave `event` (the world's event for this world, or None) make progress?"""

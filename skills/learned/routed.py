@@ -8,8 +8,8 @@ the goals only it was trained on (skills/learned/paths.py: checkpoint_paths). Bo
 same observation and the same goal codes; a batch of worlds with goals of both is split by
 goal, each part acting on its own rows.
 
-Every goal is still driven by the torch policy alone; which checkpoint drove it is on the
-goal's card (`RoutedPolicy.part_for`).
+Every goal is still driven by the torch policy alone; `RoutedPolicy.part_for` says which
+checkpoint drives a goal, and its card gives that checkpoint's measured success.
 """
 
 from __future__ import annotations

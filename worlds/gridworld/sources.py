@@ -60,3 +60,12 @@ def source_blocks(env: Any, i: int, goal: Any) -> int:
     if not cells:
         return 0
     return int(np.isin(env.cells[i], np.array(sorted(cells), dtype=env.cells.dtype)).sum())
+
+
+def laying_mobs(env: Any, item: str) -> set[int]:
+    """Mob ids that give `item` unhit and unused, by being waited beside (a chicken's egg: eggs.py)."""
+    return {
+        env.vocab.mob_id[w.source]
+        for w in env.kb.interactions(item)
+        if not w.uses and w.on == "mob" and w.source in env.vocab.mob_id and env.vocab.mob_id[w.source]
+    }

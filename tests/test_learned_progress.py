@@ -52,18 +52,42 @@ def test_waiting_by_a_chicken_is_progress_for_an_egg_only_within_reach():
     kb = load_kb("1.11.2")
     w = _world(kb, "stone")
     env, v = w.env, w.env.vocab
-    egg, milk = Progress(env, 0, Goal("mine", {"egg": 1})), Progress(env, 0, Goal("mine", {"milk_bucket": 1}))
     env.mob_kind[0] = 0
+    egg, milk = Progress(env, 0, Goal("mine", {"egg": 1})), Progress(env, 0, Goal("mine", {"milk_bucket": 1}))
     assert not egg.made(None)
     env.add_mob(0, v.mob_id["chicken"], 8 + WAIT_REACH + 1, 65, 8)
+    assert egg.made(None)  # the first chicken seen: nearer than any before
     assert not egg.made(None)  # too far to be waiting by it
     env.add_mob(0, v.mob_id["chicken"], 8, 65, 8 + WAIT_REACH)
-    assert egg.made(None)
+    assert egg.made(None) and egg.made(None)  # waiting by it, step after step
     env.add_mob(0, v.mob_id["cow"], 7, 65, 8)
-    assert not milk.made(None)  # milk takes a bucket used on the cow: standing by one is not progress
+    assert milk.made(None)  # a cow is nearer than ever ...
+    assert not milk.made(None)  # ... but milk takes a bucket used on it: standing by one is not progress
     assert not Progress(env, 0, Goal("mine", {"sapling": 1})).made({"broke": "stone"})
     assert Progress(env, 0, Goal("mine", {"sapling": 1})).made({"broke": "oak_leaves"})
     assert not Progress(env, 0, Goal("kill", {"cow": 1})).made({"broke": "oak_leaves"})
+
+
+def test_each_step_nearer_the_source_than_ever_is_progress_and_going_back_and_forth_is_not():
+    """Lava 25 levels under a bucket holder: each level dug renews the budget; climbing back up,
+    or stepping aside and back, does not; 25 levels is the most the distance can renew."""
+    kb = load_kb("1.11.2")
+    w = GridWorld(kb, size=(16, 16))
+    layout = {"ground": 64, "blocks": [[8, 40, 8, "lava"]], "agent": [8, 65, 8]}
+    w.reset(seed=0, options={"layout": layout, "time_of_day": 0.1, "inventory": {"bucket": 1}})
+    env = w.env
+    env.mob_kind[0] = 0
+    lava = Progress(env, 0, Goal("mine", {"lava_bucket": 1}))
+    assert lava.distance() == 25 and not lava.made(None)
+    env.pos[0, 1] = 60
+    assert lava.made(None) and lava.distance() == 20
+    env.pos[0, 1] = 61
+    assert not lava.made(None)
+    env.pos[0] = (9, 60, 8)
+    assert not lava.made(None)  # as far as the best so far
+    env.pos[0] = (8, 41, 8)
+    assert lava.made(None) and lava.distance() == 1
+    assert not Progress(env, 0, Goal("mine", {"sapling": 1})).made(None)  # no leaf anywhere: never nearer
 
 
 def test_the_skill_table_s_rollout_ends_a_mine_goal_by_the_same_rule(monkeypatch):

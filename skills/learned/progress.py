@@ -8,12 +8,21 @@ from a chicken every 1,200 to 2,400 steps (worlds/data/gridworld.yaml `eggs:`). 
 breaks leaf after leaf is doing what the scripted expert does, and the scripted controller
 runs it to the episode's end; the learned one cut it at 600 steps however it went.
 
+The same cut ended a pursuit that was on its way: lava lies 50 levels down, and a bucket
+holder with no pickaxe breaks stone by hand (30 steps a block), so the dig alone takes some
+1,500 steps (the scripted expert's digs take as long, to 0.90 success in the skill table).
+
 So the budget bounds the steps since the pursuit last made progress (`Progress.made`):
 - a source block of the goal broken (the leaf that dropped nothing this time), or
 - the agent within WAIT_REACH columns of a mob that gives the item without being hit or used
-  (a chicken, for an egg), where the scripted expert waits.
-A policy that wanders, or hits the wrong block, still stops after 600 steps; the episode's own
-step limit bounds the rest. The same rule ends the skill table's tries
+  (a chicken, for an egg), where the scripted expert waits, or
+- the agent nearer the goal's nearest source (cells, mobs, a laying mob, a laid egg; steps along the three axes) than
+  ever before in this pursuit: a block dug on the way down, a step towards the tree. The
+  distance only falls, and to no less than 0, so this renews the budget at most as many times
+  as the nearest source was steps away when first seen; for speed it looks at the NEAREST source cells
+  of the start only (more than enough: a goal with that many sources breaks one soon).
+A policy that wanders, oscillates, or hits the wrong block, still stops after 600 steps; the
+episode's own step limit bounds the rest. The same rule ends the skill table's tries
 (training/controller/rollout.py), so its figures are the controller's.
 """
 
@@ -23,9 +32,11 @@ from typing import Any
 
 import numpy as np
 
+from worlds.gridworld.eggs import ground_items
 from worlds.gridworld.sources import goal_sources, laying_mobs
 
 WAIT_REACH = 3  # columns from a laying mob within which the scripted expert waits (skills/experts.py: _pick_up)
+NEAREST = 4096  # source cells nearest the start that the distance is measured to
 
 
 class Progress:
@@ -33,14 +44,41 @@ class Progress:
 
     def __init__(self, env: Any, i: int, goal: Any):
         self.env, self.i = env, i
-        cells, _ = goal_sources(env, goal) if goal.action == "mine" else (set(), set())
+        cells, mobs = goal_sources(env, goal) if goal.action == "mine" else (set(), set())
         self.cells = {env.vocab.cells[c] for c in cells}  # the names a step's event gives as "broke"
         item = next(iter(goal.obj)) if goal.action == "mine" else None
         self.layers = sorted(laying_mobs(env, item)) if item else []
+        self.mobs = sorted(set(mobs) | set(self.layers))
+        self.item = item
+        lut = np.zeros(len(env.vocab.cells), bool)
+        lut[sorted(cells)] = True
+        xzy = np.argwhere(lut[env.cells[i]])  # the world's cells are indexed [x, z, y]
+        spots = xzy[:, [0, 2, 1]]
+        if len(spots) > NEAREST:
+            spots = spots[np.argsort(np.abs(spots - env.pos[i]).sum(1), kind="stable")[:NEAREST]]
+        self.spots = spots
+        self.best = self.distance()
+
+    def distance(self) -> float:
+        """Steps along the three axes from the agent to the nearest source (inf with none)."""
+        env, i = self.env, self.i
+        d = float(np.abs(self.spots - env.pos[i]).sum(1).min()) if len(self.spots) else np.inf
+        if self.mobs:
+            here = np.isin(env.mob_kind[i], self.mobs)
+            if here.any():
+                d = min(d, float(np.abs(env.mob_pos[i][here] - env.pos[i]).sum(1).min()))
+        lying = ground_items(env, i, self.item) if self.item else []  # a laid egg
+        if lying:
+            d = min(d, float(np.abs(np.array(lying) - env.pos[i]).sum(1).min()))
+        return d
 
     def made(self, event: dict | None) -> bool:
         """Did the step that gave `event` (the world's event for this world, or None) make progress?"""
         if event and event.get("broke") in self.cells:
+            return True
+        d = self.distance()
+        if d < self.best:
+            self.best = d
             return True
         if not self.layers:
             return False

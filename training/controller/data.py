@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -92,7 +92,8 @@ FOCUS = {"mine:iron_ore": 2.5, "mine:coal": 2.0, "kill:cow": 1.5, "kill:pig": 1.
 EXTRAS = ("planks", "stick", "crafting_table", "log", "dirt", "cobblestone", "wooden_pickaxe")
 GOALS_PER_WORLD = 3
 SCATTER_P = 0.5  # share of training worlds that are scatter maps (sources at set distances)
-PURSUIT_CAP = 300  # expert steps one pursuit may take before it counts as failed
+PURSUIT_CAP = 300  # decisions one pursuit may take before it counts as failed (steps with no block breaking)
+STEP_CAP = 2400  # its steps in all, held attack included (a task's budget: experiments/skill_table.py)
 
 
 @dataclass
@@ -102,6 +103,7 @@ class Pursuit:
     rows: list  # (grid, vec, code, action, around, faced, aux direction, aux distance)
     t0: int = 0
     lut: Any = None  # sense.lut(goal): which cells and mobs are its sources (the target map)
+    decided: list = field(default_factory=list)  # indices of the rows where no block was breaking
 
 
 def expert_target(expert: Expert, pos: np.ndarray) -> tuple[int, float]:
@@ -211,7 +213,10 @@ def collect(
     a learner's failed pursuit is where it most needs the expert's labels.
     `max_rows`: at most this many rows per pursuit (0: all), spread evenly over it (DAgger: a learner
     stuck in a loop for 300 steps gives 300 near-copies of one state, which otherwise
-    outweigh the ~26 rows of an expert pursuit 10 to 1).
+    outweigh the ~26 rows of an expert pursuit 10 to 1). They are spread over the rows where the
+    policy decides (no block breaking): a dig by hand is 30 steps of held attack a block, and an
+    even spread over all 1,500 steps of a dig to lava left one or two rows where it chose.
+    A pursuit ends, failed, after PURSUIT_CAP such decisions or STEP_CAP steps in all.
     `target`: the surroundings map carries each pursuit's target map (skills/learned/sense.py),
     and the rows carry the auxiliary labels (expert_target) as "aux_dir" and "aux_dist".
     `seconds`: stop after this long even if fewer pursuits have finished (0: no limit).
@@ -248,13 +253,14 @@ def collect(
     stats = {"pursuits": 0, "ok": 0, "failed": 0, "rows": 0, "by_goal": {}}
     finished = 0
     obs = look(observe_batch(env))
+    mcol = mining_column(vocab)
     while finished < pursuits and time.monotonic() < until:
         actions = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (n_envs, 1))
         labels = np.full(n_envs, -1, np.int64)
         ended: list[tuple[int, bool]] = []
         for i, p in enumerate(cur):
             a = safe_act(p.expert)
-            if a is None or len(p.rows) >= PURSUIT_CAP:
+            if a is None or len(p.decided) >= PURSUIT_CAP or len(p.rows) >= STEP_CAP:
                 ended.append((i, a is None and bool(p.expert.result and p.expert.result["ok"])))
                 continue
             labels[i] = a[0]
@@ -275,6 +281,8 @@ def collect(
         extras = encode_extras(obs, vocab)
         for i, p in enumerate(cur):
             if labels[i] >= 0:
+                if vec[i][mcol] == 0:
+                    p.decided.append(len(p.rows))
                 p.rows.append(
                     (
                         grid[i],
@@ -294,7 +302,8 @@ def collect(
             finished += 1
             if (ok or keep_failed) and p.rows:
                 T = len(p.rows)
-                for t in _spread(T, max_rows):
+                idx = p.decided if max_rows and p.decided else range(T)
+                for t in (idx[k] for k in _spread(len(idx), max_rows)):
                     gr, ve, co, ac, ar, fa, ad, an = p.rows[t]
                     for rows, value in (
                         (grids, gr),

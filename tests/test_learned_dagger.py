@@ -53,6 +53,27 @@ def test_a_learners_long_pursuit_gives_at_most_max_rows_rows(kb, monkeypatch):
     assert len(set(capped["pursuit"].tolist())) == len(set(full["pursuit"].tolist()))  # every pursuit still there
 
 
+def test_the_capped_rows_are_where_the_policy_decides_not_the_held_attack_between(kb, monkeypatch):
+    """A learner that hits whatever it faces spends most steps holding attack while a block breaks
+    (the controller's rule, not the policy's choice): the capped rows skip those, so a dig by hand
+    to lava, 30 steps a block, still gives rows where the policy chose."""
+    calls = []
+
+    def dig_down(self, obs, codes):  # face down once, then attack: a dig straight down
+        calls.append(1)
+        return np.full(len(codes), PRIMITIVE_ID["face_down" if len(calls) == 1 else "attack"])
+
+    monkeypatch.setattr(dagger.SampledPolicy, "act", dig_down)
+    monkeypatch.setattr("training.controller.data.PURSUIT_CAP", 12)
+    net = GoalNet(net_shape(make_vocab(kb)))
+    full, _ = dagger.dagger_round(net, kb, pursuits=2, seed=3, n_envs=2)
+    calls.clear()
+    capped, _ = dagger.dagger_round(net, kb, pursuits=2, seed=3, n_envs=2, max_rows=5)
+    assert not bool(full["decide"].all())  # held attack between the decisions
+    assert int(full["decide"].sum()) >= 2 * 12 - 2  # the cap counts decisions, not steps
+    assert len(capped["action"]) > 0 and bool(capped["decide"].all())
+
+
 def test_a_dagger_fit_can_draw_a_set_share_of_each_batch_from_the_learners_rows():
     import torch
 

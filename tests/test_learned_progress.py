@@ -87,6 +87,11 @@ def test_each_step_nearer_the_source_than_ever_is_progress_and_going_back_and_fo
     assert not lava.made(None)  # as far as the best so far
     env.pos[0] = (8, 41, 8)
     assert lava.made(None) and lava.distance() == 1
+    env.pos[0] = (8, 46, 8)  # a second unit of the goal begins further off (another lake, say)
+    lava.restart()
+    assert not lava.made(None)
+    env.pos[0, 1] = 45
+    assert lava.made(None)  # nearer than anywhere since the unit began
     assert not Progress(env, 0, Goal("mine", {"sapling": 1})).made(None)  # no leaf anywhere: never nearer
 
 

@@ -278,6 +278,7 @@ class LearnedController:
             got = 0
             while got < wanted:
                 used = 0
+                progress.restart()
                 while True:
                     if world.steps >= world.max_steps:
                         return _outcome(False, f"ran out of environment steps ({world.max_steps})", steps, gained)

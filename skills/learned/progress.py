@@ -16,11 +16,13 @@ So the budget bounds the steps since the pursuit last made progress (`Progress.m
 - a source block of the goal broken (the leaf that dropped nothing this time), or
 - the agent within WAIT_REACH columns of a mob that gives the item without being hit or used
   (a chicken, for an egg), where the scripted expert waits, or
-- the agent nearer the goal's nearest source (cells, mobs, a laying mob, a laid egg; steps along the three axes) than
-  ever before in this pursuit: a block dug on the way down, a step towards the tree. The
-  distance only falls, and to no less than 0, so this renews the budget at most as many times
-  as the nearest source was steps away when first seen; for speed it looks at the NEAREST source cells
-  of the start only (more than enough: a goal with that many sources breaks one soon).
+- the agent nearer the goal's nearest source than ever before in this unit of the pursuit
+  (`restart` begins each unit; sources are the goal's cells, its mobs, a laying mob, a laid
+  egg; the distance is in steps along the three axes): a block dug on the way down, a step
+  towards the tree. The distance only falls, and to no less than 0, so this renews the budget
+  at most as many times as the nearest source was steps away when first seen; for speed it
+  looks at the NEAREST source cells of the pursuit's start only (more than enough: a goal with
+  that many sources breaks one soon).
 A policy that wanders, oscillates, or hits the wrong block, still stops after 600 steps; the
 episode's own step limit bounds the rest. The same rule ends the skill table's tries
 (training/controller/rollout.py), so its figures are the controller's.
@@ -71,6 +73,10 @@ class Progress:
         if lying:
             d = min(d, float(np.abs(np.array(lying) - env.pos[i]).sum(1).min()))
         return d
+
+    def restart(self) -> None:
+        """A new unit of the goal (the second iron ore of three): nearer than ever counts from here."""
+        self.best = self.distance()
 
     def made(self, event: dict | None) -> bool:
         """Did the step that gave `event` (the world's event for this world, or None) make progress?"""

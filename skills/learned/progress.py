@@ -52,9 +52,7 @@ class Progress:
         self.layers = sorted(laying_mobs(env, item)) if item else []
         self.mobs = sorted(set(mobs) | set(self.layers))
         self.item = item
-        lut = np.zeros(len(env.vocab.cells), bool)
-        lut[sorted(cells)] = True
-        xzy = np.argwhere(lut[env.cells[i]])  # the world's cells are indexed [x, z, y]
+        xzy = np.argwhere(np.isin(env.cells[i], sorted(cells)))  # the world's cells are indexed [x, z, y]
         spots = xzy[:, [0, 2, 1]]
         if len(spots) > NEAREST:
             spots = spots[np.argsort(np.abs(spots - env.pos[i]).sum(1), kind="stable")[:NEAREST]]

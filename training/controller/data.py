@@ -369,7 +369,7 @@ def collect(
         data["aux_dir"] = torch.as_tensor(np.array(adirs, np.int64))
         data["aux_dist"] = torch.as_tensor(np.array(adists, np.float32))
     # the policy decides only where no block is breaking (the controller holds attack there)
-    data["decide"] = data["vec"][:, mining_column(vocab)] == 0 if vecs else torch.zeros(0, dtype=torch.bool)
+    data["decide"] = data["vec"][:, mcol] == 0 if vecs else torch.zeros(0, dtype=torch.bool)
     return data, stats
 
 

@@ -31,6 +31,7 @@ from skills.learned.controller import ATTACK, hold_attack
 from skills.learned.features import encode_extras, encode_obs, mining_column
 from skills.learned.surround import KEY, around, observe_batch
 from training.controller import find_goals
+from training.controller.curriculum import start_near_source
 from training.controller.scenes import SCATTER_GOALS, training_scatter
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, goal_code
@@ -206,6 +207,7 @@ def collect(
     seconds: float = 0.0,
     repeat_p: float = 0.0,
     source_biome_p: float = 0.0,
+    near_source_p: float = 0.0,
 ) -> tuple[dict[str, torch.Tensor], dict]:
     """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
     A share `scatter_p` of the worlds are scatter maps (training/controller/scenes.py).
@@ -225,6 +227,8 @@ def collect(
     is sought from the first one's tunnel, a start a fresh draw seldom gives (in deps71 the policy took
     4.7 times the expert's steps per iron ore, against 2.9 times on the skill table's fresh worlds).
     `source_biome_p`: the share of fresh generated worlds made where their first goal's source forms.
+    `near_source_p`: the chance that a mine pursuit whose nearest source is buried begins a few levels
+    above it (training/controller/curriculum.py), so the endings of deep goals come in numbers.
     """
     until = time.monotonic() + seconds if seconds > 0 else float("inf")
     rng = np.random.default_rng(seed)
@@ -239,6 +243,8 @@ def collect(
 
     def pursuit(i: int, g: Goal) -> Pursuit:
         g = find_goals.settle(env, i, g, rng)
+        if near_source_p and g.action == "mine" and rng.random() < near_source_p:
+            start_near_source(env, i, g, rng)
         return Pursuit(g, expert_for(env, i, g), [], lut=sense.lut(env, g) if target else None)
 
     def look(obs: dict) -> dict:

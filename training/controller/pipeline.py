@@ -63,6 +63,7 @@ class PipelineConfig:
     scatter_p: float = 0.3
     repeat_p: float = 0.0  # chance the next goal repeats the mine/kill goal just finished (`mine 3 iron_ore`)
     source_biome_p: float = 0.0  # share of fresh worlds made where their first goal's source forms (round 8)
+    near_source_p: float = 0.0  # chance a buried source's pursuit begins a few levels above it (round 12)
     n_envs: int = 16
     stage_seconds: float = 0.0  # each stage's fit stops after this many seconds (0: no limit)
     collect_seconds: float = 0.0  # each process's collection stops after this many seconds (0: no limit)
@@ -131,6 +132,7 @@ def _worker(job: dict) -> dict:
         scatter_p=job["scatter_p"],
         repeat_p=job["repeat_p"],
         source_biome_p=job.get("source_biome_p", 0.0),
+        near_source_p=job.get("near_source_p", 0.0),
         keep_failed=policy is not None,
         max_rows=job["max_rows"] if policy is not None else 0,
         target=True,
@@ -167,6 +169,7 @@ def collect_parallel(
             "scatter_p": 0.0 if only else cfg.scatter_p,
             "repeat_p": cfg.repeat_p,
             "source_biome_p": cfg.source_biome_p,
+            "near_source_p": cfg.near_source_p,
             "max_rows": cfg.max_rows,
             "mc_version": cfg.mc_version,
             "weights": weights,
@@ -544,6 +547,7 @@ def main(argv: list[str] | None = None) -> int:
         ("scatter_p", float),
         ("repeat_p", float),
         ("source_biome_p", float),
+        ("near_source_p", float),
         ("keep_old", float),
         ("n_envs", int),
         ("stage_seconds", float),
@@ -585,6 +589,12 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 <= a.source_biome_p <= 1.0:
         print(
             "pipeline: error: --source-biome-p must be from 0 to 1 (0: every map's biome by its seed)", file=sys.stderr
+        )
+        return 2
+    if not 0.0 <= a.near_source_p <= 1.0:
+        print(
+            "pipeline: error: --near-source-p must be from 0 to 1 (0: every pursuit starts where the last ended)",
+            file=sys.stderr,
         )
         return 2
     if a.keep_old < 0:

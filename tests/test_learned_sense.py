@@ -45,6 +45,22 @@ def test_a_mob_is_counted_in_the_local_band(kb):
     assert m[0, band_of(0)].sum() == 1 and m.sum() == 1
 
 
+def test_an_eggs_map_counts_the_chickens_that_lay_it_and_the_eggs_lying_about(kb):
+    """Round 12: an egg is picked up, not mined, so no cell or mob was its source and its map was
+    empty: the policy saw neither the chicken to wait by nor the egg to walk to."""
+    w = flat(kb, mobs=[(15, 65, 12, "chicken")])
+    env = w.env
+    env.egg_age[w.i] = -1  # no egg lying about yet
+    egg = sense.lut(env, Goal("mine", {"egg": 1}))
+    m = sense.target_map(env, [w.i], [egg])
+    assert m[0, band_of(0)].sum() == 1 and m.sum() == 1  # the chicken
+    env.egg_pos[w.i, 0], env.egg_age[w.i, 0] = (8, 65, 18), 0  # an egg laid 4 west, 6 south
+    m = sense.target_map(env, [w.i], [egg])
+    assert m.sum() == 2 and m[0, band_of(0), (18 - 12 + RADIUS) // 3, (8 - 12 + RADIUS) // 3] == 1
+    # a chicken is not a source of what a kill or a mine of another item wants
+    assert sense.target_map(env, [w.i], [sense.lut(env, Goal("mine", {"log": 1}))]).sum() == 0
+
+
 def test_a_net_with_target_bands_reads_them_packed_after_the_surroundings_map(kb, vocab):
     shape = net_shape(vocab, target=len(sense.BANDS), aux=1)
     net = GoalNet(shape).eval()

@@ -26,7 +26,8 @@ import numpy as np
 
 from skills.learned.source_columns import columns
 from skills.learned.surround import KEY, POOL, RADIUS, SIDE
-from worlds.gridworld.sources import goal_sources
+from worlds.gridworld.eggs import ground_items
+from worlds.gridworld.sources import goal_sources, laying_mobs
 
 # Levels relative to the agent's feet, (lowest, highest), inclusive: above the local view,
 # the local view's own five levels, then ever coarser bands down to 60 levels below.
@@ -48,18 +49,35 @@ class Where(tuple):
         return out
 
 
+class PickUp(tuple):
+    """The lut() of a goal whose item is picked up from the ground (an egg): the mobs that lay it
+    (a chicken) as its source mobs, and the item's name, so that the target map also counts the
+    ones lying about (worlds/gridworld/eggs.py: ground_items). Before round 12 an egg's target map
+    was empty: the policy saw neither the chickens to wait by nor the eggs to walk to."""
+
+    item: str
+
+    def __new__(cls, cells: np.ndarray, mobs: np.ndarray, item: str) -> PickUp:
+        out = super().__new__(cls, (cells, mobs))
+        out.item = item
+        return out
+
+
 def lut(env: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(bool [cells], bool [mobs]): which cell and mob ids are a source of the goal; a Where for a find goal."""
+    """(bool [cells], bool [mobs]): which cell and mob ids are a source of the goal; a Where for
+    a find goal, a PickUp for an item laid on the ground."""
     if goal.action == "find":
         from skills.find import find_conditions
 
         return Where(env, find_conditions(goal))
     cells, mobs = goal_sources(env, goal)
+    ((item, _),) = list(goal.obj.items())[:1]
+    layers = laying_mobs(env, item) if goal.action == "mine" else set()
     c = np.zeros(len(env.vocab.cells), bool)
     m = np.zeros(len(env.vocab.mobs), bool)
     c[sorted(cells)] = True
-    m[sorted(mobs)] = True
-    return c, m
+    m[sorted(mobs | layers)] = True
+    return PickUp(c, m, item) if layers else (c, m)
 
 
 def _band_of_level() -> np.ndarray:
@@ -96,6 +114,8 @@ def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -
     for k, one in enumerate(luts):
         if isinstance(one, Where):
             out[k] = where_map(env, int(rows[k]), one.conds, pos[k])
+        elif isinstance(one, PickUp):
+            _add_points(out[k], ground_items(env, int(rows[k]), one.item), pos[k])
     return np.minimum(out, 255).astype(np.uint8)
 
 
@@ -141,6 +161,18 @@ def _add_mobs(out: np.ndarray, env: Any, rows: np.ndarray, ml: np.ndarray, pos: 
         b = BAND_OF[r[:, 1] - LOW]
         on = b >= 0
         np.add.at(out, (k[on], b[on], (r[on, 2] + RADIUS) // POOL, (r[on, 0] + RADIUS) // POOL), 1)
+
+
+def _add_points(out: np.ndarray, points: list[tuple[int, int, int]], pos: np.ndarray) -> None:
+    """Count the cells `points` (x, y, z) in the window into one world's bands and columns, in place."""
+    if not points:
+        return
+    rel = np.asarray(points, np.int64) - pos[None, :]
+    keep = (np.abs(rel[:, 0]) <= RADIUS) & (np.abs(rel[:, 2]) <= RADIUS) & (rel[:, 1] >= LOW) & (rel[:, 1] <= HIGH)
+    r = rel[keep]
+    b = BAND_OF[r[:, 1] - LOW]
+    on = b >= 0
+    np.add.at(out, (b[on], (r[on, 2] + RADIUS) // POOL, (r[on, 0] + RADIUS) // POOL), 1)
 
 
 def pack(around: np.ndarray, tmap: np.ndarray) -> np.ndarray:

@@ -144,3 +144,17 @@ def test_vines_only_to_shears(version):
     kb = load_kb(version)
     assert [(s.min_tool, s.with_tool) for s in kb.mine_sources("vine")] == [("shears", True)]
     assert kb.block_drops("vine") == {}
+
+
+def test_the_grid_worlds_apples_fall_from_oak_leaves_only():
+    """1.11.2's `leaves` block holds oak, birch and spruce (and `leaves2` acacia): the grid world's
+    own leaf cells give apples only where the game does (Minecraft Wiki, "Leaves": oak and dark oak),
+    saplings from every species."""
+    from worlds.gridworld.batch import BatchGridWorld
+
+    env = BatchGridWorld(1, load_kb("1.11.2"))
+    v, r = env.vocab, env.rules
+    apple, sapling = v.item_id["apple"], v.item_id["sapling"]
+    for name in ("oak_leaves", "birch_leaves", "spruce_leaves", "acacia_leaves"):
+        got = dict(r.chance[v.cell_id[name]])
+        assert sapling in got and (apple in got) == (name == "oak_leaves"), (name, got)

@@ -165,7 +165,11 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
             if k in v.item_id:
                 mob_drop_vec[m, v.item_id[k]] = n
     chance = [
-        [(v.item_id[k], float(p)) for k, p in kb.chance_drops(v.block_of[c]).items() if k in v.item_id]
+        [
+            (v.item_id[k], float(p))
+            for k, p in kb.chance_drops(v.block_of[c]).items()
+            if k in v.item_id and k not in (rows[c].get("no_chance") or ())
+        ]
         if c > 1 and not placed_only[c] and v.block_of[c] in kb.blocks()
         else []
         for c in range(C)

@@ -118,3 +118,15 @@ def test_saplings_are_climbed_for_again_while_each_climb_breaks_leaves(kb):
     out = GridScriptedController(kb).run(Goal("mine", {"sapling": 1}), w)
     assert out["ok"], out["error"]  # a sapling drops from 1 in 20 leaves, a climb reaches a few
     assert w.has("sapling")
+
+
+def test_an_apples_map_holds_two_hundred_oak_leaves_per_apple(kb):
+    """An apple falls from 1 oak leaf in 200 (and, on the grid world, oak leaves only): a map is
+    grown until it holds MARGIN x 200 of them, in a biome where oaks grow, not until it holds two."""
+    from worlds.gridworld.coverage import MARGIN, short_of
+
+    assert grows_in(["apple"], kb) == ("forest",)
+    w = GridWorld(kb)
+    w.reset(seed=0, options={"target": {"apple": 1}})  # seed 0's 48 x 48 map holds 195 oak leaves
+    oak = int((w.env.cells[0] == w.env.vocab.cell_id["oak_leaves"]).sum())
+    assert w.env.X > 48 and oak >= MARGIN * 200 and not short_of(w.env, 0, {"apple": 1}), (w.env.X, oak)

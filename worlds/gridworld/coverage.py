@@ -106,11 +106,21 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
             continue
         item, n = next(iter(g.obj.items()))
         ids = [env.vocab.item_id[x] for x in (env.kb.variants(item) or [item]) if x in env.vocab.item_id]
-        per = {c: max([int(env.rules.drop_vec[c, ids].max())] if ids else [1]) or 1 for c in cells}
+        per = {c: _yield(env.rules, c, ids) for c in cells}
         counts = np.bincount(env.cells[i].ravel(), minlength=len(env.vocab.cells))
         if sum(int(counts[c]) * per[c] for c in cells) < MARGIN * n:
             out.append(item)
     return out
+
+
+def _yield(rules: Any, c: int, ids: list[int]) -> float:
+    """Items one break of cell c gives toward `ids`: its drop count, else the chance of a chance
+    drop (an apple: 1 oak leaf in 200, so 200 leaves per apple), else 1 (the block itself)."""
+    n = int(rules.drop_vec[c, ids].max()) if ids else 0
+    if n:
+        return float(n)
+    p = sum(q for it, q in rules.chance[c] if it in ids)
+    return float(p) if p else 1.0
 
 
 GROUND_PER_CHUNK = 256.0  # a biome's surface or filler block: one a column, far more than any plant
@@ -138,11 +148,13 @@ def grows_in(items: list[str], kb: Any = None) -> tuple[str, ...]:
         names.setdefault(c.get("legacy", c["name"]), []).append(c["name"])
     dropped: dict[str, list[str]] = {}  # snowball -> snow_layer: the cells whose block drops the item
     if kb is not None:
-        v = make_vocab(kb)
+        v, rules = make_vocab(kb), make_rules(kb)
         for c in range(2, len(v.cells)):
             block = v.block_of[c]
             for it in kb.block_drops(block) if block in kb.blocks() else {}:
                 dropped.setdefault(it, []).append(v.cells[c])
+            for it, _ in rules.chance[c]:  # an apple -> oak leaves (a chance drop)
+                dropped.setdefault(v.items[it], []).append(v.cells[c])
     out = []
     for item in items:
         cells = names.get(item, [item]) + [c for c in dropped.get(item, []) if c not in names.get(item, [item])]

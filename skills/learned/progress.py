@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from worlds.gridworld.eggs import ground_items
-from worlds.gridworld.sources import goal_sources, laying_mobs
+from worlds.gridworld.sources import goal_sources, laying_mobs, source_cells
 
 WAIT_REACH = 3  # columns from a laying mob within which the scripted expert waits (skills/experts.py: _pick_up)
 NEAREST = 4096  # source cells nearest the start that the distance is measured to
@@ -52,8 +52,7 @@ class Progress:
         self.layers = sorted(laying_mobs(env, item)) if item else []
         self.mobs = sorted(set(mobs) | set(self.layers))
         self.item = item
-        xzy = np.argwhere(np.isin(env.cells[i], sorted(cells)))  # the world's cells are indexed [x, z, y]
-        spots = xzy[:, [0, 2, 1]]
+        spots = source_cells(env, i, cells)
         if len(spots) > NEAREST:
             spots = spots[np.argsort(np.abs(spots - env.pos[i]).sum(1), kind="stable")[:NEAREST]]
         self.spots = spots

@@ -115,7 +115,7 @@ def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -
         if isinstance(one, Where):
             out[k] = where_map(env, int(rows[k]), one.conds, pos[k])
         elif isinstance(one, PickUp):
-            _add_points(out[k], ground_items(env, int(rows[k]), one.item), pos[k])
+            _add_points(out, k, ground_items(env, int(rows[k]), one.item), pos[k])
     return np.minimum(out, 255).astype(np.uint8)
 
 
@@ -147,32 +147,24 @@ def _add_mobs(out: np.ndarray, env: Any, rows: np.ndarray, ml: np.ndarray, pos: 
     """Count each world's source mobs in the window into its band and pooled column, in place."""
     kind = env.mob_kind[rows].astype(np.int64)  # n, mob slots
     rel = env.mob_pos[rows].astype(np.int64) - pos[:, None, :]
-    keep = (
-        (kind > 0)
-        & np.take_along_axis(ml, kind, axis=1)
-        & (np.abs(rel[..., 0]) <= RADIUS)
-        & (np.abs(rel[..., 2]) <= RADIUS)
-        & (rel[..., 1] >= LOW)
-        & (rel[..., 1] <= HIGH)
-    )
-    k, slot = np.nonzero(keep)
-    if k.size:
-        r = rel[k, slot]
-        b = BAND_OF[r[:, 1] - LOW]
-        on = b >= 0
-        np.add.at(out, (k[on], b[on], (r[on, 2] + RADIUS) // POOL, (r[on, 0] + RADIUS) // POOL), 1)
+    k, slot = np.nonzero((kind > 0) & np.take_along_axis(ml, kind, axis=1))
+    _count(out, k, rel[k, slot])
 
 
-def _add_points(out: np.ndarray, points: list[tuple[int, int, int]], pos: np.ndarray) -> None:
-    """Count the cells `points` (x, y, z) in the window into one world's bands and columns, in place."""
-    if not points:
-        return
-    rel = np.asarray(points, np.int64) - pos[None, :]
+def _add_points(out: np.ndarray, k: int, points: list[tuple[int, int, int]], pos: np.ndarray) -> None:
+    """Count the cells `points` (x, y, z) around world k's `pos` into its bands and columns, in place."""
+    if points:
+        _count(out, np.full(len(points), k), np.asarray(points, np.int64) - pos[None, :])
+
+
+def _count(out: np.ndarray, k: np.ndarray, rel: np.ndarray) -> None:
+    """Add one to out[k] for each offset `rel` (dx, dy, dz from the agent) inside the window and
+    the bands, in its band and pooled column."""
     keep = (np.abs(rel[:, 0]) <= RADIUS) & (np.abs(rel[:, 2]) <= RADIUS) & (rel[:, 1] >= LOW) & (rel[:, 1] <= HIGH)
-    r = rel[keep]
+    k, r = k[keep], rel[keep]
     b = BAND_OF[r[:, 1] - LOW]
     on = b >= 0
-    np.add.at(out, (b[on], (r[on, 2] + RADIUS) // POOL, (r[on, 0] + RADIUS) // POOL), 1)
+    np.add.at(out, (k[on], b[on], (r[on, 2] + RADIUS) // POOL, (r[on, 0] + RADIUS) // POOL), 1)
 
 
 def pack(around: np.ndarray, tmap: np.ndarray) -> np.ndarray:

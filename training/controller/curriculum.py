@@ -18,25 +18,21 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld.sources import goal_sources
+from worlds.gridworld.sources import goal_sources, source_cells
 
 BURIED = 12  # a source at least this many levels under the agent's feet counts as buried
 LEVELS = (2, 8)  # a near start lies this many levels above the source (inclusive)
 SPREAD = 3  # and up to this many columns aside of it, each way
 TRIES = 64  # random pockets tried before giving up on one world
-AIR = 0  # the cell id of air (worlds/gridworld/rules.py: row 0)
 SIDES = np.array([(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)], np.int64)
 
 
 def nearest_source(env: Any, i: int, goal: Any) -> np.ndarray | None:
     """World i's source cell of a mine goal nearest the agent (L1), as (x, y, z); None if none."""
     cells, _ = goal_sources(env, goal)
-    if goal.action != "mine" or not cells:
+    xyz = source_cells(env, i, cells) if goal.action == "mine" and cells else np.zeros((0, 3), np.int64)
+    if not len(xyz):
         return None
-    where = np.argwhere(np.isin(env.cells[i], np.array(sorted(cells), dtype=env.cells.dtype)))  # (x, z, y)
-    if not len(where):
-        return None
-    xyz = where[:, [0, 2, 1]]
     return xyz[int(np.abs(xyz - env.pos[i]).sum(axis=1).argmin())]
 
 
@@ -66,7 +62,7 @@ def start_near_source(env: Any, i: int, goal: Any, rng: np.random.Generator) -> 
         if env.rules.liquid[env.cells_at(np.full(6, i), around)].any():
             continue
         x, y, z = (int(v) for v in p)
-        env.cells[i, x, z, y] = AIR
+        env.cells[i, x, z, y] = env.vocab.cell_id["air"]
         env.pos[i] = p
         env.mine_tgt[i], env.mine_prog[i] = -1, 0
         return True

@@ -62,6 +62,14 @@ def source_blocks(env: Any, i: int, goal: Any) -> int:
     return int(np.isin(env.cells[i], np.array(sorted(cells), dtype=env.cells.dtype)).sum())
 
 
+def source_cells(env: Any, i: int, cells: set[int]) -> Any:
+    """int64 [k, 3]: the (x, y, z) of world i's cells whose id is in `cells` (the world's own
+    array is indexed [x, z, y])."""
+    import numpy as np
+
+    return np.argwhere(np.isin(env.cells[i], sorted(cells)))[:, [0, 2, 1]]
+
+
 def laying_mobs(env: Any, item: str) -> set[int]:
     """Mob ids that give `item` unhit and unused, by being waited beside (a chicken's egg: eggs.py)."""
     return {

@@ -36,6 +36,8 @@ def test_one_dagger_round_adds_expert_labelled_rows_from_the_policys_states(kb, 
     agg = concat(bc, more)  # aggregated with the expert's own rows
     assert len(agg["action"]) == len(bc["action"]) + len(more["action"])
     assert set(agg) == set(bc) and bool((bc["horizon"] >= 1).all())
+    # a round whose time ran out before any pursuit ended brings no rows: the data stays as it was
+    assert concat(bc, None) is bc and concat(None, more) is more
 
 
 def test_a_learners_long_pursuit_gives_at_most_max_rows_rows(kb, monkeypatch):

@@ -47,8 +47,11 @@ def jitter_time(vec: torch.Tensor, col: int | None, amount: float, gen: torch.Ge
     return vec
 
 
-def concat(a: Data | None, b: Data) -> Data:
-    return b if a is None else {k: torch.cat([a[k], b[k]]) for k in b}
+def concat(a: Data | None, b: Data | None) -> Data | None:
+    """Rows of both; either may be None (a stage whose time ran out before any pursuit ended)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return {k: torch.cat([a[k], b[k]]) for k in b}
 
 
 def net_extras(net: GoalNet, batch: Data) -> dict[str, torch.Tensor]:

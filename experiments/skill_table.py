@@ -27,6 +27,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -244,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
             ok = [res[name][k] for k in idx if res[name][k]["ok"]]
             row[f"{name}_success"] = round(len(ok) / len(idx), 3)
             row[f"{name}_mean_steps"] = round(float(np.mean([r["steps"] for r in ok])), 1) if ok else None
+            ends = Counter(res[name][k].get("end", "not_tried") for k in idx if not res[name][k]["ok"])
+            row[f"{name}_failures"] = dict(sorted(ends.items()))  # how the failed tries ended (rollout.ENDS)
         rows.append(row)
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)

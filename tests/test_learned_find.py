@@ -195,10 +195,16 @@ def test_the_skill_table_s_rollout_gives_a_find_its_own_budget_and_ends_a_walk_a
     no_desert = (Goal("find", {"pig": 1}, where={"biome": "desert"}), 0, {"layout": _layout(), "time_of_day": 0.1})
     policy = CountingPolicy(kb, ["find:pig"])  # an untrained network: it wanders
     # the walk toward the pig: `budget` policy steps without arriving, and the find is given up
-    assert rollout(kb, [far_pig], "learned", policy, budget=5, find_budget=40) == [{"ok": False, "steps": 5}]
+    assert rollout(kb, [far_pig], "learned", policy, budget=5, find_budget=40) == [
+        {"ok": False, "steps": 5, "end": "gave_up"}
+    ]
     # nowhere to walk to (no desert on the map): the controller waits, to the find's own budget
-    assert rollout(kb, [no_desert], "learned", policy, budget=5, find_budget=40) == [{"ok": False, "steps": 40}]
-    assert rollout(kb, [no_desert], "learned", policy, budget=7) == [{"ok": False, "steps": 7}]  # default: `budget`
+    assert rollout(kb, [no_desert], "learned", policy, budget=5, find_budget=40) == [
+        {"ok": False, "steps": 40, "end": "out_of_steps"}
+    ]
+    assert rollout(kb, [no_desert], "learned", policy, budget=7) == [
+        {"ok": False, "steps": 7, "end": "out_of_steps"}
+    ]  # default: `budget`
 
 
 @pytest.mark.skipif(not (SHIPPED / "controller.pt").is_file(), reason="no shipped controller.pt")

@@ -108,8 +108,12 @@ def test_the_skill_table_rollout_gives_the_bucket_to_use_as_the_controller_does(
         FaceThenUse({"mine:milk_bucket"}, None),
         budget=30,
     )
-    assert out[0] == {"ok": True, "steps": 2}
-    assert out[1] == {"ok": True, "steps": 3}  # the kill world beside it: turn, two hits; its events read as a kill
+    assert out[0] == {"ok": True, "steps": 2, "end": "ok"}
+    assert out[1] == {
+        "ok": True,
+        "steps": 3,
+        "end": "ok",
+    }  # the kill world beside it: turn, two hits; its events read as a kill
 
 
 @pytest.mark.skipif(not (SHIPPED / "controller.pt").is_file(), reason="no controller.pt")

@@ -105,19 +105,29 @@ def test_the_skill_table_s_rollout_ends_a_mine_goal_by_the_same_rule(monkeypatch
     kb = load_kb("1.11.2")
     bare = (Goal("mine", {"sapling": 1}), 0, {"layout": {"ground": 64, "agent": [8, 65, 8]}, "time_of_day": 0.1})
     policy = CountingPolicy(kb, ["mine:sapling"])
-    assert rollout(kb, [bare], "learned", policy, budget=5, mine_budget=40) == [{"ok": False, "steps": 5}]
+    assert rollout(kb, [bare], "learned", policy, budget=5, mine_budget=40) == [
+        {"ok": False, "steps": 5, "end": "stalled"}
+    ]
     monkeypatch.setattr(progress.Progress, "made", lambda self, event: True)  # as if every step broke a leaf
-    assert rollout(kb, [bare], "learned", policy, budget=5, mine_budget=40) == [{"ok": False, "steps": 40}]
-    assert rollout(kb, [bare], "learned", policy, budget=7) == [{"ok": False, "steps": 7}]  # default: `budget`
+    assert rollout(kb, [bare], "learned", policy, budget=5, mine_budget=40) == [
+        {"ok": False, "steps": 40, "end": "out_of_steps"}
+    ]
+    assert rollout(kb, [bare], "learned", policy, budget=7) == [
+        {"ok": False, "steps": 7, "end": "out_of_steps"}
+    ]  # default: `budget`
 
 
 def test_the_skill_table_records_its_mine_budget_and_can_leave_the_policy_out(tmp_path):
     import json
 
     from experiments.skill_table import main
+    from training.controller.rollout import ENDS
 
     out = tmp_path / "t.json"
     assert main(["--episodes", "1", "--skills", "mine:tallgrass", "--no-learned", "--out", str(out)]) == 0
     got = json.loads(out.read_text())
     assert got["mine_budget"] == 2400 and got["checkpoint"] is None
-    assert [set(r) for r in got["rows"]] == [{"skill", "episodes", "scripted_success", "scripted_mean_steps"}] * 2
+    assert [set(r) for r in got["rows"]] == [
+        {"skill", "episodes", "scripted_success", "scripted_mean_steps", "scripted_failures"}
+    ] * 2
+    assert all(set(r["scripted_failures"]) <= set(ENDS) for r in got["rows"])

@@ -33,6 +33,9 @@ def _item_ids(kb: Any, vocab: Any, item: str) -> list[int]:
     return [vocab.item_id[n] for n in names if n in vocab.item_id]
 
 
+ENDS = ("ok", "died", "stalled", "gave_up", "expert_ended", "out_of_steps")
+
+
 def rollout(
     kb: Any,
     episodes: Sequence[tuple[Goal, int, dict]],
@@ -46,13 +49,16 @@ def rollout(
     find_budget: int | None = None,
     mine_budget: int | None = None,
 ) -> list[dict]:
-    """One result {ok, steps} per (goal, world seed, reset options), in order; `driver` is
+    """One result {ok, steps, end} per (goal, world seed, reset options), in order; `driver` is
     'learned' (the policy, batched) or 'scripted' (the expert). A find may take `find_budget`
     steps (default: `budget`), as both controllers let it run to its episode's end; the learned
     one ends a find whose walk takes `budget` policy steps without reaching where it heads
     (skills/learned/controller.py: _find), and so does this rollout. A mine goal may take
     `mine_budget` steps (default: `budget`); the learned one ends after `budget` steps of no
-    progress (skills/learned/progress.py: a leaf broken for a sapling, a chicken by for an egg)."""
+    progress (skills/learned/progress.py: a leaf broken for a sapling, a chicken by for an egg).
+    `end` says how a try ended (ENDS): "ok", "died", "stalled" (the no-progress budget spent),
+    "gave_up" (a find's walk of `budget` policy steps), "expert_ended" (the scripted expert
+    stopped without the item) or "out_of_steps"."""
     rng = np.random.default_rng(seed)
     out: list[dict] = []
     for s in range(0, len(episodes), n_envs):
@@ -72,6 +78,7 @@ def rollout(
         codes = np.array([goal_code(g, v, kb) for g in goals], np.int64)
         experts = [expert_for(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
         done = np.zeros(len(chunk), bool)
+        end = np.full(len(chunk), "", object)  # how each try ended, set where it ends (ENDS)
         waiters: dict = {}  # world -> the scripted find expert whose wait steps a waiting find takes
         approaches = {i: Approach(env, i, find_conditions(g)) for i, g in enumerate(goals) if g.action == "find"}
         idle = IdleActions(len(chunk))  # the controller's rule: no action just tried here to no effect
@@ -101,6 +108,7 @@ def rollout(
                 for i in approaches:  # a walk of `budget` policy steps that has not arrived: given up
                     if not (done[i] or waits[i]):
                         done[i] = walked[i] >= budget
+                        end[i] = end[i] or ("gave_up" if done[i] else "")
                         walked[i] += 1
                 idle.chose(a)
                 acts[:, 0] = a
@@ -114,6 +122,7 @@ def rollout(
                         if a is None:
                             done[i] = True
                             ok[i] = bool(ex.result and ex.result["ok"])
+                            end[i] = "ok" if ok[i] else "expert_ended"
                         else:
                             acts[i] = a
             acts[done] = (PRIMITIVE_ID["noop"], -1)
@@ -139,8 +148,12 @@ def rollout(
                 if live[i] and not done[i]:
                     idle_for[i] = 0 if prog.made(info["events"].get(i)) else idle_for[i] + 1
                     done[i] = idle_for[i] >= budget
+                    end[i] = end[i] or ("stalled" if done[i] else "")
+            end[env.dead & ~done & (end == "")] = "died"
             done |= env.dead
-        out += [{"ok": bool(ok[i]), "steps": int(steps[i])} for i in range(len(chunk))]
+        end[ok] = "ok"
+        end[end == ""] = "out_of_steps"
+        out += [{"ok": bool(ok[i]), "steps": int(steps[i]), "end": str(end[i])} for i in range(len(chunk))]
     return out
 
 

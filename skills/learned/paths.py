@@ -5,8 +5,9 @@ CLI can pick its defaults without importing torch.
 `skills/checkpoints/controller.pt` / `selector.pt`. The controller may be several checkpoints,
 each driving the goals it was trained for (skills/learned/routed.py): the variable then lists
 their paths joined by the platform's path separator (':' here), as PATH does, the first that
-knows a goal driving it; shipped: `controller.pt`, then `controller-harvest.pt` for the goals
-the first was not trained on.
+knows a goal driving it; shipped: `controller.pt`, then `controller-harvest2.pt` for five of the
+harvest goals (round 13), then `controller-harvest.pt` for the rest of the goals the first was
+not trained on.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def checkpoint_path(kind: str) -> Path:
 
 
 # shipped checkpoints after `<kind>.pt` that drive the goals it was not trained for, in order
-SHIPPED_MORE = {"controller": ("controller-harvest.pt",), "selector": ()}
+SHIPPED_MORE = {"controller": ("controller-harvest2.pt", "controller-harvest.pt"), "selector": ()}
 
 
 def checkpoint_paths(kind: str, given: str | None = None) -> list[Path]:

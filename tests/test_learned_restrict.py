@@ -1,0 +1,62 @@
+"""training/controller/restrict.py: a checkpoint cut down to some of its goals drives those, and
+placed first in a routed controller it takes them from the checkpoint after it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from skills.learned.paths import SHIPPED
+from skills.learned.policy import GoalPolicy
+from training.controller.restrict import main, restrict
+from worlds.knowledge import load_kb
+from worlds.types import Goal
+
+HARVEST = SHIPPED / "controller-harvest.pt"
+
+
+def test_a_restricted_copy_drives_only_its_goals_and_routes_them_first(tmp_path):
+    out = restrict(HARVEST, ["mine:emerald", "mine:flint"], tmp_path / "two.pt", why="a test")
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    assert card["restricted"]["drives"] == ["mine:emerald", "mine:flint"] and card["restricted"]["why"] == "a test"
+    assert "skill_success" not in card  # the whole checkpoint's figures are not the copy's
+    kb = load_kb("1.11.2")
+    two = GoalPolicy.load("controller", kb=kb, path=str(out))
+    assert two.goals == {"mine:emerald", "mine:flint"}
+    whole = GoalPolicy.load("controller", kb=kb, path=str(HARVEST))
+    for a, b in zip(two.net.state_dict().values(), whole.net.state_dict().values()):
+        assert torch.equal(a, b)  # the same weights
+    routed = GoalPolicy.load("controller", kb=kb, path=f"{out}:{HARVEST}")
+    assert routed.part_for(Goal("mine", {"flint": 1})).goals == two.goals
+    assert routed.part_for(Goal("mine", {"lava_bucket": 1})).goals == whole.goals
+
+
+def test_a_goal_it_was_not_trained_on_gets_one_line_and_exit_2(tmp_path, capsys):
+    assert main([str(HARVEST), "--goals", "mine:emerald,kill:zombie", "--out", str(tmp_path / "x.pt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "kill:zombie not among the goals" in err[0] and "mine:emerald" in err[0]
+    assert not (tmp_path / "x.pt").exists()
+
+
+@pytest.mark.parametrize("goals", ["", " , "])
+def test_no_goal_is_refused(tmp_path, goals, capsys):
+    assert main([str(HARVEST), "--goals", goals, "--out", str(tmp_path / "x.pt")]) == 2
+    assert "no goal" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (SHIPPED / "controller-harvest2.pt").is_file(), reason="no shipped controller-harvest2.pt")
+def test_the_shipped_set_routes_round_13s_five_goals_to_controller_harvest2(monkeypatch):
+    monkeypatch.delenv("DEPS_CONTROLLER_CHECKPOINT", raising=False)
+    kb = load_kb("1.11.2")
+    shipped = GoalPolicy.load("controller", kb=kb)
+    names = [p.card.get("restricted", {}).get("from", "") for p in shipped.parts]
+    assert len(shipped.parts) == 3 and names[1] and not names[0] and not names[2]
+    five = {"mine:emerald", "mine:lava_bucket", "mine:flint", "mine:leaves2", "mine:deadbush"}
+    assert shipped.parts[1].goals == five
+    for key in five:
+        action, _, thing = key.partition(":")
+        assert shipped.part_for(Goal(action, {thing: 1})) is shipped.parts[1]
+    assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[2]  # the other harvest goals
+    assert shipped.part_for(Goal("mine", {"log": 1})) is shipped.parts[0]  # deps71's goals: round 5's

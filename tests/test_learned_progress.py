@@ -131,3 +131,15 @@ def test_the_skill_table_records_its_mine_budget_and_can_leave_the_policy_out(tm
         {"skill", "episodes", "scripted_success", "scripted_mean_steps", "scripted_failures"}
     ] * 2
     assert all(set(r["scripted_failures"]) <= set(ENDS) for r in got["rows"])
+
+
+def test_the_rollout_says_a_try_that_ends_in_lava_died():
+    """A try's `end` names why it stopped: an agent standing in lava burns on its first step."""
+    from tests.test_learned_find import CountingPolicy
+    from training.controller.rollout import rollout
+
+    kb = load_kb("1.11.2")
+    layout = {"ground": 64, "blocks": [[8, 65, 8, "lava"]], "agent": [8, 65, 8]}
+    in_lava = (Goal("mine", {"sapling": 1}), 0, {"layout": layout, "time_of_day": 0.1})
+    policy = CountingPolicy(kb, ["mine:sapling"])
+    assert rollout(kb, [in_lava], "learned", policy, budget=50) == [{"ok": False, "steps": 1, "end": "died"}]

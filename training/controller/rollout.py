@@ -107,8 +107,8 @@ def rollout(
                     a[i] = waiters[i].wait_action()[0]
                 for i in approaches:  # a walk of `budget` policy steps that has not arrived: given up
                     if not (done[i] or waits[i]):
-                        done[i] = walked[i] >= budget
-                        end[i] = end[i] or ("gave_up" if done[i] else "")
+                        if walked[i] >= budget:
+                            done[i], end[i] = True, "gave_up"
                         walked[i] += 1
                 idle.chose(a)
                 acts[:, 0] = a
@@ -147,9 +147,9 @@ def rollout(
             for i, prog in progress.items():  # a learned mine goal: `budget` steps of no progress end it
                 if live[i] and not done[i]:
                     idle_for[i] = 0 if prog.made(info["events"].get(i)) else idle_for[i] + 1
-                    done[i] = idle_for[i] >= budget
-                    end[i] = end[i] or ("stalled" if done[i] else "")
-            end[env.dead & ~done & (end == "")] = "died"
+                    if idle_for[i] >= budget:
+                        done[i], end[i] = True, "stalled"
+            end[env.dead & ~done] = "died"
             done |= env.dead
         end[ok] = "ok"
         end[end == ""] = "out_of_steps"

@@ -33,6 +33,7 @@ from skills.learned.options import LearnedOptions
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy, pick_device
 from skills.learned.progress import Progress
+from skills.learned.shield import Shield
 from skills.learned.surround import observe
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES
 
@@ -183,11 +184,12 @@ class LearnedController:
         drive = self._find if goal.action == "find" else self._drive
         return {**drive(goal, world), "driver": "policy"}
 
-    def _step(self, world: Any, obs: dict, goal: Any, code: np.ndarray, idle: IdleActions) -> dict:
+    def _step(self, world: Any, obs: dict, goal: Any, code: np.ndarray, idle: IdleActions, shield: Shield) -> dict:
         """One primitive step chosen by the policy (attack held while a block breaks; never an
-        action just tried here to no effect: skills/learned/idle.py); the step's info."""
+        action just tried here to no effect, skills/learned/idle.py, nor one the view shows to
+        be fatal, skills/learned/shield.py); the step's info."""
         mask, items = action_mask(self.kb, goal, world)
-        mask = idle.allowed(obs, mask[None])[0]
+        mask = shield.allowed(obs, idle.allowed(obs, mask[None]))[0]
         if hold_attack(obs):
             a = ATTACK
         else:
@@ -227,7 +229,7 @@ class LearnedController:
         code = self.policy.codes([goal])
         luts = sense.lut(world.env, goal) if getattr(self.policy.net.shape, "target", 0) else None
         steps, used, gained = 0, 0, {}
-        idle = IdleActions(1)
+        idle, shield = IdleActions(1), Shield(world.env.rules)
         waiter = None  # the scripted find expert, for its wait steps only (noop; a hole at night)
         approach = Approach(world.env, world.i, conds)
         while True:
@@ -254,7 +256,7 @@ class LearnedController:
                         steps,
                         gained,
                     )
-                info = self._step(world, self._observe(world, luts), goal, code, idle)
+                info = self._step(world, self._observe(world, luts), goal, code, idle, shield)
                 used += 1
             else:
                 used = 0 if not walk else used  # nowhere to walk to: the next walk has a fresh budget
@@ -272,7 +274,7 @@ class LearnedController:
         targeted = bool(getattr(self.policy.net.shape, "target", 0))  # a net that reads the goal's target map
         luts = sense.lut(world.env, goal) if targeted else None
         steps, gained = 0, {}
-        idle = IdleActions(1)
+        idle, shield = IdleActions(1), Shield(world.env.rules)
         progress = Progress(world.env, world.i, goal)  # what renews the budget: a leaf broken, a chicken by
         for item, wanted in goal.obj.items():
             got = 0
@@ -292,7 +294,7 @@ class LearnedController:
                         )
                     if getattr(world, "dead", False):
                         return _outcome(False, "the agent died", steps, gained)
-                    info = self._step(world, self._observe(world, luts), goal, code, idle)
+                    info = self._step(world, self._observe(world, luts), goal, code, idle, shield)
                     steps += info.get("cost", 1)
                     used = 0 if progress.made(info) else used + 1
                     for k, n in info.get("gained", {}).items():

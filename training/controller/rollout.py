@@ -19,6 +19,7 @@ from skills.learned import sense
 from skills.learned.controller import ATTACK, NO_ITEM, hold_attack, item_args
 from skills.learned.idle import IdleActions
 from skills.learned.progress import Progress
+from skills.learned.shield import Shield
 from skills.learned.surround import KEY, around
 from training.controller.data import safe_act
 from worlds.gridworld.batch import BatchGridWorld
@@ -82,6 +83,7 @@ def rollout(
         waiters: dict = {}  # world -> the scripted find expert whose wait steps a waiting find takes
         approaches = {i: Approach(env, i, find_conditions(g)) for i, g in enumerate(goals) if g.action == "find"}
         idle = IdleActions(len(chunk))  # the controller's rule: no action just tried here to no effect
+        shield = Shield(env.rules)  # nor one its view shows to be fatal
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
         limit = np.array([{"find": find_budget, "mine": mine_budget}.get(g.action) or budget for g in goals])
@@ -98,7 +100,7 @@ def rollout(
                 masks = np.tile(_NO_ITEM_MASK, (len(chunk), 1))
                 for i, given in enumerate(args):
                     masks[i, [PRIMITIVE_ID[p] for p in given]] = True
-                masks = idle.allowed(obs, masks)
+                masks = shield.allowed(obs, idle.allowed(obs, masks))
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
                 a = np.where(hold_attack(obs), ATTACK, a)
                 waits = waiting(env, goals, done, approaches, walked)

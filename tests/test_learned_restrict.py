@@ -33,6 +33,15 @@ def test_a_restricted_copy_drives_only_its_goals_and_routes_them_first(tmp_path)
     assert routed.part_for(Goal("mine", {"lava_bucket": 1})).goals == whole.goals
 
 
+def test_a_copy_cut_again_keeps_what_it_was_cut_from_before(tmp_path):
+    two = restrict(HARVEST, ["mine:emerald", "mine:flint"], tmp_path / "two.pt", why="first")
+    one = restrict(two, ["mine:flint"], tmp_path / "one.pt", why="second")
+    card = json.loads(one.with_suffix(".card.json").read_text())
+    assert card["restricted"]["trained_on"] == ["mine:emerald", "mine:flint"] and card["restricted"]["why"] == "second"
+    assert card["restricted"]["earlier"]["drives"] == ["mine:emerald", "mine:flint"]
+    assert card["restricted"]["earlier"]["from"] == str(HARVEST)
+
+
 def test_a_goal_it_was_not_trained_on_gets_one_line_and_exit_2(tmp_path, capsys):
     assert main([str(HARVEST), "--goals", "mine:emerald,kill:zombie", "--out", str(tmp_path / "x.pt")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -46,17 +55,28 @@ def test_no_goal_is_refused(tmp_path, goals, capsys):
     assert "no goal" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not (SHIPPED / "controller-harvest2.pt").is_file(), reason="no shipped controller-harvest2.pt")
-def test_the_shipped_set_routes_round_13s_five_goals_to_controller_harvest2(monkeypatch):
+@pytest.mark.skipif(not (SHIPPED / "controller-harvest3.pt").is_file(), reason="no shipped controller-harvest3.pt")
+def test_the_shipped_set_routes_rounds_13_and_14s_goals_to_their_cut_checkpoints(monkeypatch):
     monkeypatch.delenv("DEPS_CONTROLLER_CHECKPOINT", raising=False)
     kb = load_kb("1.11.2")
     shipped = GoalPolicy.load("controller", kb=kb)
-    names = [p.card.get("restricted", {}).get("from", "") for p in shipped.parts]
-    assert len(shipped.parts) == 3 and names[1] and not names[0] and not names[2]
-    five = {"mine:emerald", "mine:lava_bucket", "mine:flint", "mine:leaves2", "mine:deadbush"}
-    assert shipped.parts[1].goals == five
-    for key in five:
-        action, _, thing = key.partition(":")
-        assert shipped.part_for(Goal(action, {thing: 1})) is shipped.parts[1]
-    assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[2]  # the other harvest goals
+    cut = [p.card.get("restricted", {}) for p in shipped.parts]
+    assert len(shipped.parts) == 4 and not cut[0] and cut[1] and cut[2] and not cut[3]
+    assert cut[2]["earlier"]["drives"] == [  # round 13's five, two of them kept
+        "mine:emerald",
+        "mine:lava_bucket",
+        "mine:flint",
+        "mine:leaves2",
+        "mine:deadbush",
+    ]
+    routes = {
+        1: {"mine:lava_bucket", "mine:leaves2", "mine:deadbush"},  # round 14's
+        2: {"mine:emerald", "mine:flint"},  # round 13's
+    }
+    for part, keys in routes.items():
+        assert shipped.parts[part].goals == keys
+        for key in keys:
+            action, _, thing = key.partition(":")
+            assert shipped.part_for(Goal(action, {thing: 1})) is shipped.parts[part]
+    assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[3]  # the other harvest goals
     assert shipped.part_for(Goal("mine", {"log": 1})) is shipped.parts[0]  # deps71's goals: round 5's

@@ -37,6 +37,8 @@ def restrict(src: str | Path, goals: list[str], out: str | Path, why: str = "") 
         )
     kept = {k: v for k, v in card.items() if k not in ("goals", "skill_success", "file", "bytes")}
     kept["restricted"] = {"from": str(src), "trained_on": known, "drives": list(goals), "why": why}
+    if "restricted" in card:  # cut again: what it was cut from before stays on record
+        kept["restricted"]["earlier"] = card["restricted"]
     return checkpoint.save(out, net, vocab_version=vocab.version, goals=list(goals), card=kept)
 
 

@@ -34,7 +34,10 @@ def checkpoint_path(kind: str) -> Path:
 
 
 # shipped checkpoints after `<kind>.pt` that drive the goals it was not trained for, in order
-SHIPPED_MORE = {"controller": ("controller-harvest2.pt", "controller-harvest.pt"), "selector": ()}
+SHIPPED_MORE = {
+    "controller": ("controller-harvest3.pt", "controller-harvest2.pt", "controller-harvest.pt"),
+    "selector": (),
+}
 
 
 def checkpoint_paths(kind: str, given: str | None = None) -> list[Path]:

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld.spec import FACING_VECTORS, MOVES, PRIMITIVE_ID, PRIMITIVES, VIEW_LEVELS, VIEW_RADIUS
+from worlds.gridworld.spec import FACING_VECTORS, FACINGS, MOVES, PRIMITIVE_ID, PRIMITIVES, VIEW_LEVELS, VIEW_RADIUS
 
 LEVEL = {dy: k for k, dy in enumerate(VIEW_LEVELS)}  # a level dy relative to the feet -> its index in the view
-DOWN = 5  # the facing index of face_down (FACING_VECTORS)
+DOWN = FACINGS.index("down")
 
 
 class Shield:

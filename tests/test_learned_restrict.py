@@ -55,23 +55,16 @@ def test_no_goal_is_refused(tmp_path, goals, capsys):
     assert "no goal" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not (SHIPPED / "controller-harvest3.pt").is_file(), reason="no shipped controller-harvest3.pt")
-def test_the_shipped_set_routes_rounds_13_and_14s_goals_to_their_cut_checkpoints(monkeypatch):
+@pytest.mark.skipif(not (SHIPPED / "controller-harvest4.pt").is_file(), reason="no shipped controller-harvest4.pt")
+def test_the_shipped_set_routes_round_14s_goals_to_their_cut_checkpoints(monkeypatch):
     monkeypatch.delenv("DEPS_CONTROLLER_CHECKPOINT", raising=False)
     kb = load_kb("1.11.2")
     shipped = GoalPolicy.load("controller", kb=kb)
     cut = [p.card.get("restricted", {}) for p in shipped.parts]
     assert len(shipped.parts) == 4 and not cut[0] and cut[1] and cut[2] and not cut[3]
-    assert cut[2]["earlier"]["drives"] == [  # round 13's five, two of them kept
-        "mine:emerald",
-        "mine:lava_bucket",
-        "mine:flint",
-        "mine:leaves2",
-        "mine:deadbush",
-    ]
     routes = {
-        1: {"mine:lava_bucket", "mine:leaves2", "mine:deadbush"},  # round 14's
-        2: {"mine:emerald", "mine:flint"},  # round 13's
+        1: {"mine:emerald", "mine:flint", "mine:sapling"},  # controller-harvest4.pt
+        2: {"mine:lava_bucket", "mine:leaves2", "mine:deadbush"},  # controller-harvest3.pt
     }
     for part, keys in routes.items():
         assert shipped.parts[part].goals == keys

@@ -35,7 +35,7 @@ def checkpoint_path(kind: str) -> Path:
 
 # shipped checkpoints after `<kind>.pt` that drive the goals it was not trained for, in order
 SHIPPED_MORE = {
-    "controller": ("controller-harvest3.pt", "controller-harvest2.pt", "controller-harvest.pt"),
+    "controller": ("controller-harvest4.pt", "controller-harvest3.pt", "controller-harvest.pt"),
     "selector": (),
 }
 

@@ -68,11 +68,9 @@ def _dies(kb, blocks: list, setup: list[str], action: str, repeat: int = 1) -> t
 def test_an_action_is_ruled_out_exactly_when_it_kills(kb, seed):
     rng = np.random.default_rng(seed)
     blocks = _pit(rng)
-    checked = 0
     for move in MOVES:
         died, fatal = _dies(kb, blocks, [], move)
         assert died == fatal[PRIMITIVE_ID[move]], (move, blocks)
-        checked += died
     for face in FACE:
         died, fatal = _dies(kb, blocks, [face], "jump")
         assert died == fatal[PRIMITIVE_ID["jump"]], (face, blocks)

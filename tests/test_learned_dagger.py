@@ -76,6 +76,36 @@ def test_the_capped_rows_are_where_the_policy_decides_not_the_held_attack_betwee
     assert len(capped["action"]) > 0 and bool(capped["decide"].all())
 
 
+def test_the_expert_is_asked_afresh_where_the_learner_decides_not_at_each_hit(kb, monkeypatch):
+    """A learner digging by hand holds attack some 30 steps a block, off the expert's path; the
+    expert is asked afresh once the block breaks (one path search), not at every hit, and the
+    rows where the learner decides carry a fresh expert's label and heading."""
+    from training.controller import data
+
+    calls, asked = [], []
+
+    def dig_down(self, obs, codes):
+        calls.append(1)
+        return np.full(len(codes), PRIMITIVE_ID["face_down" if len(calls) == 1 else "attack"])
+
+    real = data.afresh
+
+    def fresh(env, i, goal, expert):
+        asked.append(int(env.mine_prog[i]))
+        return real(env, i, goal, expert)
+
+    monkeypatch.setattr(dagger.SampledPolicy, "act", dig_down)
+    monkeypatch.setattr(data, "afresh", fresh)
+    monkeypatch.setattr("training.controller.data.PURSUIT_CAP", 12)
+    net = GoalNet(net_shape(make_vocab(kb), target=6, aux=1))  # the shipped shape: rows carry the heading
+    rows, _ = dagger.dagger_round(net, kb, pursuits=2, seed=3, n_envs=2)
+    held = ~rows["decide"]
+    assert int(held.sum()) > 20 and int(rows["decide"].sum()) >= 2 * 12 - 2
+    assert len(asked) > 2 and all(p == 0 for p in asked)  # never while a block was breaking
+    assert len(asked) < len(rows["action"]) / 3  # not at each step
+    assert bool((rows["aux_dir"][held] == -1).all()) and bool((rows["aux_dir"][rows["decide"]] >= 0).any())
+
+
 def test_a_dagger_fit_can_draw_a_set_share_of_each_batch_from_the_learners_rows():
     import torch
 

@@ -105,6 +105,7 @@ class Pursuit:
     t0: int = 0
     lut: Any = None  # sense.lut(goal): which cells and mobs are its sources (the target map)
     decided: list = field(default_factory=list)  # indices of the rows where no block was breaking
+    stale: bool = False  # DAgger: the learner left the expert's path; a fresh expert is asked where it next decides
 
 
 def expert_target(expert: Expert, pos: np.ndarray) -> tuple[int, float]:
@@ -264,8 +265,13 @@ def collect(
         actions = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (n_envs, 1))
         labels = np.full(n_envs, -1, np.int64)
         ended: list[tuple[int, bool]] = []
+        held = hold_attack(obs) if policy is not None else np.zeros(n_envs, bool)
         for i, p in enumerate(cur):
-            a = safe_act(p.expert)
+            if p.stale and not held[i]:
+                p.expert, p.stale = afresh(env, i, p.goal, p.expert), False
+            # a block the learner began breaking: attack is held whatever the label, so the expert is
+            # asked once it breaks, not at each of its up to 60 hits (each a path search from scratch)
+            a = (ATTACK, -1) if p.stale else safe_act(p.expert)
             if a is None or len(p.decided) >= PURSUIT_CAP or len(p.rows) >= STEP_CAP:
                 ended.append((i, a is None and bool(p.expert.result and p.expert.result["ok"])))
                 continue
@@ -297,7 +303,7 @@ def collect(
                         int(labels[i]),
                         extras["around"][i],
                         extras["faced"][i],
-                        *expert_target(p.expert, env.pos[i]),
+                        *((-1, 0.0) if p.stale else expert_target(p.expert, env.pos[i])),
                     )
                 )
         for i, ok in ended:
@@ -356,10 +362,7 @@ def collect(
         if policy is not None:  # DAgger: where the learner left the teacher's path, ask the teacher afresh
             for i, p in enumerate(cur):
                 if p.expert.result is None and labels[i] >= 0 and actions[i, 0] != labels[i]:
-                    fresh = expert_for(env, i, p.goal)
-                    fresh.start = p.expert.start
-                    fresh.kills = p.expert.kills
-                    p.expert = fresh
+                    p.stale = True  # at the top of the next step where the learner decides (afresh)
     stats["rows"] = len(acts)
     data = {
         "grid": torch.as_tensor(np.stack(grids)) if grids else torch.zeros(0),
@@ -377,6 +380,13 @@ def collect(
     # the policy decides only where no block is breaking (the controller holds attack there)
     data["decide"] = data["vec"][:, mcol] == 0 if vecs else torch.zeros(0, dtype=torch.bool)
     return data, stats
+
+
+def afresh(env: BatchGridWorld, i: int, goal: Goal, expert: Expert) -> Expert:
+    """A fresh expert for world i's `goal` from where it stands now, counting from where `expert` began."""
+    fresh = expert_for(env, i, goal)
+    fresh.start, fresh.kills = expert.start, expert.kills
+    return fresh
 
 
 def start_inventory(goal: Goal) -> dict:

@@ -15,6 +15,7 @@ A path is a list of segments, each a tuple the experts turn into primitive actio
 from __future__ import annotations
 
 import heapq
+import weakref
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,11 @@ NEIGHBOURS = tuple(FACING_VECTORS)  # the six faces an agent can hit
 # fails takes longer (about 1.5 s instead of 0.4 s on one core, on the 48 x 48 map).
 MAX_NODES = 25000
 MIN_NODES = 100000
+# Each world's last question and answer (batch -> world -> (question, its cells then, answer)). The
+# same question of unchanged cells has the same answer (the search reads nothing else), and it is
+# asked often: an expert asked afresh after the learner turned in place (DAgger labels,
+# training/controller/data.py) searched again from the same cell, half of all searches for flint.
+_LAST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class Terrain:
@@ -129,6 +135,23 @@ def search(
         return None
     if max_nodes is None:  # MAX_NODES on the default 48 x 48 map, more on a map made larger for a task
         max_nodes = max(MIN_NODES, MAX_NODES * max(1, (terrain.X * terrain.Z) // (48 * 48)))
+    start = (int(start[0]), int(start[1]), int(start[2]))
+    if stand is not None:  # a predicate's answers are not part of the question: not remembered
+        return _search(terrain, start, targets, max_nodes, stand, slack)
+    question = (start, tuple(targets), max_nodes, slack, terrain.break_cost.tobytes(), terrain.has_block)
+    last = _LAST.setdefault(terrain.env, {})
+    hit = last.get(terrain.i)
+    if hit is not None and hit[0] == question and np.array_equal(hit[1], terrain.cells):
+        found = hit[2]
+    else:
+        found = _search(terrain, start, targets, max_nodes, None, slack)
+        last[terrain.i] = (question, terrain.cells.copy(), found)
+    return None if found is None else (list(found[0]), found[1], found[2])
+
+
+def _search(
+    terrain: Terrain, start: tuple[int, int, int], targets: list, max_nodes: int, stand: Any, slack: int
+) -> tuple[list, int, tuple[int, int, int]] | None:
     tset = set(targets)
 
     def reached(s):
@@ -146,7 +169,6 @@ def search(
     def h(s):
         return min(estimate(s, t, dig) for t in targets) - slack
 
-    start = (int(start[0]), int(start[1]), int(start[2]))
     frontier = [(h(start), 0, start)]  # ties on f go to the deeper node (-g): no plateau sweeps
     best = {start: 0}
     back: dict = {start: None}

@@ -159,3 +159,20 @@ def test_repeat_p_gives_a_world_the_mine_or_kill_goal_it_just_finished_again(kb,
     assert main(["--out", str(tmp_path), "--repeat-p", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--repeat-p" in err[0]
+
+
+def test_the_dagger_speed_probe_measures_a_goal_and_refuses_an_unknown_one(capsys):
+    import json
+
+    from experiments import dagger_speed
+    from training.controller import data
+    from worlds.gridworld import paths
+
+    search = paths.search
+    assert dagger_speed.main(["--goal", "mine:nothing"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown goal 'mine:nothing'" in err and "mine:flint" in err
+    assert dagger_speed.main(["--goal", "mine:gravel", "--seconds", "2", "--envs", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["goal"] == "mine:gravel" and out["batch_steps"] > 0 and out["searches"] > 0
+    assert paths.search is search and data.WEIGHTS == {}  # the process left as it was

@@ -529,32 +529,34 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.controller.pipeline", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, metavar="DIR", help="writes DIR/controller.pt, its card and its stages")
     d = PipelineConfig(out="")
-    for f, typ in (
-        ("workers", int),
-        ("seed", int),
-        ("episodes", int),
-        ("steps", int),
-        ("batch_size", int),
-        ("lr", float),
-        ("rounds", int),
-        ("pursuits", int),
-        ("max_rows", int),
-        ("dagger_steps", int),
-        ("dagger_lr", float),
-        ("learner_share", float),
-        ("channels", int),
-        ("hidden", int),
-        ("scatter_p", float),
-        ("repeat_p", float),
-        ("source_biome_p", float),
-        ("near_source_p", float),
-        ("keep_old", float),
-        ("n_envs", int),
-        ("stage_seconds", float),
-        ("collect_seconds", float),
-        ("save_every", int),
+    for f, typ, what in (
+        ("workers", int, "collection processes, one core each"),
+        ("seed", int, "seed of every collection and fit"),
+        ("episodes", int, "expert pursuits for behaviour cloning"),
+        ("steps", int, "behaviour-cloning gradient steps (0: none, with --init)"),
+        ("batch_size", int, "rows per gradient step"),
+        ("lr", float, "behaviour cloning's learning rate"),
+        ("rounds", int, "capped DAgger rounds after behaviour cloning"),
+        ("pursuits", int, "learner pursuits per DAgger round (the collection may stop sooner: --collect-seconds)"),
+        ("max_rows", int, "rows kept per learner pursuit, spread over the steps where it decides (0: all)"),
+        ("dagger_steps", int, "gradient steps of each DAgger fit"),
+        ("dagger_lr", float, "each DAgger fit's learning rate"),
+        ("learner_share", float, "a DAgger fit's share of each batch drawn from the learner's rows (0: uniform)"),
+        ("channels", int, "conv channels of a fresh network"),
+        ("hidden", int, "hidden width of a fresh network"),
+        ("scatter_p", float, "share of training worlds that are scatter maps (sources at set distances)"),
+        ("repeat_p", float, "chance the next goal repeats the mine or kill goal just finished"),
+        ("source_biome_p", float, "share of fresh worlds made where their first goal's source forms"),
+        ("near_source_p", float, "chance a buried source's pursuit begins a few levels above it"),
+        ("keep_old", float, "with --init: weight of the KL to its policy (or --teacher's) on the goals its card lists"),
+        ("n_envs", int, "worlds stepped together in each collection process"),
+        ("stage_seconds", float, "each fit stops after this many seconds (0: no limit)"),
+        ("collect_seconds", float, "each process's collection stops after this many seconds (0: no limit)"),
+        ("save_every", int, "gradient steps between saved states (a killed run resumes with --resume)"),
     ):
-        ap.add_argument("--" + f.replace("_", "-"), type=typ, default=getattr(d, f), help=f"(default: {getattr(d, f)})")
+        ap.add_argument(
+            "--" + f.replace("_", "-"), type=typ, default=getattr(d, f), help=f"{what} (default: {getattr(d, f)})"
+        )
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--init", default="", help="start from this checkpoint (one this pipeline wrote)")
     ap.add_argument("--resume", action="store_true", help="go on from what DIR already holds")

@@ -5,9 +5,8 @@ CLI can pick its defaults without importing torch.
 `skills/checkpoints/controller.pt` / `selector.pt`. The controller may be several checkpoints,
 each driving the goals it was trained for (skills/learned/routed.py): the variable then lists
 their paths joined by the platform's path separator (':' here), as PATH does, the first that
-knows a goal driving it; shipped: `controller.pt`, then `controller-harvest2.pt` for five of the
-harvest goals (round 13), then `controller-harvest.pt` for the rest of the goals the first was
-not trained on.
+knows a goal driving it; shipped: `controller.pt`, then the checkpoints of SHIPPED_MORE in their
+order (each card says which goals it drives and how they were chosen).
 """
 
 from __future__ import annotations
@@ -35,7 +34,12 @@ def checkpoint_path(kind: str) -> Path:
 
 # shipped checkpoints after `<kind>.pt` that drive the goals it was not trained for, in order
 SHIPPED_MORE = {
-    "controller": ("controller-harvest4.pt", "controller-harvest3.pt", "controller-harvest.pt"),
+    "controller": (
+        "controller-harvest5.pt",
+        "controller-harvest4.pt",
+        "controller-harvest3.pt",
+        "controller-harvest.pt",
+    ),
     "selector": (),
 }
 

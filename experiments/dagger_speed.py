@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     paths.search = timed  # type: ignore[assignment]
     t0 = time.perf_counter()
     try:
-        rows, stats = data.collect(
+        _, stats = data.collect(
             kb,
             1 << 30,
             a.seed,

@@ -95,6 +95,29 @@ def test_each_step_nearer_the_source_than_ever_is_progress_and_going_back_and_fo
     assert not Progress(env, 0, Goal("mine", {"sapling": 1})).made(None)  # no leaf anywhere: never nearer
 
 
+def test_after_a_source_is_broken_the_way_to_the_next_one_is_progress():
+    """Flint: the gravel at hand broken without a flint, each step towards the next gravel renews
+    the budget; a step back does not, and the broken cell no longer counts as a source."""
+    kb = load_kb("1.11.2")
+    w = GridWorld(kb, size=(16, 16))
+    layout = {"ground": 64, "blocks": [[10, 65, 8, "gravel"], [14, 65, 8, "gravel"]], "agent": [8, 65, 8]}
+    w.reset(seed=0, options={"layout": layout, "time_of_day": 0.1})
+    env = w.env
+    env.mob_kind[0] = 0
+    flint = Progress(env, 0, Goal("mine", {"flint": 1}))
+    assert flint.distance() == 2
+    env.pos[0] = (9, 65, 8)
+    assert flint.made(None)  # nearer the first gravel
+    env.cells[0, 10, 8, 65] = env.vocab.cell_id["air"]  # broken, no flint this time
+    assert flint.made({"broke": "gravel"}) and flint.distance() == 5  # the next gravel, 5 steps off
+    env.pos[0] = (10, 65, 8)  # where the broken gravel was: before, no nearer than the best of 0
+    assert flint.made(None)
+    env.pos[0] = (9, 65, 8)
+    assert not flint.made(None)  # back again
+    env.pos[0] = (13, 65, 8)
+    assert flint.made(None) and flint.distance() == 1
+
+
 def test_the_skill_table_s_rollout_ends_a_mine_goal_by_the_same_rule(monkeypatch):
     """training/controller/rollout.py: `budget` steps of no progress end a learned mine try,
     `mine_budget` steps end it in all (an untrained network on a bare map makes no progress)."""

@@ -23,6 +23,13 @@ So the budget bounds the steps since the pursuit last made progress (`Progress.m
   at most as many times as the nearest source was steps away when first seen; for speed it
   looks at the NEAREST source cells of the pursuit's start only (more than enough: a goal with
   that many sources breaks one soon).
+- Each source broken is forgotten, and "nearer than ever" counts afresh from where the agent then
+  stands to the nearest source left: a flint pursuit that has broken the gravel at hand without a
+  flint (1 in 10) and digs towards the next vein is getting somewhere, as a leaf pursuit walking
+  to the next tree is. Before 2026-11-27 (night) the distance was to the start's sources, broken
+  or not, so once at the first vein no walk or dig to another counted (most of flint's stalls,
+  docs/results/learned-parts.md, round 16). Still bounded: each break renews the walk at most as
+  many times as the next source is steps away.
 A policy that wanders, oscillates, or hits the wrong block, still stops after 600 steps; the
 episode's own step limit bounds the rest. The same rule ends the skill table's tries
 (training/controller/rollout.py), so its figures are the controller's.
@@ -48,6 +55,7 @@ class Progress:
         self.env, self.i = env, i
         cells, mobs = goal_sources(env, goal) if goal.action == "mine" else (set(), set())
         self.cells = {env.vocab.cells[c] for c in cells}  # the names a step's event gives as "broke"
+        self.ids = sorted(cells)
         item = next(iter(goal.obj)) if goal.action == "mine" else None
         self.layers = sorted(laying_mobs(env, item)) if item else []
         self.mobs = sorted(set(mobs) | set(self.layers))
@@ -71,6 +79,13 @@ class Progress:
             d = min(d, float(np.abs(np.array(lying) - env.pos[i]).sum(1).min()))
         return d
 
+    def forget_broken(self) -> None:
+        """Drop the source cells that no longer hold a source; nearer than ever counts from here."""
+        s = self.spots
+        if len(s):
+            self.spots = s[np.isin(self.env.cells[self.i][s[:, 0], s[:, 2], s[:, 1]], self.ids)]
+        self.best = self.distance()
+
     def restart(self) -> None:
         """A new unit of the goal (the second iron ore of three): nearer than ever counts from here."""
         self.best = self.distance()
@@ -78,6 +93,7 @@ class Progress:
     def made(self, event: dict | None) -> bool:
         """Did the step that gave `event` (the world's event for this world, or None) make progress?"""
         if event and event.get("broke") in self.cells:
+            self.forget_broken()
             return True
         d = self.distance()
         if d < self.best:

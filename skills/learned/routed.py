@@ -6,10 +6,9 @@ those 24 and lowered deps71 (issue 20, rounds 8 to 10). So the shipped controlle
 checkpoints: `controller.pt` for the goals it was trained on, and `controller-harvest.pt` for
 the goals only it was trained on (skills/learned/paths.py: checkpoint_paths). Both read the
 same observation and the same goal codes; a batch of worlds with goals of both is split by
-goal, each part acting on its own rows. Since rounds 14 to 16 `controller-harvest7.pt`,
-`controller-harvest6.pt`, `controller-harvest5.pt`, `controller-harvest4.pt` and
-`controller-harvest3.pt` come between them: each drives the few harvest goals a later fine-tune
-lifted (flint; lava bucket; sapling; emerald; leaves2 and dead bush), its card saying how they were chosen
+goal, each part acting on its own rows. Since round 14 further cut checkpoints come between them
+(skills/learned/paths.py: SHIPPED_MORE, in order): each drives the few harvest goals a later
+fine-tune lifted, its card saying how they were chosen
 (training/controller/restrict.py cuts a checkpoint down to such goals).
 
 Every goal is still driven by the torch policy alone; `RoutedPolicy.part_for` says which

@@ -336,26 +336,50 @@ const COMMANDS = {
     if (!target) throw new Failure('not_found', `no ${msg.mob} in sight`)
     const before = itemsList()
     let hunting = true
+    let hits = 0
+    let lastHit = Date.now()
+    const onHurt = (e) => { if (e.id === target.id) { hits++; lastHit = Date.now() } }
+    b.on('entityHurt', onHurt)
     const gone = new Promise((resolve) => {
       const onGone = (e) => { if (e.id === target.id) { b.removeListener('entityGone', onGone); resolve() } }
       b.on('entityGone', onGone)
     })
-    // mineflayer-pvp gives up on its own (the target out of view, a follow path not found); under
-    // load a CI run once hunted a cow to the timeout. Each second: done if the mob has left the
-    // entity list (a missed entityGone), else attack it again if pvp has stopped
+    // mineflayer-pvp gives up on its own (the target out of view, a follow path not found), and a
+    // knocked-back mob can land where its follow goal never settles: two CI runs under load hunted
+    // a cow to the timeout. Every half second: done if the mob has left the entity list (a missed
+    // entityGone); else, if pvp has stopped or landed no blow for 3 s, hunt by hand: strike the mob
+    // when in reach, else walk to within 2 blocks of it (10 s at most) and strike
+    const strike = async () => {
+      await b.lookAt(target.position.offset(0, (target.height || 1) / 2, 0), true)
+      b.attack(target)
+    }
     const watch = (async () => {
       while (hunting) {
-        await b.waitForTicks(20)
-        if (!hunting) return
-        if (!b.entities[target.id]) return
-        if (!b.pvp.target) b.pvp.attack(target)
+        await b.waitForTicks(10)
+        if (!hunting || !b.entities[target.id]) return
+        if (b.pvp.target && Date.now() - lastHit < 3000) continue
+        b.pvp.stop()
+        if (b.entity.position.distanceTo(target.position) > 3.5) {
+          const p = target.position
+          try {
+            await withTimeout(b.pathfinder.goto(new goals.GoalNear(Math.floor(p.x), Math.floor(p.y), Math.floor(p.z), 2)), 10000, 'closing in')
+          } catch (e) {}
+          if (!hunting || !b.entities[target.id]) return
+        }
+        if (b.entity.position.distanceTo(target.position) <= 3.5) await strike()
       }
     })()
     b.pvp.attack(target)
     try {
       await withTimeout(Promise.race([gone, watch]), msg.timeout_ms || 60000, `hunting ${msg.mob}`)
+    } catch (e) {
+      if (!(e instanceof Failure) || e.kind !== 'timeout') throw e
+      const p = target.position
+      throw new Failure('timeout', `${e.message} (${hits} blows landed; the ${msg.mob} last seen ` +
+        `${b.entity.position.distanceTo(p).toFixed(1)} blocks away at ${p.x.toFixed(1)} ${p.y.toFixed(1)} ${p.z.toFixed(1)})`)
     } finally {
       hunting = false
+      b.removeListener('entityHurt', onHurt)
       b.pvp.stop()
     }
     const where = target.position.clone()

@@ -24,11 +24,22 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# llama-cpp-python as pyproject.toml's `local` extra names it (declared there once)
+LLAMA_REQ = $(shell sed -n 's/.*"\(llama-cpp-python[^"]*\)".*/\1/p' pyproject.toml)
+WHEELS    = $(VENV)/wheels
+
 $(STAMP): $(BIN)/python pyproject.toml Makefile
+	# llama-cpp-python compiles llama.cpp (CMAKE_ARGS above), about 3 minutes on 2 cores and most of
+	# the install: its wheel builds in the background while the rest, mostly downloads, installs;
 	# torch pinned first: 2.13.0 is the CPU build (a plain `torch` can pull a multi-GB CUDA build)
-	$(BIN)/pip install --quiet torch==2.13.0
-	# llama-cpp-python compiles llama.cpp the first time (CMAKE_ARGS above)
-	$(BIN)/pip install --quiet -e '.[local,test,docs]'
+	@echo "building llama.cpp for llama-cpp-python in the background (log: $(VENV)/llama-build.log)"
+	@rm -rf $(WHEELS); mkdir -p $(WHEELS); \
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir $(WHEELS) '$(LLAMA_REQ)' >$(VENV)/llama-build.log 2>&1 & build=$$!; \
+	trap 'kill $$build 2>/dev/null' EXIT; \
+	$(BIN)/pip install --quiet torch==2.13.0 && $(BIN)/pip install --quiet -e '.[test,docs]' || exit 1; \
+	echo "waiting for llama.cpp's build"; \
+	wait $$build || { tail -20 $(VENV)/llama-build.log; echo "building $(LLAMA_REQ) failed: $(VENV)/llama-build.log has the whole log"; exit 1; }
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e '.[local,test,docs]'
 	# evaluate the DEPS planner's fixed prompt part once and save its state, so that the first
 	# `deps run` prefills only its task (agent/llm/prompt_state.py); a failure here only costs time
 	-$(BIN)/python -m agent.llm.save_prompt_state

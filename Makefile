@@ -1,8 +1,10 @@
-# One command each: `make run` and `make test` create .venv and install everything first.
+# One command each: `make run` creates .venv and installs what the agent runs with, `make test` adds the test and docs tools.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-STAMP   = $(VENV)/.installed-$(shell cat pyproject.toml Makefile | cksum | cut -d' ' -f1)
+SUM     = $(shell cat pyproject.toml Makefile | cksum | cut -d' ' -f1)
+STAMP   = $(VENV)/.installed-$(SUM)
+DEVSTAMP = $(VENV)/.devtools-$(SUM)
 
 export HF_HUB_OFFLINE = 1
 export TRANSFORMERS_OFFLINE = 1
@@ -18,7 +20,7 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXA
 	-DCMAKE_PROJECT_INCLUDE=$(CURDIR)/cmake/llama_cpp_minimal.cmake
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: install run test lint docs bench doctor clean minedojo-env mineflayer
+.PHONY: install devtools run test lint docs bench doctor clean minedojo-env mineflayer
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,17 +38,26 @@ $(STAMP): $(BIN)/python pyproject.toml Makefile
 	@rm -rf $(WHEELS); mkdir -p $(WHEELS); \
 	$(BIN)/pip wheel --quiet --no-deps --wheel-dir $(WHEELS) '$(LLAMA_REQ)' >$(VENV)/llama-build.log 2>&1 & build=$$!; \
 	trap 'kill $$build 2>/dev/null' EXIT; \
-	$(BIN)/pip install --quiet torch==2.13.0 && $(BIN)/pip install --quiet -e '.[test,docs]' || exit 1; \
+	$(BIN)/pip install --quiet torch==2.13.0 && $(BIN)/pip install --quiet -e . || exit 1; \
 	echo "waiting for llama.cpp's build"; \
 	wait $$build || { tail -20 $(VENV)/llama-build.log; echo "building $(LLAMA_REQ) failed: $(VENV)/llama-build.log has the whole log"; exit 1; }
-	$(BIN)/pip install --quiet --find-links $(WHEELS) -e '.[local,test,docs]'
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e '.[local]'
 	# evaluate the DEPS planner's fixed prompt part once and save its state, so that the first
 	# `deps run` prefills only its task (agent/llm/prompt_state.py); a failure here only costs time
 	-$(BIN)/python -m agent.llm.save_prompt_state
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
+# what the agent runs with (make run): the runtime and the local model, and the mineflayer sidecar
 install: $(STAMP) mineflayer
+
+# the tools of make test, lint, docs and bench: pyproject.toml's test and docs extras, on top
+$(DEVSTAMP): $(STAMP)
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e '.[local,test,docs]'
+	rm -f $(VENV)/.devtools-*
+	touch $(DEVSTAMP)
+
+devtools: install $(DEVSTAMP)
 
 # the mineflayer world's Node sidecar (worlds/mineflayer/sidecar): npm ci from its lockfile, about 20 s;
 # without npm the rest installs and --world mineflayer says Node is missing
@@ -62,19 +73,19 @@ run: install
 
 CODE = agent nodes skills worlds training evaluation experiments prompts tests
 
-lint: install
+lint: devtools
 	$(BIN)/ruff format --check $(CODE)
 	$(BIN)/ruff check $(CODE)
 	$(BIN)/mypy
 
 # the documentation site (mkdocs.yml, docs/), warnings as errors
-docs: install
+docs: devtools
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/docs-site
 
-test: install lint docs
+test: devtools lint docs
 	$(BIN)/python -m pytest -q
 
-bench: install
+bench: devtools
 	$(BIN)/deps bench
 
 doctor: install

@@ -349,24 +349,24 @@ const COMMANDS = {
     // a cow to the timeout. Every half second: done if the mob has left the entity list (a missed
     // entityGone); else, if pvp has stopped or landed no blow for 3 s, hunt by hand: strike the mob
     // when in reach, else walk to within 2 blocks of it (10 s at most) and strike
-    const strike = async () => {
-      await b.lookAt(target.position.offset(0, (target.height || 1) / 2, 0), true)
-      b.attack(target)
-    }
+    const reach = 3.5
     const watch = (async () => {
       while (hunting) {
         await b.waitForTicks(10)
         if (!hunting || !b.entities[target.id]) return
         if (b.pvp.target && Date.now() - lastHit < 3000) continue
         b.pvp.stop()
-        if (b.entity.position.distanceTo(target.position) > 3.5) {
+        if (b.entity.position.distanceTo(target.position) > reach) {
           const p = target.position
           try {
             await withTimeout(b.pathfinder.goto(new goals.GoalNear(Math.floor(p.x), Math.floor(p.y), Math.floor(p.z), 2)), 10000, 'closing in')
           } catch (e) {}
           if (!hunting || !b.entities[target.id]) return
         }
-        if (b.entity.position.distanceTo(target.position) <= 3.5) await strike()
+        if (b.entity.position.distanceTo(target.position) <= reach) {
+          await b.lookAt(target.position.offset(0, (target.height || 1) / 2, 0), true)
+          b.attack(target)
+        }
       }
     })()
     b.pvp.attack(target)

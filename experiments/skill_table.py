@@ -17,6 +17,7 @@ results as one process, since every world's actions come from its own chunk's ge
     python -m experiments.skill_table --episodes 50 --workers 16 --checkpoint DIR/controller.pt \\
         --baseline skills/checkpoints/controller.pt
     python -m experiments.skill_table --episodes 50 --skills find      # the find goals only, same worlds
+    python -m experiments.skill_table --episodes 50 --skills mine:flint --no-scripted --why 600  # what failed tries did
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def _chunk_job(job: dict) -> list[dict]:
         seed=job["chunk_seed"],
         find_budget=job["find_budget"],
         mine_budget=job["mine_budget"],
+        why=job["why"],
     )
 
 
@@ -118,6 +120,7 @@ def run_driver(driver: str, path: str | None, eps: list, a: argparse.Namespace, 
             "find_budget": a.find_budget,
             "mine_budget": a.mine_budget,
             "greedy": a.greedy,
+            "why": a.why,
             "chunk_seed": a.seed * 1000 + c[0],
         }
         for c in _runs(chunks)
@@ -169,6 +172,14 @@ def main(argv: list[str] | None = None) -> int:
         "600 gives the tables before 2026-11-27)",
     )
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--why",
+        type=int,
+        default=0,
+        metavar="N",
+        help="for each failed try, what it did in its last N steps: blocks broken, commonest actions, the "
+        "nearest source (stderr, and <column>_why in --out's rows; default: 0, off)",
+    )
     ap.add_argument("--greedy", action="store_true", help="argmax actions (default: sample, as the controller does)")
     ap.add_argument("--out", default=None, help="write the rows as JSON here")
     ap.add_argument("--device", default="cpu")
@@ -196,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     a.mine_budget = context_budget() if a.mine_budget is None else a.mine_budget
     if min(a.episodes, a.budget, a.workers, a.find_budget, a.mine_budget) < 1:
         ap.error("--episodes, --budget, --find-budget, --mine-budget and --workers must be 1 or more")
+    if a.why < 0:
+        ap.error(f"--why must be 0 (off) or a number of steps, got {a.why}")
     bad = check_skills(a.skills)
     if bad:
         ap.error(bad)
@@ -204,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     from skills.learned.features import goal_key
     from skills.learned.paths import LearnedError, checkpoint_paths
     from skills.learned.policy import GoalPolicy
+    from training.controller.why import describe
     from worlds.knowledge import load_kb
 
     torch.set_num_threads(1)
@@ -247,6 +261,14 @@ def main(argv: list[str] | None = None) -> int:
             row[f"{name}_mean_steps"] = round(float(np.mean([r["steps"] for r in ok])), 1) if ok else None
             ends = Counter(res[name][k].get("end", "not_tried") for k in idx if not res[name][k]["ok"])
             row[f"{name}_failures"] = dict(sorted(ends.items()))  # how the failed tries ended (rollout.ENDS)
+            if a.why and key != "all":  # what each failed try did last (training/controller/why.py)
+                row[f"{name}_why"] = [
+                    {"world": k, "end": res[name][k]["end"], **res[name][k]["why"]}
+                    for k in idx
+                    if "why" in res[name][k]
+                ]
+                for w in row[f"{name}_why"]:
+                    print(f"{name} {key} world {w['world']} {w['end']}: {describe(w)}", file=sys.stderr)
         rows.append(row)
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)

@@ -166,3 +166,57 @@ def test_the_rollout_says_a_try_that_ends_in_lava_died():
     in_lava = (Goal("mine", {"sapling": 1}), 0, {"layout": layout, "time_of_day": 0.1})
     policy = CountingPolicy(kb, ["mine:sapling"])
     assert rollout(kb, [in_lava], "learned", policy, budget=50) == [{"ok": False, "steps": 1, "end": "died"}]
+
+
+def test_a_failed_try_says_what_it_did_last_and_where_its_source_was():
+    """`rollout(..., why=N)` (the skill table's --why): a policy that swings at the air while the
+    gravel lies 4 steps east stalls, and its result says so: nothing broken, N attacks, no move,
+    the nearest source 4 steps off at (4, 0, 0) the whole time."""
+    import numpy as np
+
+    from tests.test_learned_find import CountingPolicy
+    from training.controller.rollout import rollout
+    from training.controller.why import describe
+
+    class Swinger(CountingPolicy):
+        def act(self, obs, codes, mask=None, greedy=True, rng=None, temperature=1.0):
+            return np.full(len(codes), ATTACK)
+
+    kb = load_kb("1.11.2")
+    layout = {"ground": 64, "blocks": [[12, 65, 8, "gravel"]], "agent": [8, 65, 8]}
+    try_ = (Goal("mine", {"flint": 1}), 0, {"layout": layout, "time_of_day": 0.1})
+    (out,) = rollout(kb, [try_], "learned", Swinger(kb, ["mine:flint"]), budget=5, why=3)
+    assert out["end"] == "stalled" and out["steps"] == 5
+    assert out["why"] == {
+        "steps": 3,
+        "broke": {},
+        "actions": {"attack": 3},
+        "moved": [0, 0, 0],
+        "nearest_source": 4,
+        "nearest_source_least": 4,
+        "nearest_source_at": [4, 0, 0],
+    }
+    assert describe(out["why"]) == (
+        "last 3 steps broke nothing; nearest source 4 steps away at (4, 0, 0) (least 4); moved (0, 0, 0); attack 3"
+    )
+    (same,) = rollout(kb, [try_], "learned", Swinger(kb, ["mine:flint"]), budget=5)
+    assert "why" not in same  # off by default: the results of before
+
+
+def test_the_skill_table_s_why_lists_each_goal_s_failed_tries_and_refuses_a_negative_count(tmp_path, capsys):
+    import json
+
+    import pytest
+
+    from experiments.skill_table import main
+
+    out = tmp_path / "t.json"
+    assert (
+        main(["--episodes", "1", "--skills", "mine:tallgrass", "--no-learned", "--why", "50", "--out", str(out)]) == 0
+    )
+    (row, total) = json.loads(out.read_text())["rows"]
+    assert isinstance(row["scripted_why"], list) and "scripted_why" not in total  # per goal, not for "all"
+    assert len(row["scripted_why"]) == round(row["episodes"] * (1 - row["scripted_success"]))
+    with pytest.raises(SystemExit) as e:
+        main(["--why", "-1"])
+    assert e.value.code == 2 and "--why must be 0 (off) or a number of steps, got -1" in capsys.readouterr().err

@@ -22,6 +22,7 @@ from skills.learned.progress import Progress
 from skills.learned.shield import Shield
 from skills.learned.surround import KEY, around
 from training.controller.data import safe_act
+from training.controller.why import Recorder
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES, goal_code
 from worlds.types import Goal
@@ -49,6 +50,7 @@ def rollout(
     temperature: float = 1.0,
     find_budget: int | None = None,
     mine_budget: int | None = None,
+    why: int = 0,
 ) -> list[dict]:
     """One result {ok, steps, end} per (goal, world seed, reset options), in order; `driver` is
     'learned' (the policy, batched) or 'scripted' (the expert). A find may take `find_budget`
@@ -59,7 +61,8 @@ def rollout(
     progress (skills/learned/progress.py: a leaf broken for a sapling, a chicken by for an egg).
     `end` says how a try ended (ENDS): "ok", "died", "stalled" (the no-progress budget spent),
     "gave_up" (a find's walk of `budget` policy steps), "expert_ended" (the scripted expert
-    stopped without the item) or "out_of_steps"."""
+    stopped without the item) or "out_of_steps". `why` > 0: a failed try's result also says what it
+    did in its last `why` steps ("why": training/controller/why.py)."""
     rng = np.random.default_rng(seed)
     out: list[dict] = []
     for s in range(0, len(episodes), n_envs):
@@ -90,6 +93,7 @@ def rollout(
         progress = {i: Progress(env, i, g) for i, g in enumerate(goals) if g.action == "mine" and driver == "learned"}
         idle_for = np.zeros(len(chunk), int)  # a learned mine goal's steps since it last made progress
         walked = np.zeros(len(chunk), int)  # a learned find's policy steps since it stood where it heads
+        recorder = Recorder(len(chunk), why) if why else None
         for _ in range(int(limit.max())):
             done |= steps >= limit
             if done.all():
@@ -135,6 +139,9 @@ def rollout(
                 if targeted:
                     sense.add_to(obs, env, np.arange(len(chunk)), luts)
             steps[live] += 1
+            if recorder is not None:
+                for i in np.nonzero(live)[0].tolist():
+                    recorder.step(env, i, acts[i, 0], info["events"].get(i), progress.get(i))
             for i, ev in info["events"].items():
                 if experts is not None:
                     experts[i].feedback(ev)
@@ -155,7 +162,10 @@ def rollout(
             done |= env.dead
         end[ok] = "ok"
         end[end == ""] = "out_of_steps"
-        out += [{"ok": bool(ok[i]), "steps": int(steps[i]), "end": str(end[i])} for i in range(len(chunk))]
+        for i in range(len(chunk)):
+            out.append({"ok": bool(ok[i]), "steps": int(steps[i]), "end": str(end[i])})
+            if recorder is not None and not ok[i]:
+                out[-1]["why"] = recorder.summary(env, i, progress.get(i))
     return out
 
 

@@ -9,17 +9,9 @@ action that was tried in the present state and changed nothing, until the state 
 The state is the observation without the clock: blocks and mobs in view, inventory,
 equipment, position, facing, health and mining progress; an attack is never ruled out (a mob's
 health is not observed). One rule for the learned controller and the skill table's rollout.
-
-Loops (`repeats`, off unless `DEPS_LOOP_REPEATS` is set; an experiment of 2026-11-28): an action
-that changes the state can still go round in a loop, the agent stepping north, south, north,
-south through the same two states 280 times beside gravel it does not dig (flint's stalls, the
-skill table's `--why`). With `repeats` = R, an action already chosen R times in the present
-state is ruled out there for the rest of the pursuit, as an idle one is.
 """
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 
@@ -32,23 +24,13 @@ STATE_KEYS = ("blocks", "mobs", "inventory", "equipment", "position", "facing", 
 NEVER_IDLE = (PRIMITIVE_ID["attack"],)
 
 
-def loop_repeats() -> int:
-    """`DEPS_LOOP_REPEATS` (a count; 0 or unset: the loop rule is off)."""
-    raw = os.environ.get("DEPS_LOOP_REPEATS", "").strip() or "0"
-    if not raw.isdigit():
-        raise ValueError(f"DEPS_LOOP_REPEATS={raw!r}: accepted: a whole number of repeats, 0 for off")
-    return int(raw)
-
-
 class IdleActions:
     """Per world, the actions found idle in each state met during the pursuit (so a cycle
     such as turn, jump, turn back, jump is broken too, not only the same action repeated)."""
 
-    def __init__(self, n: int, n_actions: int = len(PRIMITIVES), repeats: int | None = None):
+    def __init__(self, n: int, n_actions: int = len(PRIMITIVES)):
         self.n_actions = n_actions
         self.idle: list[dict[bytes, np.ndarray]] = [{} for _ in range(n)]  # state -> its idle actions
-        self.repeats = loop_repeats() if repeats is None else repeats
-        self.taken: list[dict[bytes, np.ndarray]] = [{} for _ in range(n)]  # state -> times each action chosen
         self.before: np.ndarray | None = None  # the state each last action was chosen in, as bytes
         self.last: np.ndarray | None = None  # that action, per world
 
@@ -69,23 +51,8 @@ class IdleActions:
             row = self.idle[i].get(now[i].tobytes())
             if row is not None and (out[i] & ~row).any():
                 out[i] &= ~row
-        if self.repeats:  # the loop rule: an action chosen `repeats` times in this very state
-            for i in range(n):
-                count = self.taken[i].get(now[i].tobytes())
-                if count is not None:
-                    worn = count >= self.repeats
-                    if (out[i] & ~worn).any():
-                        out[i] &= ~worn
         return out
 
     def chose(self, actions: np.ndarray) -> None:
         """The actions sent from the states given to the last `allowed`."""
         self.last = np.asarray(actions, dtype=np.int64).reshape(-1)
-        if self.repeats and self.before is not None:
-            for i, a in enumerate(self.last.tolist()):
-                if a not in NEVER_IDLE:
-                    key = self.before[i].tobytes()
-                    row = self.taken[i].get(key)
-                    if row is None:
-                        row = self.taken[i][key] = np.zeros(self.n_actions, dtype=np.int32)
-                    row[a] += 1

@@ -139,9 +139,6 @@ def rollout(
                 if targeted:
                     sense.add_to(obs, env, np.arange(len(chunk)), luts)
             steps[live] += 1
-            if recorder is not None:
-                for i in np.nonzero(live)[0].tolist():
-                    recorder.step(env, i, acts[i, 0], info["events"].get(i), progress.get(i))
             for i, ev in info["events"].items():
                 if experts is not None:
                     experts[i].feedback(ev)
@@ -160,6 +157,9 @@ def rollout(
                         done[i], end[i] = True, "stalled"
             end[env.dead & ~done] = "died"
             done |= env.dead
+            if recorder is not None:  # after the progress rule has forgotten a source broken this step
+                for i in np.nonzero(live)[0].tolist():
+                    recorder.step(env, i, acts[i, 0], info["events"].get(i), progress.get(i))
         end[ok] = "ok"
         end[end == ""] = "out_of_steps"
         for i in range(len(chunk)):

@@ -90,15 +90,20 @@ def test_join_move_dig_place_inventory_time(plain_server):
         dug = side.call("collect", blocks=["dirt", "grass_block"])
         assert dug["after"].get("dirt", 0) == dug["before"].get("dirt", 0) + 1  # grass_block drops dirt
         placed = side.call("place", item="dirt")
-        assert placed["block"] == "dirt" and side.call("state")["inventory"] == {}
+        # the dirt placed is the dirt dug; other items may have come too (the path to the nearest
+        # dirt can break one of grove.js's logs in the way, and the bot picks up what it drops)
+        assert placed["block"] == "dirt"
+        assert side.call("state")["inventory"].get("dirt", 0) == dug["before"].get("dirt", 0)
         side.call("command", text="/time set 13000")
         night = side.call("state")["time"]
         assert 13000 <= night["time_of_day"] < 14000 and night["is_day"] is False
         side.call("command", text="/time set day")
         assert side.call("state")["time"]["is_day"] is True
+        logs = side.call("state")["inventory"].get("oak_log", 0)  # one may have come with the dirt (above)
         side.call("command", text="/give walker oak_log 2")
         # the sidecar's default wait is 5 s; on a loaded 2-core CI machine the give has come later
-        assert side.call("wait_item", item="oak_log", count=2, timeout_ms=30000)["inventory"] == {"oak_log": 2}
+        got = side.call("wait_item", item="oak_log", count=logs + 2, timeout_ms=30000)["inventory"]
+        assert got["oak_log"] == logs + 2
     finally:
         side.close()
 

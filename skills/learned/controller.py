@@ -205,7 +205,7 @@ class LearnedController:
     def _observe(self, world: Any, luts: Any) -> dict:
         obs = observe(world)
         if luts is not None:
-            sense.add_to(obs, world.env, [world.i], [luts])
+            sense.add_to(obs, world.env, [world.i], [luts], near=sense.reads_near(self.policy))
         return obs
 
     def _find(self, goal: Any, world: Any) -> dict:

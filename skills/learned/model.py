@@ -9,7 +9,9 @@ feature maps are modulated by the goal (FiLM: the goal picks which cells matter,
 spirit of the goal-sensitive backbone DEPS uses), and fuses the result with the inventory
 and the other numeric features of the observation. Both heads share it. Networks with
 `target` bands also read the goal's target map (where its sources are, far above and below),
-and with `aux` two training-only heads predict where the expert is heading (heads()).
+with `near` levels its near map (the same, close by, level by level and cell by cell; its
+features join the local grid's), and with `aux` two training-only heads predict where the
+expert is heading (heads()).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class NetShape:
     faced: int = 0  # 1: embed the ids of the faced cell and mob (where attack and use act)
     target: int = 0  # bands of the goal's target map (skills/learned/sense.py), packed after `around`; 0: none
     aux: int = 0  # 1: auxiliary heads (the expert's target: direction, log distance), trained only
+    near: int = 0  # levels of the goal's near map (skills/learned/sense.py), packed after the target bands; 0: none
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -101,6 +104,12 @@ class GoalNet(nn.Module):
             self.target_ring_fc = nn.Linear(s.channels * self.ring_of.shape[0], s.hidden)
             self.target_fc = nn.Linear(s.channels * ((s.around + 1) // 2) ** 2, s.hidden)
             n_in += 2
+        if s.near:  # the goal's sources close by, one level a channel: two convs into the local grid's features
+            if not s.target:
+                raise ValueError("a near map is packed after the target map's bands (shape.target)")
+            self.near_in = nn.Conv2d(s.near, s.channels, 3, padding=1)
+            self.near_conv = nn.Conv2d(s.channels, s.channels, 3, stride=2, padding=1)
+            self.near_fc = nn.Linear(s.channels * ((s.around + 1) // 2) ** 2, s.hidden)
         self.trunk = nn.Sequential(
             nn.ReLU(), nn.Linear(n_in * s.hidden, s.hidden), nn.ReLU(), nn.Linear(s.hidden, s.hidden), nn.ReLU()
         )
@@ -132,13 +141,15 @@ class GoalNet(nn.Module):
         x = torch.relu(self.conv1(x) * (1 + g1[:, :, None, None]) + b1[:, :, None, None])
         x = torch.relu(self.conv2(x) * (1 + g2[:, :, None, None]) + b2[:, :, None, None])
         x = self.grid_fc(x.flatten(1))
+        if self.shape.near:
+            x = x + self._near(around, b)
         v = self.vec_fc(vec)
         parts = [x, v, g]
         if self.shape.around:
             if around is None:
                 raise ValueError("this network needs the surroundings map (skills/learned/surround.py)")
             if self.shape.target:
-                parts += self._target(around[:, s_cells:], b)
+                parts += self._target(around[:, s_cells : s_cells + self.shape.target], b)
                 around = around[:, :s_cells]
             a = torch.log1p(around.float()) * torch.sigmoid(self.around_gate(g))[:, :, None, None]
             ga, ba, gb, bb = self.around_film(g).chunk(4, dim=-1)
@@ -166,6 +177,21 @@ class GoalNet(nn.Module):
         rings = self._rings(x)
         y = torch.relu(self.target_conv(x))
         return [self.target_ring_fc(rings.flatten(1)), self.target_fc(y.flatten(1))]
+
+    def _near(self, around: torch.Tensor | None, b: int) -> torch.Tensor:
+        """The near map's features ([B, hidden]), added to the local grid's. A surroundings map
+        that carries no near levels (a speed bench's, say) reads as a goal with no source close by."""
+        s = self.shape
+        if around is None:
+            raise ValueError("this network needs the surroundings map (skills/learned/surround.py)")
+        at = s.n_cells + s.target
+        t = around[:, at : at + s.near]
+        if t.shape[1] == 0:
+            t = torch.zeros(b, s.near, s.around, s.around, device=self.policy.weight.device)
+        elif t.shape[1] != s.near:
+            raise ValueError(f"the near map has {t.shape[1]} levels, this network reads {s.near}")
+        x = torch.relu(self.near_in(torch.log1p(t.float())))
+        return self.near_fc(torch.relu(self.near_conv(x)).flatten(1))
 
     def _rings(self, x: torch.Tensor) -> torch.Tensor:
         """[B, C, rings]: the most of each channel of x [B, C, S, S] on each ring around the agent

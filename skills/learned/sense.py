@@ -13,13 +13,22 @@ columns around the agent (the surroundings map's grid): uint8 [n, len(BANDS), SI
 Like the surroundings map it is a sense through the ground (an X-ray the game does not give a
 player); the docs say so where they report what it bought.
 
+`near_map(env, rows, luts)` is the same count close by and sharp (issue 20, round 19): each of
+the NEAR_LEVELS (feet - 5 to feet + 5) its own band, one column per cell, over the 15 x 15 cells
+around the agent. The target map pools 3 x 3 columns and lumps feet - 6 to feet - 3 into one
+band, and the local grid shows ids only on five levels within 4 cells: a gravel block three
+levels down and two cells east was "somewhere in that block", and the policy's failed flint
+pursuits ended 1 to 11 steps from gravel, digging around it (docs/results/learned-parts.md,
+round 18).
+
 `pack(around, tmap)` appends the bands to the surroundings map's channels, so that the
 observation's "around" array carries both through GoalPolicy unchanged; a network whose shape
-has `target` bands splits them off again (model.py).
+has `target` bands (and `near` levels, packed after them) splits them off again (model.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,8 +41,34 @@ from worlds.gridworld.sources import goal_sources, laying_mobs
 # Levels relative to the agent's feet, (lowest, highest), inclusive: above the local view,
 # the local view's own five levels, then ever coarser bands down to 60 levels below.
 BANDS: tuple[tuple[int, int], ...] = ((3, 8), (-2, 2), (-6, -3), (-12, -7), (-24, -13), (-60, -25))
-LOW, HIGH = min(b[0] for b in BANDS), max(b[1] for b in BANDS)
-WINDOW = 2 * RADIUS + 1  # 45 columns a side, POOL x SIDE
+NEAR_LEVELS = tuple(range(-5, 6))  # the near map's levels relative to the feet, one band each
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a map counts: its bands of levels (relative to the feet, inclusive), and the
+    columns around the agent (`radius` cells each way, `pool` x `pool` cells a column)."""
+
+    bands: tuple[tuple[int, int], ...]
+    radius: int
+    pool: int
+    low: int = field(init=False)
+    high: int = field(init=False)
+    band_of: np.ndarray = field(init=False, repr=False, compare=False)  # band of each level, `low` first
+
+    def __post_init__(self) -> None:
+        assert (2 * self.radius + 1) == self.pool * SIDE, "the map's columns must tile its window, SIDE a side"
+        low, high = min(b[0] for b in self.bands), max(b[1] for b in self.bands)
+        out = np.full(high - low + 1, -1, np.int64)
+        for b, (lo, hi) in enumerate(self.bands):
+            out[lo - low : hi - low + 1] = b
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "band_of", out)
+
+
+TARGET = Layout(BANDS, RADIUS, POOL)
+NEAR = Layout(tuple((lv, lv) for lv in NEAR_LEVELS), SIDE // 2, 1)
 
 
 class Where(tuple):
@@ -80,17 +115,6 @@ def lut(env: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
     return PickUp(c, m, item) if layers else (c, m)
 
 
-def _band_of_level() -> np.ndarray:
-    """int [HIGH - LOW + 1]: the band index of each level offset (LOW first); -1 where none."""
-    out = np.full(HIGH - LOW + 1, -1, np.int64)
-    for b, (lo, hi) in enumerate(BANDS):
-        out[lo - LOW : hi - LOW + 1] = b
-    return out
-
-
-BAND_OF = _band_of_level()
-
-
 def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """uint8 [n, len(BANDS), SIDE, SIDE] for the worlds `rows` of a batched grid world, world k
     with the goal whose lut() is luts[k]."""
@@ -110,61 +134,96 @@ def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -
         else:  # a world asked for twice (two goals, say): one at a time, each synced in turn
             for k in with_cells.tolist():
                 out[k] = cache.blocks(env, rows[k : k + 1], cl[k : k + 1], pos[k : k + 1])[0]
-    _add_mobs(out, env, rows, ml, pos)
-    for k, one in enumerate(luts):
-        if isinstance(one, Where):
-            out[k] = where_map(env, int(rows[k]), one.conds, pos[k])
-        elif isinstance(one, PickUp):
-            _add_points(out, k, ground_items(env, int(rows[k]), one.item), pos[k])
+    _add_rest(out, env, rows, luts, ml, pos, TARGET)
     return np.minimum(out, 255).astype(np.uint8)
 
 
-def where_map(env: Any, i: int, conds: dict, pos: np.ndarray) -> np.ndarray:
+def near_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """uint8 [n, len(NEAR_LEVELS), SIDE, SIDE] (level, z, x): the target map's count close by,
+    each level its own band and each cell its own column (NEAR)."""
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    n = len(rows)
+    out = np.zeros((n, len(NEAR_LEVELS), SIDE, SIDE), np.int32)
+    if n == 0:
+        return out.astype(np.uint8)
+    pos = env.pos[rows].astype(np.int64)
+    _, X, Z, H = env.cells.shape
+    d = np.arange(-NEAR.radius, NEAR.radius + 1)
+    xs, zs, ys = pos[:, 0:1] + d, pos[:, 2:3] + d, pos[:, 1:2] + np.array(NEAR_LEVELS)
+    ix = np.clip(xs, 0, X - 1)[:, None, None, :]  # n, level, z, x
+    iz = np.clip(zs, 0, Z - 1)[:, None, :, None]
+    iy = np.clip(ys, 0, H - 1)[:, :, None, None]
+    inside = ((xs >= 0) & (xs < X))[:, None, None, :] & ((zs >= 0) & (zs < Z))[:, None, :, None]
+    inside = inside & ((ys >= 0) & (ys < H))[:, :, None, None]
+    cl = np.stack([np.asarray(c, bool) for c, _ in luts])  # n, cell ids
+    ids = env.cells[rows[:, None, None, None], ix, iz, iy]
+    out += cl[np.arange(n)[:, None, None, None], ids] & inside
+    ml = np.stack([np.asarray(m, bool) for _, m in luts])
+    _add_rest(out, env, rows, luts, ml, pos, NEAR)
+    return np.minimum(out, 255).astype(np.uint8)
+
+
+def _add_rest(
+    out: np.ndarray, env: Any, rows: np.ndarray, luts: list, ml: np.ndarray, pos: np.ndarray, lay: Layout
+) -> None:
+    """Add to a map what is not a source cell: the source mobs, a find goal's standing cells
+    (instead of the rest), an item's ones lying on the ground; in place."""
+    _add_mobs(out, env, rows, ml, pos, lay)
+    for k, one in enumerate(luts):
+        if isinstance(one, Where):
+            out[k] = where_map(env, int(rows[k]), one.conds, pos[k], lay)
+        elif isinstance(one, PickUp):
+            _add_points(out, k, ground_items(env, int(rows[k]), one.item), pos[k], lay)
+
+
+def where_map(env: Any, i: int, conds: dict, pos: np.ndarray, lay: Layout = TARGET) -> np.ndarray:
     """int [len(BANDS), SIDE, SIDE]: world i's standing cells that meet a find goal's
     where-conditions (or, while none does, those a mob of them comes closest to: where the
     walk heads, skills/find.py: approach_cells), counted in the target map's bands and pooled
-    columns around `pos`."""
+    columns around `pos` (a map laid out as `lay`)."""
     from skills.find import approach_cells
 
     mask, _ = approach_cells(env, i, conds)
     X, Z, Y = mask.shape
     x, y, z = (int(c) for c in pos)
     levels = np.concatenate([np.zeros((X, Z, 1), np.int32), np.cumsum(mask, axis=2, dtype=np.int32)], axis=2)
-    x0, z0 = x - RADIUS, z - RADIUS
-    xa, xb, za, zb = max(0, x0), min(X, x0 + WINDOW), max(0, z0), min(Z, z0 + WINDOW)
-    out = np.zeros((len(BANDS), SIDE, SIDE), np.int32)
-    for b, (lo, hi) in enumerate(BANDS):
+    window = 2 * lay.radius + 1
+    x0, z0 = x - lay.radius, z - lay.radius
+    xa, xb, za, zb = max(0, x0), min(X, x0 + window), max(0, z0), min(Z, z0 + window)
+    out = np.zeros((len(lay.bands), SIDE, SIDE), np.int32)
+    for b, (lo, hi) in enumerate(lay.bands):
         a, c = min(max(y + lo, 0), Y), min(max(y + hi + 1, 0), Y)
         if c <= a:
             continue
-        win = np.zeros((WINDOW, WINDOW), np.int32)  # [x, z] around the agent
+        win = np.zeros((window, window), np.int32)  # [x, z] around the agent
         win[xa - x0 : xb - x0, za - z0 : zb - z0] = levels[xa:xb, za:zb, c] - levels[xa:xb, za:zb, a]
-        out[b] = win.reshape(SIDE, POOL, SIDE, POOL).sum(axis=(1, 3)).T  # [z column, x column], as _add_mobs
+        out[b] = win.reshape(SIDE, lay.pool, SIDE, lay.pool).sum(axis=(1, 3)).T  # [z column, x column], as _add_mobs
     return out
 
 
-def _add_mobs(out: np.ndarray, env: Any, rows: np.ndarray, ml: np.ndarray, pos: np.ndarray) -> None:
+def _add_mobs(out: np.ndarray, env: Any, rows: np.ndarray, ml: np.ndarray, pos: np.ndarray, lay: Layout) -> None:
     """Count each world's source mobs in the window into its band and pooled column, in place."""
     kind = env.mob_kind[rows].astype(np.int64)  # n, mob slots
     rel = env.mob_pos[rows].astype(np.int64) - pos[:, None, :]
     k, slot = np.nonzero((kind > 0) & np.take_along_axis(ml, kind, axis=1))
-    _count(out, k, rel[k, slot])
+    _count(out, k, rel[k, slot], lay)
 
 
-def _add_points(out: np.ndarray, k: int, points: list[tuple[int, int, int]], pos: np.ndarray) -> None:
+def _add_points(out: np.ndarray, k: int, points: list[tuple[int, int, int]], pos: np.ndarray, lay: Layout) -> None:
     """Count the cells `points` (x, y, z) around world k's `pos` into its bands and columns, in place."""
     if points:
-        _count(out, np.full(len(points), k), np.asarray(points, np.int64) - pos[None, :])
+        _count(out, np.full(len(points), k), np.asarray(points, np.int64) - pos[None, :], lay)
 
 
-def _count(out: np.ndarray, k: np.ndarray, rel: np.ndarray) -> None:
+def _count(out: np.ndarray, k: np.ndarray, rel: np.ndarray, lay: Layout) -> None:
     """Add one to out[k] for each offset `rel` (dx, dy, dz from the agent) inside the window and
-    the bands, in its band and pooled column."""
-    keep = (np.abs(rel[:, 0]) <= RADIUS) & (np.abs(rel[:, 2]) <= RADIUS) & (rel[:, 1] >= LOW) & (rel[:, 1] <= HIGH)
+    the bands of `lay`, in its band and column."""
+    r_, lo, hi = lay.radius, lay.low, lay.high
+    keep = (np.abs(rel[:, 0]) <= r_) & (np.abs(rel[:, 2]) <= r_) & (rel[:, 1] >= lo) & (rel[:, 1] <= hi)
     k, r = k[keep], rel[keep]
-    b = BAND_OF[r[:, 1] - LOW]
+    b = lay.band_of[r[:, 1] - lo]
     on = b >= 0
-    np.add.at(out, (k[on], b[on], (r[on, 2] + RADIUS) // POOL, (r[on, 0] + RADIUS) // POOL), 1)
+    np.add.at(out, (k[on], b[on], (r[on, 2] + r_) // lay.pool, (r[on, 0] + r_) // lay.pool), 1)
 
 
 def pack(around: np.ndarray, tmap: np.ndarray) -> np.ndarray:
@@ -172,11 +231,19 @@ def pack(around: np.ndarray, tmap: np.ndarray) -> np.ndarray:
     return np.concatenate([np.asarray(around), np.asarray(tmap, dtype=np.uint8)], axis=1)
 
 
-def add_to(obs: dict, env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -> dict:
-    """The observation with the target map packed into its surroundings map (obs[KEY], one
-    world's [C, S, S] or a batch's [n, C, S, S])."""
+def add_to(obs: dict, env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]], near: bool = False) -> dict:
+    """The observation with the target map (and with `near`, the near map after it) packed into
+    its surroundings map (obs[KEY], one world's [C, S, S] or a batch's [n, C, S, S])."""
     a = np.asarray(obs[KEY])
     single = a.ndim == 3
     t = target_map(env, rows, luts)
+    if near:
+        t = np.concatenate([t, near_map(env, rows, luts)], axis=1)
     obs[KEY] = pack(a[None] if single else a, t)[0 if single else slice(None)]
     return obs
+
+
+def reads_near(policy: Any) -> bool:
+    """Whether a policy (GoalPolicy, or RoutedPolicy over several) has a network that reads the
+    near map: then every observation it is given carries one (the others' nets skip it)."""
+    return any(getattr(p.net.shape, "near", 0) for p in getattr(policy, "parts", [policy]))

@@ -95,6 +95,7 @@ def dagger_round(
         keep_failed=True,
         max_rows=max_rows,
         target=bool(net.shape.target),  # a net that reads the goal's target map (skills/learned/sense.py)
+        near=bool(net.shape.near),
     )
     if len(data["horizon"]):
         data["horizon"] = torch.full_like(data["horizon"], -1)
@@ -123,6 +124,7 @@ def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
             n_envs=cfg.n_envs,
             on_pursuit=lambda ok: bar.update(1),
             target=bool(net.shape.target),
+            near=bool(net.shape.near),
         )
     train_set, held_out = split(bc, HELD_OUT, cfg.seed)
     rounds, history = [], []

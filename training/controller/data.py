@@ -205,6 +205,7 @@ def collect(
     keep_failed: bool = False,
     max_rows: int = 0,
     target: bool = False,
+    near: bool = False,
     seconds: float = 0.0,
     repeat_p: float = 0.0,
     source_biome_p: float = 0.0,
@@ -221,7 +222,8 @@ def collect(
     even spread over all 1,500 steps of a dig to lava left one or two rows where it chose.
     A pursuit ends, failed, after PURSUIT_CAP such decisions or STEP_CAP steps in all.
     `target`: the surroundings map carries each pursuit's target map (skills/learned/sense.py),
-    and the rows carry the auxiliary labels (expert_target) as "aux_dir" and "aux_dist".
+    and the rows carry the auxiliary labels (expert_target) as "aux_dir" and "aux_dist";
+    `near` (with target): the near map too, packed after it.
     `seconds`: stop after this long even if fewer pursuits have finished (0: no limit).
     `repeat_p`: the chance that a world's next goal is the mine or kill goal it just finished, begun
     where that one ended, as a plan's `mine 3 iron_ore` or `mine 16 cobblestone` runs: the second ore
@@ -250,7 +252,7 @@ def collect(
 
     def look(obs: dict) -> dict:
         if target:
-            sense.add_to(obs, env, np.arange(n_envs), [p.lut for p in cur])
+            sense.add_to(obs, env, np.arange(n_envs), [p.lut for p in cur], near=near)
         return obs
 
     for i, (_, g, _) in enumerate(starts):

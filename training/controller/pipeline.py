@@ -74,6 +74,7 @@ class PipelineConfig:
     keep_old: float = 0.0  # with init: weight of the KL to its policy on the goals it knew (round 9)
     teacher: str = ""  # with keep_old: hold the old goals to this checkpoint's policy instead of init's (round 10)
     new_goals_only: bool = False  # with init: fit only the target embeddings of the goals new to it (round 9)
+    near: bool = False  # read the near map too (sense.py, round 19); an --init net without one gets it (widen.py)
     focus: str = ""  # "GOAL=W,..." sampling weights for these goals instead of data.FOCUS (e.g. mine:diamond=2.5)
     mc_version: str = "1.11.2"
     command: str = ""
@@ -136,6 +137,7 @@ def _worker(job: dict) -> dict:
         keep_failed=policy is not None,
         max_rows=job["max_rows"] if policy is not None else 0,
         target=True,
+        near=job.get("near", False),
         seconds=job["seconds"],
     )
     if policy is not None and len(data["horizon"]):
@@ -175,6 +177,7 @@ def collect_parallel(
             "weights": weights,
             "state": state,
             "shape": None if net is None else net.shape.to_dict(),
+            "near": cfg.near,
             "seconds": cfg.collect_seconds,
         }
         for k in range(w)
@@ -394,6 +397,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     from skills.learned.model import GoalNet
     from skills.learned.paths import LearnedError
     from training.controller.fit import concat, evaluate, split
+    from training.controller.widen import with_near
     from worlds.gridworld.spec import make_vocab
     from worlds.knowledge import load_kb
 
@@ -405,7 +409,8 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     kb = load_kb(cfg.mc_version)
     vocab = make_vocab(kb)
-    shape = net_shape(vocab, target=len(sense.BANDS), aux=1, channels=cfg.channels, hidden=cfg.hidden)
+    near = len(sense.NEAR_LEVELS) if cfg.near else 0
+    shape = net_shape(vocab, target=len(sense.BANDS), aux=1, channels=cfg.channels, hidden=cfg.hidden, near=near)
     net = GoalNet(shape)
     fresh: list[str] = []
     card_goals: list[str] = []
@@ -414,6 +419,11 @@ def run(cfg: PipelineConfig, log=print) -> dict:
         card_goals = list(init_card.get("goals") or [])
         if not net.shape.target:
             raise LearnedError(f"--init {cfg.init!r} reads no target map; accepted: a checkpoint this pipeline wrote")
+        if cfg.near and not net.shape.near:
+            net = with_near(net)
+            log("--near: the near map joins the --init network's inputs, its output layer at zero (widen.py)")
+        elif net.shape.near and not cfg.near:
+            raise LearnedError(f"--init {cfg.init!r} reads the near map; give --near too")
         fresh = seed_new_targets(net, card_goals, kb, vocab)
         if fresh:
             log(
@@ -560,6 +570,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--init", default="", help="start from this checkpoint (one this pipeline wrote)")
     ap.add_argument("--resume", action="store_true", help="go on from what DIR already holds")
+    ap.add_argument(
+        "--near",
+        action="store_true",
+        help="the network reads the goal's near map too (each level from feet - 5 to feet + 5, cell by cell);"
+        " an --init network without one gets it, acting as before until the fit moves it",
+    )
     ap.add_argument(
         "--with-data",
         default="",

@@ -74,8 +74,9 @@ def rollout(
         goals = [g for g, _, _ in chunk]
         targeted = driver == "learned" and bool(getattr(policy.net.shape, "target", 0))
         luts = [sense.lut(env, g) for g in goals] if targeted else []
+        near = targeted and sense.reads_near(policy)
         if targeted:
-            sense.add_to(obs, env, np.arange(len(chunk)), luts)
+            sense.add_to(obs, env, np.arange(len(chunk)), luts, near=near)
         items = [next(iter(g.obj)) for g in goals]
         ids = [_item_ids(kb, v, it) for it in items]
         start = np.array([env.inv[i, ids[i]].sum() if ids[i] else 0 for i in range(len(chunk))])
@@ -137,7 +138,7 @@ def rollout(
             if driver == "learned":
                 obs[KEY] = around(env)
                 if targeted:
-                    sense.add_to(obs, env, np.arange(len(chunk)), luts)
+                    sense.add_to(obs, env, np.arange(len(chunk)), luts, near=near)
             steps[live] += 1
             for i, ev in info["events"].items():
                 if experts is not None:

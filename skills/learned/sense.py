@@ -156,8 +156,9 @@ def near_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -> 
     inside = ((xs >= 0) & (xs < X))[:, None, None, :] & ((zs >= 0) & (zs < Z))[:, None, :, None]
     inside = inside & ((ys >= 0) & (ys < H))[:, :, None, None]
     cl = np.stack([np.asarray(c, bool) for c, _ in luts])  # n, cell ids
-    ids = env.cells[rows[:, None, None, None], ix, iz, iy]
-    out += cl[np.arange(n)[:, None, None, None], ids] & inside
+    # one flat gather each (a read with four broadcast index arrays took twice as long)
+    ids = np.take(env.cells.reshape(-1), (((rows[:, None, None, None] * X + ix) * Z + iz) * H + iy))
+    out += np.take(cl.reshape(-1), ids + (np.arange(n) * cl.shape[1])[:, None, None, None]) & inside
     ml = np.stack([np.asarray(m, bool) for _, m in luts])
     _add_rest(out, env, rows, luts, ml, pos, NEAR)
     return np.minimum(out, 255).astype(np.uint8)

@@ -92,23 +92,31 @@ def test_old_checkpoints_load_without_target_bands(vocab, tmp_path):
 
 
 def test_the_controller_feeds_the_target_map_to_a_net_that_reads_it(kb, vocab):
-    from skills.grid_controller import GridScriptedController
-    from skills.learned.controller import LearnedController
     from skills.learned.policy import GoalPolicy
 
     policy = GoalPolicy(GoalNet(net_shape(vocab, target=len(sense.BANDS))).eval(), kb, {"goals": ["mine:log"]})
-    seen = []
-    real = policy.logits
-
-    def spy(obs, codes):
-        seen.append(np.asarray(obs[KEY]).shape)
-        return real(obs, codes)
-
-    policy.logits = spy
-    ctl = LearnedController(kb, policy, GridScriptedController(kb), goal_budget=3)
-    out = ctl.run(Goal("mine", {"log": 1}), flat(kb, blocks=[(15, 65, 12, "oak_log")]))
+    out, seen = mine_a_log_watching(kb, policy, [policy])
     assert out["driver"] == "policy" and seen
     assert all(s[0] == policy.net.shape.n_cells + len(sense.BANDS) for s in seen)
+
+
+def mine_a_log_watching(kb, policy, parts) -> tuple[dict, list[tuple]]:
+    """The learned controller with `policy` mines a log on a flat world; each shape of the
+    surroundings map that `parts` (GoalPolicy each) were given, in order."""
+    from skills.grid_controller import GridScriptedController
+    from skills.learned.controller import LearnedController
+
+    seen: list[tuple] = []
+    for part in parts:
+        real = part.logits
+
+        def spy(obs, codes, real=real):
+            seen.append(np.asarray(obs[KEY]).shape)
+            return real(obs, codes)
+
+        part.logits = spy
+    ctl = LearnedController(kb, policy, GridScriptedController(kb), goal_budget=3)
+    return ctl.run(Goal("mine", {"log": 1}), flat(kb, blocks=[(15, 65, 12, "oak_log")])), seen
 
 
 def test_collection_with_the_target_map_gives_auxiliary_labels(kb):

@@ -38,18 +38,22 @@ def reference(env, rows, luts) -> np.ndarray:
     band_of = {dy: b for b, (lo, hi) in enumerate(sense.BANDS) for dy in range(lo, hi + 1)}
     out = np.zeros((len(rows), len(sense.BANDS), SIDE, SIDE), np.int64)
     for k, e in enumerate(rows):
-        cl, ml = luts[k]
-        px, py, pz = (int(v) for v in env.pos[e])
-        xs, zs, ys = np.nonzero(cl[env.cells[e]])
-        points = [(x, y, z) for x, z, y in zip(xs.tolist(), zs.tolist(), ys.tolist())]
-        points += [
-            tuple(int(v) for v in env.mob_pos[e, s]) for s in np.nonzero(env.mob_kind[e])[0] if ml[env.mob_kind[e, s]]
-        ]
-        for x, y, z in points:
-            dx, dy, dz = x - px, y - py, z - pz
+        for dx, dy, dz in source_offsets(env, e, luts[k]):
             if abs(dx) <= RADIUS and abs(dz) <= RADIUS and dy in band_of:
                 out[k, band_of[dy], (dz + RADIUS) // POOL, (dx + RADIUS) // POOL] += 1
     return np.minimum(out, 255).astype(np.uint8)
+
+
+def source_offsets(env, e, lut) -> list[tuple[int, int, int]]:
+    """(dx, dy, dz) from world e's agent to each of its goal's source cells and mobs."""
+    cl, ml = lut
+    px, py, pz = (int(v) for v in env.pos[e])
+    xs, zs, ys = np.nonzero(cl[env.cells[e]])
+    points = [(x, y, z) for x, z, y in zip(xs.tolist(), zs.tolist(), ys.tolist())]
+    points += [
+        tuple(int(v) for v in env.mob_pos[e, s]) for s in np.nonzero(env.mob_kind[e])[0] if ml[env.mob_kind[e, s]]
+    ]
+    return [(x - px, y - py, z - pz) for x, y, z in points]
 
 
 def scatter_agents(env, rng) -> None:

@@ -14,7 +14,7 @@ from skills.learned import sense
 from skills.learned.features import net_shape
 from skills.learned.model import GoalNet
 from skills.learned.surround import KEY, SIDE, around
-from tests.test_sense_fast import GOALS, add_mobs, edit_cells, scatter_agents
+from tests.test_sense_fast import GOALS, add_mobs, edit_cells, scatter_agents, source_offsets
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import make_vocab
 from worlds.knowledge import load_kb
@@ -33,15 +33,7 @@ def reference(env, rows, luts) -> np.ndarray:
     levels = {dy: b for b, dy in enumerate(sense.NEAR_LEVELS)}
     out = np.zeros((len(rows), len(levels), SIDE, SIDE), np.int64)
     for k, e in enumerate(rows):
-        cl, ml = luts[k]
-        px, py, pz = (int(v) for v in env.pos[e])
-        xs, zs, ys = np.nonzero(cl[env.cells[e]])
-        points = [(x, y, z) for x, z, y in zip(xs.tolist(), zs.tolist(), ys.tolist())]
-        points += [
-            tuple(int(v) for v in env.mob_pos[e, s]) for s in np.nonzero(env.mob_kind[e])[0] if ml[env.mob_kind[e, s]]
-        ]
-        for x, y, z in points:
-            dx, dy, dz = x - px, y - py, z - pz
+        for dx, dy, dz in source_offsets(env, e, luts[k]):
             if abs(dx) <= R and abs(dz) <= R and dy in levels:
                 out[k, levels[dy], dz + R, dx + R] += 1
     return np.minimum(out, 255).astype(np.uint8)
@@ -135,11 +127,9 @@ def test_a_near_map_of_the_wrong_size_is_refused_in_one_line(kb):
 def test_the_controller_feeds_the_near_map_when_any_checkpoint_reads_it(kb, tmp_path):
     import os
 
-    from skills.grid_controller import GridScriptedController
     from skills.learned import checkpoint
-    from skills.learned.controller import LearnedController
     from skills.learned.policy import GoalPolicy
-    from tests.test_learned import flat
+    from tests.test_learned_sense import mine_a_log_watching
 
     vocab = make_vocab(kb)
     plain = GoalNet(net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1))
@@ -148,17 +138,7 @@ def test_the_controller_feeds_the_near_map_when_any_checkpoint_reads_it(kb, tmp_
     b = checkpoint.save(tmp_path / "b.pt", near, vocab_version=vocab.version, goals=["mine:log"], card={})
     policy = GoalPolicy.load("controller", kb=kb, device="cpu", path=f"{a}{os.pathsep}{b}")
     assert sense.reads_near(policy) and not sense.reads_near(policy.parts[0])
-    seen = []
-    for part in policy.parts:
-        real = part.logits
-
-        def spy(obs, codes, real=real):
-            seen.append(np.asarray(obs[KEY]).shape)
-            return real(obs, codes)
-
-        part.logits = spy
-    ctl = LearnedController(kb, policy, GridScriptedController(kb), goal_budget=3)
-    out = ctl.run(Goal("mine", {"log": 1}), flat(kb, blocks=[(15, 65, 12, "oak_log")]))
+    out, seen = mine_a_log_watching(kb, policy, policy.parts)
     assert out["driver"] == "policy" and seen
     want = plain.shape.n_cells + len(sense.BANDS) + len(sense.NEAR_LEVELS)
     assert all(s[0] == want for s in seen)

@@ -229,3 +229,23 @@ def evaluate_conditions_hold(w, thing) -> bool:
     from worlds.context_tasks import evaluate_conditions, normalise_state
 
     return evaluate_conditions({"find": thing}, normalise_state(w.context_state()))[0]
+
+
+def test_the_near_map_of_a_find_goal_counts_the_same_cells_level_by_level_and_cell_by_cell(kb):
+    env = BatchGridWorld(1, kb, size=(32, 32))
+    env.reset([0], [{"layout": _layout(mobs=[(20, 65, 8, "pig")]), "time_of_day": 0.1}])
+    lut = sense.lut(env, Goal("find", {"pig": 1}))
+    env.pos[0, 0], env.pos[0, 2] = 16, 9  # a few cells from the pig
+    got = sense.near_map(env, [0], [lut])[0].astype(int)
+    mask, _ = where_cells(env, 0, {"find": "pig"})
+    x, y, z = (int(c) for c in env.pos[0])
+    r = sense.NEAR.radius
+    want = np.zeros_like(got)
+    for k, dy in enumerate(sense.NEAR_LEVELS):
+        for dz in range(-r, r + 1):
+            for dx in range(-r, r + 1):
+                cx, cz, cy = x + dx, z + dz, y + dy
+                if 0 <= cx < mask.shape[0] and 0 <= cz < mask.shape[1] and 0 <= cy < mask.shape[2]:
+                    want[k, dz + r, dx + r] = int(mask[cx, cz, cy])
+    np.testing.assert_array_equal(got, want)
+    assert got.sum() > 0  # the pig stands within the near map's 7 cells

@@ -168,11 +168,7 @@ class GoalNet(nn.Module):
     def _target(self, t: torch.Tensor, b: int) -> list[torch.Tensor]:
         """The target map's two parts ([B, hidden] each). A caller whose surroundings map carries
         no target bands (a speed bench, say) gets the map of a goal with no source in sight."""
-        s = self.shape
-        if t.shape[1] == 0:
-            t = torch.zeros(b, s.target, s.around, s.around, device=self.policy.weight.device)
-        elif t.shape[1] != s.target:
-            raise ValueError(f"the target map has {t.shape[1]} bands, this network reads {s.target}")
+        t = self._packed(t, self.shape.target, "target map", "bands", b)
         x = torch.relu(self.target_in(torch.log1p(t.float())))
         rings = self._rings(x)
         y = torch.relu(self.target_conv(x))
@@ -185,13 +181,18 @@ class GoalNet(nn.Module):
         if around is None:
             raise ValueError("this network needs the surroundings map (skills/learned/surround.py)")
         at = s.n_cells + s.target
-        t = around[:, at : at + s.near]
-        if t.shape[1] == 0:
-            t = torch.zeros(b, s.near, s.around, s.around, device=self.policy.weight.device)
-        elif t.shape[1] != s.near:
-            raise ValueError(f"the near map has {t.shape[1]} levels, this network reads {s.near}")
+        t = self._packed(around[:, at : at + s.near], s.near, "near map", "levels", b)
         x = torch.relu(self.near_in(torch.log1p(t.float())))
         return self.near_fc(torch.relu(self.near_conv(x)).flatten(1))
+
+    def _packed(self, t: torch.Tensor, want: int, name: str, unit: str, b: int) -> torch.Tensor:
+        """A map packed into the surroundings map ([B, want, S, S]): all zeros where the caller
+        packed none (a goal with no source in sight), a one-line error where it has another size."""
+        if t.shape[1] == 0:
+            return torch.zeros(b, want, self.shape.around, self.shape.around, device=self.policy.weight.device)
+        if t.shape[1] != want:
+            raise ValueError(f"the {name} has {t.shape[1]} {unit}, this network reads {want}")
+        return t
 
     def _rings(self, x: torch.Tensor) -> torch.Tensor:
         """[B, C, rings]: the most of each channel of x [B, C, S, S] on each ring around the agent

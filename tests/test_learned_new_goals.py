@@ -230,3 +230,11 @@ def test_teacher_without_keep_old_is_one_line_and_exit_2(capsys, tmp_path):
     assert main(["--out", str(tmp_path), "--teacher", "skills/checkpoints/controller.pt", "--episodes", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--teacher" in err[-1] and "--keep-old" in err[-1], err
+
+
+def test_source_seed_p_out_of_range_is_one_line_and_exit_2(capsys, tmp_path):
+    from training.controller.pipeline import main
+
+    assert main(["--out", str(tmp_path), "--source-seed-p", "-0.1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--source-seed-p" in err[0] and "from 0 to 1" in err[0]

@@ -33,6 +33,7 @@ from skills.learned.surround import KEY, around, observe_batch
 from training.controller import find_goals
 from training.controller.curriculum import start_near_source
 from training.controller.scenes import SCATTER_GOALS, training_scatter
+from training.controller.seeds import training_seed
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVE_ID, goal_code
 from worlds.types import Goal
@@ -210,6 +211,7 @@ def collect(
     repeat_p: float = 0.0,
     source_biome_p: float = 0.0,
     near_source_p: float = 0.0,
+    source_seed_p: float = 0.0,
 ) -> tuple[dict[str, torch.Tensor], dict]:
     """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
     A share `scatter_p` of the worlds are scatter maps (training/controller/scenes.py).
@@ -232,6 +234,8 @@ def collect(
     `source_biome_p`: the share of fresh generated worlds made where their first goal's source forms.
     `near_source_p`: the chance that a mine pursuit whose nearest source is buried begins a few levels
     above it (training/controller/curriculum.py), so the endings of deep goals come in numbers.
+    `source_seed_p`: the share of fresh generated worlds whose seed is moved on to the first whose
+    world holds their first goal's source, as the skill table picks its worlds (training/controller/seeds.py).
     """
     until = time.monotonic() + seconds if seconds > 0 else float("inf")
     rng = np.random.default_rng(seed)
@@ -240,6 +244,13 @@ def collect(
     seeds = [int(s) for s in rng.integers(0, 2**31 - 1, n_envs)]
     starts = [new_world(rng, env, scatter_p, source_biome_p) for _ in range(n_envs)]
     scatter = np.array([s for s, _, _ in starts], bool)
+    probe = BatchGridWorld(1, kb) if source_seed_p else None
+
+    def seed_for(sd: int, start: tuple[bool, Goal, dict]) -> int:
+        scatter_map, g, opts = start  # a scatter map's sources are laid by hand
+        return sd if scatter_map else training_seed(probe, rng, g, sd, opts, source_seed_p)
+
+    seeds = [seed_for(sd, st) for sd, st in zip(seeds, starts)]
     env.reset(seeds, [o for _, _, o in starts])
     goals_done = np.zeros(n_envs, int)
     cur: list[Pursuit] = []
@@ -347,8 +358,9 @@ def collect(
                 mask = np.zeros(n_envs, bool)
                 mask[i] = True
                 opts = [{}] * n_envs
-                scatter[i], g, opts[i] = new_world(rng, env, scatter_p, source_biome_p)
-                env.reset_some(mask, [int(rng.integers(0, 2**31 - 1))], opts)
+                start = new_world(rng, env, scatter_p, source_biome_p)
+                scatter[i], g, opts[i] = start
+                env.reset_some(mask, [seed_for(int(rng.integers(0, 2**31 - 1)), start)], opts)
             elif repeat_p and p.goal.action in ("mine", "kill") and rng.random() < repeat_p:
                 g = Goal(p.goal.action, dict(p.goal.obj))
                 _top_up(env, i, start_inventory(p.goal))

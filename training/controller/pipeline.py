@@ -64,6 +64,7 @@ class PipelineConfig:
     repeat_p: float = 0.0  # chance the next goal repeats the mine/kill goal just finished (`mine 3 iron_ore`)
     source_biome_p: float = 0.0  # share of fresh worlds made where their first goal's source forms (round 8)
     near_source_p: float = 0.0  # chance a buried source's pursuit begins a few levels above it (round 12)
+    source_seed_p: float = 0.0  # share of fresh worlds whose seed moves on to one holding the goal's source (round 20)
     n_envs: int = 16
     stage_seconds: float = 0.0  # each stage's fit stops after this many seconds (0: no limit)
     collect_seconds: float = 0.0  # each process's collection stops after this many seconds (0: no limit)
@@ -134,6 +135,7 @@ def _worker(job: dict) -> dict:
         repeat_p=job["repeat_p"],
         source_biome_p=job.get("source_biome_p", 0.0),
         near_source_p=job.get("near_source_p", 0.0),
+        source_seed_p=job.get("source_seed_p", 0.0),
         keep_failed=policy is not None,
         max_rows=job["max_rows"] if policy is not None else 0,
         target=True,
@@ -172,6 +174,7 @@ def collect_parallel(
             "repeat_p": cfg.repeat_p,
             "source_biome_p": cfg.source_biome_p,
             "near_source_p": cfg.near_source_p,
+            "source_seed_p": cfg.source_seed_p,
             "max_rows": cfg.max_rows,
             "mc_version": cfg.mc_version,
             "weights": weights,
@@ -558,6 +561,12 @@ def main(argv: list[str] | None = None) -> int:
         ("repeat_p", float, "chance the next goal repeats the mine or kill goal just finished"),
         ("source_biome_p", float, "share of fresh worlds made where their first goal's source forms"),
         ("near_source_p", float, "chance a buried source's pursuit begins a few levels above it"),
+        (
+            "source_seed_p",
+            float,
+            "share of fresh worlds whose seed moves on to the first holding their goal's source, as the skill"
+            " table's worlds are chosen (a world of any biome)",
+        ),
         ("keep_old", float, "with --init: weight of the KL to its policy (or --teacher's) on the goals its card lists"),
         ("n_envs", int, "worlds stepped together in each collection process"),
         ("stage_seconds", float, "each fit stops after this many seconds (0: no limit)"),
@@ -607,6 +616,12 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 <= a.source_biome_p <= 1.0:
         print(
             "pipeline: error: --source-biome-p must be from 0 to 1 (0: every map's biome by its seed)", file=sys.stderr
+        )
+        return 2
+    if not 0.0 <= a.source_seed_p <= 1.0:
+        print(
+            "pipeline: error: --source-seed-p must be from 0 to 1 (0: every seed as drawn)",
+            file=sys.stderr,
         )
         return 2
     if not 0.0 <= a.near_source_p <= 1.0:

@@ -26,6 +26,7 @@ from skills.learned.policy import GoalPolicy
 from training.controller import find_goals
 from training.controller.data import NEW_IN_ROUND_8, TRAIN_GOALS, collect, start_options
 from training.controller.fit import concat, evaluate, fit, split
+from training.controller.seeds import with_source
 from worlds.gridworld.spec import make_vocab
 from worlds.types import Goal
 
@@ -117,28 +118,6 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
         options = {**start_options(r, dict(inv)), "time_of_day": 0.1}
         eps.append((goal, with_source(probe, goal, world_seed, options), options))
     return eps
-
-
-def with_source(probe: Any, goal: Goal, seed: int, options: dict, tries: int = 50) -> int:
-    """`seed`, or the first seed after it whose world holds a source block of the mine goal
-    or holds the block a find goal looks for (mobs wander in, so a kill or find-a-mob goal keeps
-    its seed)."""
-    from skills.find import is_mob, present
-    from worlds.gridworld.sources import goal_sources, source_blocks
-
-    if goal.action not in ("mine", "find"):
-        return seed
-    if goal.action == "mine" and not goal_sources(probe, goal)[0]:  # got from a mob (milk from a cow): as kill
-        return seed
-    for s in range(seed, seed + tries):
-        probe.reset([s], [options])
-        if goal.action == "find" and (
-            is_mob(probe.vocab, next(iter(goal.obj))) or present(probe, 0, next(iter(goal.obj))).any()
-        ):
-            return s
-        if goal.action == "mine" and source_blocks(probe, 0, goal):
-            return s
-    raise LearnedError(f"no world among seeds {seed}..{seed + tries - 1} holds a source of {goal.code()}")
 
 
 def setup(threads: int, seed: int, mc_version: str) -> tuple[Any, Any]:

@@ -610,26 +610,16 @@ def main(argv: list[str] | None = None) -> int:
     if a.device == "cuda" and not torch.cuda.is_available():
         print("pipeline: error: --device cuda but no CUDA device is visible; accepted: --device cpu", file=sys.stderr)
         return 2
-    if not 0.0 <= a.repeat_p <= 1.0:
-        print("pipeline: error: --repeat-p must be from 0 to 1 (0: every next goal drawn afresh)", file=sys.stderr)
-        return 2
-    if not 0.0 <= a.source_biome_p <= 1.0:
-        print(
-            "pipeline: error: --source-biome-p must be from 0 to 1 (0: every map's biome by its seed)", file=sys.stderr
-        )
-        return 2
-    if not 0.0 <= a.source_seed_p <= 1.0:
-        print(
-            "pipeline: error: --source-seed-p must be from 0 to 1 (0: every seed as drawn)",
-            file=sys.stderr,
-        )
-        return 2
-    if not 0.0 <= a.near_source_p <= 1.0:
-        print(
-            "pipeline: error: --near-source-p must be from 0 to 1 (0: every pursuit starts where the last ended)",
-            file=sys.stderr,
-        )
-        return 2
+    for name, zero in (  # the chances and shares, each from 0 to 1, and what 0 means
+        ("repeat_p", "every next goal drawn afresh"),
+        ("source_biome_p", "every map's biome by its seed"),
+        ("source_seed_p", "every seed as drawn"),
+        ("near_source_p", "every pursuit starts where the last ended"),
+    ):
+        if not 0.0 <= getattr(a, name) <= 1.0:
+            flag = "--" + name.replace("_", "-")
+            print(f"pipeline: error: {flag} must be from 0 to 1 (0: {zero})", file=sys.stderr)
+            return 2
     if a.keep_old < 0:
         print("pipeline: error: --keep-old must be 0 or more (0: no pull toward the --init policy)", file=sys.stderr)
         return 2

@@ -147,19 +147,7 @@ def test_new_goals_only_fits_their_embeddings_and_leaves_every_other_weight_as_i
     before = {k: v.clone() for k, v in net.state_dict().items()}
     new = target_rows(["mine:log2", "mine:flint"], kb, vocab)
     old = target_rows(["mine:log", "mine:iron_ore"], kb, vocab)
-    n = 64
-    data = {
-        "grid": torch.randint(0, s.n_cells, (n, s.grid_layers, s.view, s.view)),
-        "vec": torch.rand(n, s.vec_dim),
-        "goal": torch.stack([torch.ones(n, dtype=torch.long), torch.tensor((new + old) * (n // 4))], 1),
-        "action": torch.randint(0, s.n_actions, (n,)),
-        "horizon": torch.randint(0, 50, (n,)),
-        "around": torch.randint(0, 4, (n, s.n_cells + s.target, s.around, s.around), dtype=torch.uint8),
-        "faced": torch.randint(0, s.n_cells, (n, 2)),
-        "aux_dir": torch.randint(0, 27, (n,)),
-        "aux_dist": torch.rand(n),
-        "decide": torch.ones(n, dtype=torch.bool),
-    }
+    data = random_rows(s, new + old, 64)
     cfg = PipelineConfig(out=str(tmp_path), batch_size=16, save_every=1000)
     fit_stage(net, data, cfg, "bc", 20, 1e-2, 0, log=lambda m: None, rows=new)
     after = net.state_dict()
@@ -170,6 +158,53 @@ def test_new_goals_only_fits_their_embeddings_and_leaves_every_other_weight_as_i
     others = [r for r in range(len(w0)) if r not in new]
     assert torch.equal(w1[others], w0[others]) and not torch.equal(w1[new], w0[new])
     assert all(p.requires_grad for p in net.parameters())  # the freeze is undone for whatever comes next
+
+
+def random_rows(s, target_rows: list[int], n: int) -> dict:
+    """n training rows of random content for a net of shape s, their goals cycling over these
+    goal-target rows."""
+    return {
+        "grid": torch.randint(0, s.n_cells, (n, s.grid_layers, s.view, s.view)),
+        "vec": torch.rand(n, s.vec_dim),
+        "goal": torch.stack([torch.ones(n, dtype=torch.long), torch.tensor(target_rows * (n // len(target_rows)))], 1),
+        "action": torch.randint(0, s.n_actions, (n,)),
+        "horizon": torch.randint(0, 50, (n,)),
+        "around": torch.randint(0, 4, (n, s.n_cells + s.target, s.around, s.around), dtype=torch.uint8),
+        "faced": torch.randint(0, s.n_cells, (n, 2)),
+        "aux_dir": torch.randint(0, 27, (n,)),
+        "aux_dist": torch.rand(n),
+        "decide": torch.ones(n, dtype=torch.bool),
+    }
+
+
+def test_a_stopped_fit_goes_on_from_its_saved_state(kb, tmp_path):
+    """A stage stopped after a save (DIR/state.pt) is taken up at that step by --resume, with the
+    weights and optimiser it had; the state loads safely (weights only) though its optimiser's
+    learning rate comes from the cosine schedule's numpy arithmetic."""
+    from skills.learned import sense
+    from skills.learned.features import net_shape
+    from skills.learned.model import GoalNet
+    from training.controller.pipeline import PipelineConfig, fit_stage, target_rows
+    from worlds.gridworld.spec import make_vocab
+
+    vocab = make_vocab(kb)
+    torch.manual_seed(2)
+    s = net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1)
+    data = random_rows(s, target_rows(["mine:log", "mine:flint"], kb, vocab), 32)
+    cfg = PipelineConfig(out=str(tmp_path), batch_size=8, save_every=2)
+    first = GoalNet(s)
+    assert len(fit_stage(first, data, cfg, "dagger1", 4, 1e-2, 0, log=lambda m: None)) == 4
+    saved = torch.load(tmp_path / "state.pt", weights_only=True)
+    assert saved["step"] == 4 and isinstance(saved["opt"]["param_groups"][0]["lr"], float)
+    said: list[str] = []
+    again = GoalNet(s)
+    resumed = PipelineConfig(out=str(tmp_path), batch_size=8, save_every=2, resume=True)
+    assert len(fit_stage(again, data, resumed, "dagger1", 6, 1e-2, 0, log=said.append)) == 2
+    assert said[0] == "dagger1: resumed at step 4" and torch.load(tmp_path / "state.pt")["step"] == 6
+    # another stage's state is not taken up: the fit starts from step 0
+    said.clear()
+    assert len(fit_stage(GoalNet(s), data, resumed, "dagger2", 2, 1e-2, 0, log=said.append)) == 2
+    assert not any("resumed" in m for m in said)
 
 
 def test_new_goals_only_without_an_init_checkpoint_is_one_line_and_exit_2(capsys, tmp_path):

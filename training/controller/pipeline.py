@@ -243,7 +243,9 @@ def fit_stage(
     state_path = Path(cfg.out) / "state.pt"
     start, spent = 0, 0.0
     if cfg.resume and state_path.is_file():
-        st = torch.load(state_path, map_location=dev, weights_only=True)
+        # states saved before the learning rate was cast to float hold numpy scalars in opt
+        with torch.serialization.safe_globals([np._core.multiarray.scalar, np.dtype, np.dtypes.Float64DType]):
+            st = torch.load(state_path, map_location=dev, weights_only=True)
         if st.get("stage") == stage:
             net.load_state_dict(st["net"])
             opt.load_state_dict(st["opt"])
@@ -266,7 +268,7 @@ def fit_stage(
             log(f"{stage}: stopped at step {step} of {steps} after {cfg.stage_seconds:.0f} s")
             break
         for group in opt.param_groups:
-            group["lr"] = lr / 20 + (lr - lr / 20) * 0.5 * (1 + np.cos(np.pi * frac))
+            group["lr"] = float(lr / 20 + (lr - lr / 20) * 0.5 * (1 + np.cos(np.pi * frac)))
         idx = draw().to(dev)
         batch = {k: v[idx] for k, v in data.items()}
         batch["vec"] = jitter_time(batch["vec"], time_col, 0.05, g)

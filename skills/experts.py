@@ -26,7 +26,7 @@ import numpy as np
 from worlds.gridworld import functional, paths
 from worlds.gridworld.eggs import ground_items
 from worlds.gridworld.metadata import slot_count
-from worlds.gridworld.sources import goal_sources, laying_mobs, source_blocks
+from worlds.gridworld.sources import goal_sources, laying_mobs, placeable_chance_sources, source_blocks
 from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVE_ID, game_data
 from worlds.inventory import Refusal
 from worlds.recipes import a as article
@@ -273,7 +273,30 @@ class Expert:
             c = min(cells, key=lambda c: (env.rules.min_tool[c] is not None, c))
             self._finish(False, env.rules.why_not(c), {"tool": env.rules.min_tool[c]})
             return None
-        return self._gather(ok_cells, mobs)
+        return self._place_again(ok_cells, mobs) or self._gather(ok_cells, mobs)
+
+    def _place_again(self, cells: set[int], mobs: set[int]) -> tuple[int, int] | None:
+        """A chance drop whose source block is held (gravel, for flint): with no walk under way and
+        no source in front, place one on a free side that has ground under it (placed gravel
+        would fall) and make it the target that _gather breaks; each break is another draw.
+        None: nothing held to place, or no such side."""
+        if self.plan or (self.target is not None and self._still_there(self.target, cells, mobs)):
+            return None
+        env, i, rules = self.env, self.i, self.env.rules
+        ids = self.v.item_id
+        block = next((b for b in placeable_chance_sources(self.kb, self.item) if env.inv[i, ids[b]] > 0), None)
+        if block is None:
+            return None
+        pos = env.pos[i]
+        for d in FACING_VECTORS[:4]:
+            at = pos + np.array(d)
+            c, under = (int(x) for x in env.cells_at(np.array([i, i]), np.stack([at, at + np.array((0, -1, 0))])))
+            if rules.passable[c] and not rules.liquid[c] and rules.solid[under] and env.mob_at(i, at) is None:
+                if int(env.facing[i]) != FACING_VECTORS.index(d):
+                    return face_action(d), -1
+                self.target = tuple(int(v) for v in at)
+                return P["use"], self.v.item_id[block]
+        return None
 
     def _pick_up(self):
         """Walk to the nearest egg on the ground (eggs.py: picked up within reach); with none

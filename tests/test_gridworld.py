@@ -237,6 +237,20 @@ def test_expert_says_which_tool_is_missing(kb):
     assert out["missing"] == {"tool": "stone_pickaxe"} and out["steps"] == 0
 
 
+def test_expert_farms_flint_from_one_gravel_by_placing_it_again(kb):
+    """Flint is 1 gravel break in 10; with no gravel in the map but one held, the expert places
+    it beside itself (on ground: placed gravel would fall) and breaks it until the flint comes,
+    as players do, where a search for another vein would find none."""
+    w = flat(kb, inventory={"gravel": 1})
+    out = run_goal(w, Goal("mine", {"flint": 2}))
+    assert out["ok"], out["error"]
+    assert out["gained"].get("flint") == 2 and out["steps"] > 2
+    assert w.env.inv[0, w.env.vocab.item_id["gravel"]] <= 1  # placed and broken, never more than the one
+    # none held: no source anywhere in the map, so the search has nothing to walk to
+    empty = flat(kb)
+    assert not run_goal(empty, Goal("mine", {"flint": 1}))["ok"]
+
+
 def test_expert_kills_a_wandering_mob(kb):
     w = flat(kb, mobs=[(2, 65, 13, "cow")])
     out = run_goal(w, Goal("kill", {"cow": 1}))

@@ -36,6 +36,11 @@ def test_use_takes_the_bucket_in_a_milk_goal_and_a_block_elsewhere(kb):
         "jump_place": "cobblestone",
     }
     assert item_args(kb, Goal("kill", {"cow": 1}), _held("bucket")) == {}
+    # flint: the held gravel is placed to be broken again (another 1-in-10 draw), dirt still pillars
+    flint = Goal("mine", {"flint": 1})
+    assert item_args(kb, flint, _held("gravel", "dirt")) == {"use": "gravel", "jump_place": "dirt"}
+    assert item_args(kb, flint, _held("dirt")) == {"use": "dirt", "jump_place": "dirt"}
+    assert item_args(kb, Goal("mine", {"log": 1}), _held("gravel")) == {}  # gravel is no building block here
 
 
 def test_the_mask_allows_exactly_the_item_taking_steps_that_have_an_item(kb):

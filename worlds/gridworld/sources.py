@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from worlds.gridworld.metadata import shared_slot
+from worlds.gridworld.spec import game_data
 
 
 def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
@@ -50,6 +51,15 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
         elif way.on == "block":
             cells |= {c for c in range(2, len(v.cells)) if v.block_of[c] == way.source}
     return cells, mobs
+
+
+def placeable_chance_sources(kb: Any, item: str) -> tuple[str, ...]:
+    """Blocks that give `item` by chance and that an agent holding one can place again: gravel
+    for flint (1 in 10). Placed beside the agent and broken again, each break is another draw,
+    the way players farm flint, instead of a walk to the next vein. Leaves (sapling, apple) are
+    not placeable (gridworld.yaml's `placeable`), so they stay a search."""
+    placeable = game_data()["placeable"]
+    return tuple(b for b, cell in placeable.items() if cell == b and item in kb.chance_drops(b))
 
 
 def source_blocks(env: Any, i: int, goal: Any) -> int:

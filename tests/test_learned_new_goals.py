@@ -193,17 +193,19 @@ def test_a_stopped_fit_goes_on_from_its_saved_state(kb, tmp_path):
     data = random_rows(s, target_rows(["mine:log", "mine:flint"], kb, vocab), 32)
     cfg = PipelineConfig(out=str(tmp_path), batch_size=8, save_every=2)
     first = GoalNet(s)
-    assert len(fit_stage(first, data, cfg, "dagger1", 4, 1e-2, 0, log=lambda m: None)) == 4
+    losses, start = fit_stage(first, data, cfg, "dagger1", 4, 1e-2, 0, log=lambda m: None)
+    assert (len(losses), start) == (4, 0)
     saved = torch.load(tmp_path / "state.pt", weights_only=True)
     assert saved["step"] == 4 and isinstance(saved["opt"]["param_groups"][0]["lr"], float)
     said: list[str] = []
     again = GoalNet(s)
     resumed = PipelineConfig(out=str(tmp_path), batch_size=8, save_every=2, resume=True)
-    assert len(fit_stage(again, data, resumed, "dagger1", 6, 1e-2, 0, log=said.append)) == 2
+    losses, start = fit_stage(again, data, resumed, "dagger1", 6, 1e-2, 0, log=said.append)
+    assert (len(losses), start) == (2, 4)
     assert said[0] == "dagger1: resumed at step 4" and torch.load(tmp_path / "state.pt")["step"] == 6
     # another stage's state is not taken up: the fit starts from step 0
     said.clear()
-    assert len(fit_stage(GoalNet(s), data, resumed, "dagger2", 2, 1e-2, 0, log=said.append)) == 2
+    assert fit_stage(GoalNet(s), data, resumed, "dagger2", 2, 1e-2, 0, log=said.append)[1] == 0
     assert not any("resumed" in m for m in said)
 
 

@@ -223,10 +223,11 @@ def fit_stage(
     log=print,
     rows: list[int] | None = None,
     keep: Any = None,
-) -> list[float]:
+) -> tuple[list[float], int]:
     """Adam with a cosine schedule over `steps` steps or cfg.stage_seconds, whichever ends first
     (the schedule follows the larger fraction done); the state (weights, optimiser, step,
     seconds) goes to DIR/state.pt every cfg.save_every steps and is taken up again with --resume.
+    Returns this run's losses and the step it began at (0, or where a resumed state stopped).
     With `rows`, only those rows of the goal-target embedding are fitted (`only_targets`); `keep`
     adds the KL to a teacher on the goals it knew (fit.losses)."""
     from skills.learned.features import time_column
@@ -292,7 +293,12 @@ def fit_stage(
     if release is not None:
         release()
     net.eval()
-    return history
+    return history, start
+
+
+def _steps(history: list[float], start: int) -> dict[str, int]:
+    """A stage's gradient steps for its card: all of them, and where a resumed fit took up."""
+    return {"steps": start + len(history), **({"resumed_at_step": start} if start else {})}
 
 
 def only_targets(net: Any, rows: list[int]) -> Callable[[], None]:
@@ -481,10 +487,10 @@ def run(cfg: PipelineConfig, log=print) -> dict:
         net, _ = checkpoint.load(bc_path, expected=net_shape(vocab), vocab_version=vocab.version)
         log("behaviour cloning: done before, loaded")
     else:
-        h = fit_stage(net, train_set, cfg, "bc", cfg.steps, cfg.lr, cfg.seed, log, rows=rows, keep=keep)
+        h, h0 = fit_stage(net, train_set, cfg, "bc", cfg.steps, cfg.lr, cfg.seed, log, rows=rows, keep=keep)
         measured = evaluate(net, held_out, cfg.device)
         card["stages"].append(
-            {"stage": "behaviour cloning", "steps": len(h), "wall_s": round(time.monotonic() - t1, 1), **measured}
+            {"stage": "behaviour cloning", **_steps(h, h0), "wall_s": round(time.monotonic() - t1, 1), **measured}
         )
         _save(net, cfg, bc_path, {**card, "wall_s": round(time.monotonic() - t_all, 1)})
         log(f"behaviour cloning: {json.dumps(card['stages'][-1])}")
@@ -499,7 +505,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
             cfg, f"dagger{r + 1}", cfg.pursuits, cfg.seed + 100 + r, net=net, log=log, only=only
         )
         train_set = concat(train_set, more)
-        h = fit_stage(
+        h, h0 = fit_stage(
             net,
             train_set,
             cfg,
@@ -519,7 +525,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
                 "learner_ok": st["ok"],
                 "learner_ok_rate": round(st["ok"] / max(st["pursuits"], 1), 3),
                 "rows": st["rows"],
-                "steps": len(h),
+                **_steps(h, h0),
                 "wall_s": round(time.monotonic() - t1, 1),
                 **measured,
             }

@@ -35,8 +35,8 @@ def checkpoint_path(kind: str) -> Path:
 # shipped checkpoints after `<kind>.pt` that drive the goals it was not trained for, in order
 SHIPPED_MORE = {
     "controller": (
+        "controller-harvest10.pt",
         "controller-harvest9.pt",
-        "controller-harvest8.pt",
         "controller-harvest6.pt",
         "controller-harvest5.pt",
         "controller-harvest4.pt",

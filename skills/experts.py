@@ -284,7 +284,8 @@ class Expert:
             return None
         env, i, rules = self.env, self.i, self.env.rules
         ids = self.v.item_id
-        block = next((b for b in placeable_chance_sources(self.kb, self.item) if env.inv[i, ids[b]] > 0), None)
+        held = [b for b in placeable_chance_sources(self.kb, self.item) if b in ids and env.inv[i, ids[b]] > 0]
+        block = held[0] if held else None
         if block is None:
             return None
         pos = env.pos[i]

@@ -78,8 +78,8 @@ def item_args(kb: Any, goal: Any, has: Callable[[str], bool]) -> dict[str, str]:
     """The item each item-taking primitive is given in `goal`, by what is held (`has`): `use`
     the held item the goal's item is got with (a bucket on a cow for milk_bucket,
     interactions.yaml), else a held block that gives it by chance and can be placed again
-    (gravel, for flint: sources.placeable_chance_sources), else the first building block held; `jump_place` (a pillar) that block.
-    A primitive missing here has no item to take and is masked."""
+    (gravel, for flint: sources.placeable_chance_sources), else the first building block held;
+    `jump_place` (a pillar) that block. A primitive missing here has no item to take and is masked."""
     block = next((b for b in BUILDING if has(b)), None)
     ((item, _),) = list(goal.obj.items())[:1]
     ways = kb.interactions(item) if goal.action == "mine" else []

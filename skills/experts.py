@@ -233,15 +233,17 @@ class Expert:
         self.seg_steps, self.last_pos = 0, None
         return self._follow()
 
-    def _free_side(self, at: tuple[int, int, int]) -> tuple[int, int, int] | None:
+    def _free_side(self, at: tuple[int, int, int], on_ground: bool = False) -> tuple[int, int, int] | None:
         """A side of cell `at` (the four around it, then above) where a block can be placed:
-        free, not water or lava, no mob in it."""
-        env, i = self.env, self.i
-        for d in FACING_VECTORS[:4] + FACING_VECTORS[4:5]:
+        free, not water or lava, no mob in it. `on_ground`: only the four, with a solid block
+        under the side (a placed gravel would fall)."""
+        env, i, rules = self.env, self.i, self.env.rules
+        for d in FACING_VECTORS[:4] if on_ground else FACING_VECTORS[:5]:
             p = np.array(at) + np.array(d)
-            c = int(env.cells_at(np.array([i]), p[None])[0])
-            if env.rules.passable[c] and not env.rules.liquid[c] and env.mob_at(i, p) is None:
-                return d
+            c, under = (int(x) for x in env.cells_at(np.array([i, i]), np.stack([p, p + np.array((0, -1, 0))])))
+            if rules.passable[c] and not rules.liquid[c] and env.mob_at(i, p) is None:
+                if not on_ground or rules.solid[under]:
+                    return d
         return None
 
     def _kill(self):
@@ -282,22 +284,17 @@ class Expert:
         None: nothing held to place, or no such side."""
         if self.plan or (self.target is not None and self._still_there(self.target, cells, mobs)):
             return None
-        env, i, rules = self.env, self.i, self.env.rules
-        ids = self.v.item_id
-        held = [b for b in placeable_chance_sources(self.kb, self.item) if b in ids and env.inv[i, ids[b]] > 0]
-        block = held[0] if held else None
-        if block is None:
+        env, i, ids = self.env, self.i, self.v.item_id
+        sources = placeable_chance_sources(self.kb, self.item)
+        block = next((b for b in sources if b in ids and env.inv[i, ids[b]] > 0), None)
+        pos = tuple(int(v) for v in env.pos[i])
+        d = self._free_side(pos, on_ground=True) if block is not None else None
+        if d is None:
             return None
-        pos = env.pos[i]
-        for d in FACING_VECTORS[:4]:
-            at = pos + np.array(d)
-            c, under = (int(x) for x in env.cells_at(np.array([i, i]), np.stack([at, at + np.array((0, -1, 0))])))
-            if rules.passable[c] and not rules.liquid[c] and rules.solid[under] and env.mob_at(i, at) is None:
-                if int(env.facing[i]) != FACING_VECTORS.index(d):
-                    return face_action(d), -1
-                self.target = tuple(int(v) for v in at)
-                return P["use"], self.v.item_id[block]
-        return None
+        if int(env.facing[i]) != FACING_VECTORS.index(d):
+            return face_action(d), -1
+        self.target = tuple(p + q for p, q in zip(pos, d))
+        return P["use"], ids[block]
 
     def _pick_up(self):
         """Walk to the nearest egg on the ground (eggs.py: picked up within reach); with none

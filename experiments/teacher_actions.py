@@ -26,11 +26,8 @@ def teacher_actions(kb, goal: str, pursuits: int, seed: int) -> dict:
     from training.controller.pipeline import goals
     from worlds.gridworld.spec import PRIMITIVES
 
-    data.set_weights({k: (1.0 if k == goal else 1e-9) for k in goals()})
-    try:
+    with data.weights_set({k: (1.0 if k == goal else 1e-9) for k in goals()}):
         rows, stats = data.collect(kb, pursuits, seed, n_envs=16, scatter_p=0.0, target=True, source_biome_p=0.6)
-    finally:
-        data.set_weights({})
     taken = Counter(PRIMITIVES[int(a)] for a in rows["action"])
     return {
         "pursuits": int(stats["pursuits"]),

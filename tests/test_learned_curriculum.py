@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from training.controller.curriculum import BURIED, LEVELS, SIDES, SPREAD, nearest_source, start_near_source
-from training.controller.data import TRAIN_GOALS, collect, set_weights
+from training.controller.data import TRAIN_GOALS, collect, weights_set
 from worlds.gridworld.batch import BatchGridWorld
 from worlds.knowledge import load_kb
 from worlds.types import Goal
@@ -53,11 +53,8 @@ def test_the_expert_finishes_lava_from_near_starts_in_few_steps():
     """With every lava pursuit begun near the lake, the scripted expert fills its bucket in tens of
     steps (from the surface it takes about 1,600): the rows of the ending come in numbers."""
     kb = load_kb("1.11.2")
-    set_weights({f"{a}:{i}": float(i == "lava_bucket") for a, i, _, _ in TRAIN_GOALS})
-    try:
+    with weights_set({f"{a}:{i}": float(i == "lava_bucket") for a, i, _, _ in TRAIN_GOALS}):
         data, stats = collect(kb, 6, 3, n_envs=6, scatter_p=0.0, near_source_p=1.0)
-    finally:
-        set_weights({})
     lava = stats["by_goal"]["mine:lava_bucket"]
     assert lava["ok"] >= 5 and lava["steps"] / lava["ok"] < 200, lava
 

@@ -141,11 +141,8 @@ def test_find_pursuits_give_rows_with_the_find_skill_and_its_target_map(kb):
     from training.controller import data
 
     monkey = {f"{a}:{i}": (1.0 if a == "find" else 0.0) for a, i, _, _ in data.TRAIN_GOALS}
-    data.set_weights(monkey)
-    try:
+    with data.weights_set(monkey):
         rows, stats = data.collect(kb, 12, seed=3, n_envs=4, target=True, scatter_p=0.0)
-    finally:
-        data.set_weights({})
     assert stats["pursuits"] >= 12 and stats["ok"] > 0
     assert set(stats["by_goal"]) <= {f"find:{t}" for t in find_goals.THINGS}
     assert (rows["goal"][:, 0] == SKILLS.index("find")).all()

@@ -82,11 +82,8 @@ def test_adding_the_milk_goal_left_the_other_evaluation_worlds_as_they_were(monk
 def test_milk_pursuits_give_rows_whose_label_uses_the_bucket(kb):
     from training.controller import data
 
-    data.set_weights({f"{a}:{i}": (1.0 if i == "milk_bucket" else 0.0) for a, i, _, _ in data.TRAIN_GOALS})
-    try:
+    with data.weights_set({f"{a}:{i}": (1.0 if i == "milk_bucket" else 0.0) for a, i, _, _ in data.TRAIN_GOALS}):
         rows, stats = data.collect(kb, 6, seed=5, n_envs=3, target=True, scatter_p=0.0)
-    finally:
-        data.set_weights({})
     assert set(stats["by_goal"]) == {"mine:milk_bucket"} and stats["ok"] >= 4
     assert (rows["action"] == PRIMITIVE_ID["use"]).sum() >= stats["ok"]  # each success ends with the bucket used
 

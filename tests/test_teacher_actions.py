@@ -15,11 +15,13 @@ def kb():
 
 
 def test_the_milk_expert_uses_its_bucket_and_the_dirt_expert_places_nothing(kb):
-    milk = teacher_actions(kb, "mine:milk_bucket", 2, 7)
+    with data.weights_set({"mine:log": 2.0}):  # a caller's own weights, as a training run has
+        milk = teacher_actions(kb, "mine:milk_bucket", 2, 7)
+        dirt = teacher_actions(kb, "mine:dirt", 2, 7)
+        assert data.WEIGHTS == {"mine:log": 2.0}  # the caller's weights are left as they were
+    assert data.WEIGHTS == {}
     assert milk["ok"] >= 2 and milk["use"] >= milk["ok"]  # one bucket used on a cow per milk
-    dirt = teacher_actions(kb, "mine:dirt", 2, 7)
     assert dirt["ok"] >= 2 and dirt["use"] == 0 and dirt["jump_place"] == 0
-    assert data.WEIGHTS == {}  # the training goal weights are left as they were
 
 
 def test_an_unknown_goal_is_one_line_and_exit_2(capsys):

@@ -17,7 +17,8 @@ from the teacher.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,6 +139,18 @@ def set_weights(weights: dict[str, float]) -> None:
     """Sample the goals by these weights (goal key -> weight) instead of TRAIN_GOALS' own."""
     WEIGHTS.clear()
     WEIGHTS.update(weights)
+
+
+@contextmanager
+def weights_set(weights: dict[str, float]) -> Iterator[None]:
+    """set_weights for a block, then the caller's weights back (a collection run in this
+    process, as one worker's does, leaves the process as it found it)."""
+    before = dict(WEIGHTS)
+    set_weights(weights)
+    try:
+        yield
+    finally:
+        set_weights(before)
 
 
 def sample_goal(rng: np.random.Generator, scatter: bool = False) -> tuple[Goal, dict]:

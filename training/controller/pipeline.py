@@ -115,33 +115,33 @@ def _worker(job: dict) -> dict:
     from skills.learned.model import GoalNet, NetShape
     from skills.learned.policy import GoalPolicy
     from training.controller.dagger import SampledPolicy
-    from training.controller.data import collect, set_weights
+    from training.controller.data import collect, weights_set
     from worlds.knowledge import load_kb
 
-    set_weights(job["weights"])
     kb = load_kb(job["mc_version"])
     policy = None
     if job.get("state") is not None:
         net = GoalNet(NetShape(**job["shape"]))
         net.load_state_dict(job["state"])
         policy = SampledPolicy(GoalPolicy(net.eval(), kb, {"goals": goals()}, "cpu"), job["seed"])
-    data, stats = collect(
-        kb,
-        job["pursuits"],
-        job["seed"],
-        n_envs=job["n_envs"],
-        policy=policy,
-        scatter_p=job["scatter_p"],
-        repeat_p=job["repeat_p"],
-        source_biome_p=job.get("source_biome_p", 0.0),
-        near_source_p=job.get("near_source_p", 0.0),
-        source_seed_p=job.get("source_seed_p", 0.0),
-        keep_failed=policy is not None,
-        max_rows=job["max_rows"] if policy is not None else 0,
-        target=True,
-        near=job.get("near", False),
-        seconds=job["seconds"],
-    )
+    with weights_set(job["weights"]):  # the process's own weights back after (a one-worker run is in it)
+        data, stats = collect(
+            kb,
+            job["pursuits"],
+            job["seed"],
+            n_envs=job["n_envs"],
+            policy=policy,
+            scatter_p=job["scatter_p"],
+            repeat_p=job["repeat_p"],
+            source_biome_p=job.get("source_biome_p", 0.0),
+            near_source_p=job.get("near_source_p", 0.0),
+            source_seed_p=job.get("source_seed_p", 0.0),
+            keep_failed=policy is not None,
+            max_rows=job["max_rows"] if policy is not None else 0,
+            target=True,
+            near=job.get("near", False),
+            seconds=job["seconds"],
+        )
     if policy is not None and len(data["horizon"]):
         data["horizon"] = torch.full_like(data["horizon"], -1)  # the learner's times are not the expert's
     torch.save(data, job["path"])

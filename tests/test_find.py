@@ -140,19 +140,20 @@ def test_rain_is_found_over_a_wet_biome_when_the_spawn_is_dry(kb):
 
 
 def test_chickens_lay_eggs_that_the_expert_picks_up(kb):
-    from worlds.gridworld import eggs
+    from worlds.gridworld import ground
 
     w = _plain(kb, mobs=[(12, 65, 4, "chicken")])
-    w.env.egg_age[0] = -1  # none lying about yet
+    w.env.ground_age[0] = -1  # none lying about yet
     w.env.lay_in[0] = 5  # the chicken lays in 5 steps
     out = GridScriptedController(kb).run(Goal("mine", {"egg": 1}), w)
     assert out["ok"] and out["gained"] == {"egg": 1} and w.inventory["egg"] == 1
     lo, hi = game_data()["eggs"]["lay_steps"]
     assert (w.env.lay_in[0][w.env.mob_kind[0] > 0] >= lo - out["steps"]).all()  # the next egg is 5-10 min away
-    eggs._lay(w.env, 0, w.env.pos[0] + [5, 0, 0])
-    w.env.egg_age[0][w.env.egg_age[0] >= 0] = game_data()["eggs"]["despawn_steps"] - 1
+    ground.drop(w.env, 0, w.env.pos[0] + [5, 0, 0], w.env.vocab.item_id["egg"])
+    assert ground.ground_items(w.env, 0, "egg") == [tuple(int(v) for v in w.env.pos[0] + [5, 0, 0])]
+    w.env.ground_age[0][w.env.ground_age[0] >= 0] = game_data()["ground"]["despawn_steps"] - 1
     w.step({"action": "noop"})
-    assert eggs.ground_items(w.env, 0, "egg") == []  # 5 minutes on the ground: gone
+    assert ground.ground_items(w.env, 0, "egg") == []  # 5 minutes on the ground: gone
 
 
 def test_chance_drops_come_in_the_grid_world_too(kb):

@@ -16,6 +16,7 @@ from skills.learned.model import GoalNet
 from skills.learned.surround import KEY, RADIUS, SIDE, observe
 from tests import test_learned as base
 from tests.test_learned import flat  # the same flat worlds
+from worlds.gridworld import ground
 from worlds.gridworld.spec import make_vocab
 from worlds.types import Goal
 
@@ -50,11 +51,11 @@ def test_an_eggs_map_counts_the_chickens_that_lay_it_and_the_eggs_lying_about(kb
     empty: the policy saw neither the chicken to wait by nor the egg to walk to."""
     w = flat(kb, mobs=[(15, 65, 12, "chicken")])
     env = w.env
-    env.egg_age[w.i] = -1  # no egg lying about yet
+    env.ground_age[w.i] = -1  # no egg lying about yet
     egg = sense.lut(env, Goal("mine", {"egg": 1}))
     m = sense.target_map(env, [w.i], [egg])
     assert m[0, band_of(0)].sum() == 1 and m.sum() == 1  # the chicken
-    env.egg_pos[w.i, 0], env.egg_age[w.i, 0] = (8, 65, 18), 0  # an egg laid 4 west, 6 south
+    ground.drop(env, w.i, (8, 65, 18), env.vocab.item_id["egg"])  # an egg laid 4 west, 6 south
     m = sense.target_map(env, [w.i], [egg])
     assert m.sum() == 2 and m[0, band_of(0), (18 - 12 + RADIUS) // 3, (8 - 12 + RADIUS) // 3] == 1
     # a chicken is not a source of what a kill or a mine of another item wants

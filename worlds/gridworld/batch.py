@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld import eggs, functional
+from worlds.gridworld import decay, eggs, functional, ground
 from worlds.gridworld.generation import Map, check_biome, generate
 from worlds.gridworld.layout import build_layout
 from worlds.gridworld.mobs import step_mobs
@@ -103,7 +103,9 @@ class BatchGridWorld:
         self.seeds = [0] * n
         self.weather: list[Schedule | None] = [None] * n
         self.rng = np.random.default_rng(0)
+        ground.init(self)
         eggs.init(self)
+        decay.init(self)
         self.drop_rng = np.random.default_rng(0)
         self._bounds = np.array([self.X, self.H, self.Z], np.uint64)[:, None]  # (x, y, z) limits
         self._strides = np.array([self.Z * self.H, 1, self.H], np.int64)  # (x, y, z) in the flat cells
@@ -165,7 +167,9 @@ class BatchGridWorld:
             if int(k) > 0:
                 bag.add({bag.concrete(name, what="initial inventory"): int(k)})
         functional.store_bag(self, i, bag)
+        ground.reset_one(self, i)
         eggs.reset_one(self, i, seed)
+        decay.reset_one(self, i)
         self.drop_rng = np.random.default_rng([int(s) for s in self.seeds] + [0xD209])
         self.set_target(i, o.get("target") or {})
 
@@ -321,7 +325,10 @@ class BatchGridWorld:
         self.clock += cost
         night = self.night()
         step_mobs(self, night)
-        eggs.step(self, cost, events)
+        ground.age(self, cost)
+        eggs.step(self, cost)
+        decay.step(self, cost)
+        ground.settle_and_pick_up(self, events)
         regen = int(game_data()["regen_steps"])
         heal = (self.clock % regen == 0) & ~self.dead
         self.health[heal] = np.minimum(float(game_data()["agent_health"]), self.health[heal] + 1)
@@ -381,6 +388,7 @@ class BatchGridWorld:
         fin = self.mine_prog[e] >= need
         ef, tf, cf, canf = e[fin], tgt[fin], c[fin], can[fin]
         self.cells[ef, tf[:, 0], tf[:, 2], tf[:, 1]] = AIR
+        decay.on_break(self, ef, tf, cf)  # a log or a leaf: the leaves it held up
         self.mine_prog[ef] = 0
         self.inv[ef[canf]] += rules.drop_vec[cf[canf]]
         for i, cc, cn in zip(ef, cf, canf):

@@ -18,6 +18,15 @@ import numpy as np
 
 from worlds.gridworld.spec import HEIGHT, GridWorldError, Vocab, game_data
 
+# A tree's leaves, by level from the trunk's top: (dy, radius of the square), the trunk
+# itself left out ("Tree": an oak's two wide layers under two narrow ones)
+CANOPY = ((-2, 2), (-1, 2), (0, 1), (1, 1))
+
+
+def canopy_leaves() -> int:
+    """Leaves on one generated tree (65): the squares, less the trunk's cells among them."""
+    return sum((2 * r + 1) ** 2 - (dy <= 0) for dy, r in CANOPY)
+
 
 @dataclass
 class Map:
@@ -221,9 +230,8 @@ def generate(
             th = int(rng.integers(t["height"][0], t["height"][1] + 1))
             top_y = min(ground + th, HEIGHT - 3)
             leaf = cid[t["leaves"]]
-            for ly in range(top_y - 2, top_y + 2):
-                r = 2 if ly < top_y else 1
-                box = cells[tx - r : tx + r + 1, tz - r : tz + r + 1, ly]
+            for dy, r in CANOPY:
+                box = cells[tx - r : tx + r + 1, tz - r : tz + r + 1, top_y + dy]
                 box[box == 0] = leaf
             cells[tx, tz, ground] = cid["dirt"]
             cells[tx, tz, ground + 1 : top_y + 1] = cid[t["log"]]

@@ -77,7 +77,8 @@ time_of_day (fraction of the day at the start, default 0.0 = sunrise), weather (
 default, or "rain": weather.py), layout (below).  With a target and no size given, a map
 too small for the target's route is made again larger (world.py, coverage.py), and a target
 whose route needs what the grid world does not build is refused (GridWorldError, one line).
-Eggs lie on the ground (eggs.py) outside the observation arrays (this interface is frozen).
+Eggs and what decaying leaves drop lie on the ground (ground.py, decay.py) outside the observation
+arrays (this interface is frozen): ground.ground_items(env, i, item) gives where.
 Seeds: 0 <= seed <= MAX_SEED (2**53 - 1, the CLI's --seed range, so that the episode
 seeds `deps eval` derives from a base seed fit); an unknown biome or a seed out of range
 raises GridWorldError (a ValueError) with one line.  Also: inventory, has(name, n), steps, max_steps,

@@ -267,7 +267,7 @@ class GridWorld:
         if goal.action in ("craft", "smelt", "equip"):
             return 0
         cells, mobs = self.sources(goal)
-        from worlds.gridworld.eggs import ground_items
+        from worlds.gridworld.ground import ground_items
 
         targets = paths.candidates(self.env, self.i, cells, mobs) + ground_items(self.env, self.i, next(iter(goal.obj)))
         if not targets:

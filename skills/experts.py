@@ -4,6 +4,8 @@ world's primitive actions (worlds/gridworld/spec.py).
 - mine X: the nearest block that gives X (digging down to ores, through whatever is in the
   way, with the tools held), then break it; a held bucket used on water, lava or a cow.
 - mine egg: walk to an egg a chicken laid (worlds/gridworld/eggs.py), or wait by a chicken.
+- mine apple: fell oak trunks, so that their leaves decay (decay.py), and pick the apples up.
+  Any goal's item lying on the ground (ground.py) is walked to before a block is broken.
 - kill M: chase the mob (re-planning as it wanders) and hit it until it drops its loot.
 - craft / smelt: place a crafting table / furnace when none is within reach (walk to a
   placed one, or place a held one), then the functional action.
@@ -24,9 +26,15 @@ from typing import Any
 import numpy as np
 
 from worlds.gridworld import functional, paths
-from worlds.gridworld.eggs import ground_items
+from worlds.gridworld.ground import ground_items
 from worlds.gridworld.metadata import slot_count
-from worlds.gridworld.sources import goal_sources, laying_mobs, placeable_chance_sources, source_blocks
+from worlds.gridworld.sources import (
+    felling_sources,
+    goal_sources,
+    laying_mobs,
+    placeable_chance_sources,
+    source_blocks,
+)
 from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVE_ID, game_data
 from worlds.inventory import Refusal
 from worlds.recipes import a as article
@@ -67,6 +75,7 @@ class Expert:
         self.sources_at_fetch = 1 << 30  # source blocks left in the world at the last fetch of dirt
         self.avoid: tuple[int, int] | None = None  # a column not to dig in (the pillar we stand on)
         self.waiting = False
+        self.to_item = False  # the walk under way ends at an item on the ground
         self.arg_name: str | None = None  # the item a craft or smelt makes, by name
 
     # ------------------------------------------------------------------ bookkeeping
@@ -257,6 +266,12 @@ class Expert:
         env, i = self.env, self.i
         if any(not w.uses and w.on == "mob" for w in self.kb.interactions(self.item)):
             return self._pick_up()  # an egg: laid by a chicken, picked up from the ground
+        lying = ground_items(env, i, self.item)  # dropped by decaying leaves (decay.py)
+        step = self._walk_to_item(lying) if lying else None
+        if step is not None:
+            return step
+        if self.to_item:  # picked up, or gone: look again
+            self.plan, self.target, self.to_item = [], None, False
         cells, mobs = goal_sources(env, self.goal)
         if not cells and not mobs:
             self._finish(False, f"{self.item} cannot be mined (no block in this world gives it)", {self.item: 1})
@@ -275,6 +290,9 @@ class Expert:
             c = min(cells, key=lambda c: (env.rules.min_tool[c] is not None, c))
             self._finish(False, env.rules.why_not(c), {"tool": env.rules.min_tool[c]})
             return None
+        trunks = {c for c in felling_sources(env, self.item) if terrain.can_harvest[c]}
+        if trunks and np.isin(env.cells[i], sorted(trunks)).any():  # an apple: fell the tree, its leaves decay
+            return self._gather(trunks, set())
         return self._place_again(ok_cells, mobs) or self._gather(ok_cells, mobs)
 
     def _place_again(self, cells: set[int], mobs: set[int]) -> tuple[int, int] | None:
@@ -302,19 +320,10 @@ class Expert:
         env, i = self.env, self.i
         pos = tuple(int(v) for v in env.pos[i])
         lying = ground_items(env, i, self.item)
-        if self.plan and self.target is not None and tuple(self.target) in lying:
-            return self._follow()
-        self.plan, self.target = [], None
-        if lying:
-            lying.sort(key=lambda p: abs(p[0] - pos[0]) + abs(p[2] - pos[2]) + abs(p[1] - pos[1]))
-            found = paths.search(paths.Terrain(env, i), pos, lying[:8])
-            if found is not None and found[0]:
-                self.plan, _, self.target = list(found[0]), found[1], found[2]
-                self.seg_steps, self.last_pos = 0, None
-                return self._follow()
-            if found is not None:  # beside it: picked up as the world steps
-                self.waiting = True
-                return NOOP
+        step = self._walk_to_item(lying) if lying else None
+        if step is not None:
+            return step
+        self.plan, self.target, self.to_item = [], None, False
         layers = laying_mobs(env, self.item)
         near = paths.candidates(env, i, set(), layers, k=4)
         self.waiting = True
@@ -325,6 +334,24 @@ class Expert:
             return NOOP
         self.plan, _, self.target = list(found[0]), found[1], found[2]
         self.seg_steps, self.last_pos = 0, None
+        return self._follow()
+
+    def _walk_to_item(self, lying: list[tuple[int, int, int]]) -> tuple[int, int] | None:
+        """Walk to the nearest of these items on the ground (ground.py: picked up within reach
+        as the world steps); None when none can be reached."""
+        env, i = self.env, self.i
+        if self.plan and self.to_item and tuple(self.target or ()) in lying:
+            return self._follow()
+        pos = tuple(int(v) for v in env.pos[i])
+        lying = sorted(lying, key=lambda p: abs(p[0] - pos[0]) + abs(p[2] - pos[2]) + abs(p[1] - pos[1]))
+        found = paths.search(paths.Terrain(env, i), pos, lying[:8])
+        if found is None:
+            return None
+        self.plan, _, self.target = list(found[0]), found[1], found[2]
+        self.seg_steps, self.last_pos, self.to_item = 0, None, True
+        if not self.plan:  # beside it: picked up as the world steps
+            self.waiting = True
+            return NOOP
         return self._follow()
 
     # ------------------------------------------------------------------ moving and hitting

@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld.eggs import ground_items
-from worlds.gridworld.sources import goal_sources, laying_mobs, source_cells
+from worlds.gridworld.ground import ground_items
+from worlds.gridworld.sources import felling_sources, goal_sources, laying_mobs, source_cells
 
 WAIT_REACH = 3  # columns from a laying mob within which the scripted expert waits (skills/experts.py: _pick_up)
 NEAREST = 4096  # source cells nearest the start that the distance is measured to
@@ -54,6 +54,8 @@ class Progress:
     def __init__(self, env: Any, i: int, goal: Any):
         self.env, self.i = env, i
         cells, mobs = goal_sources(env, goal) if goal.action == "mine" else (set(), set())
+        if goal.action == "mine":  # an apple: felling an oak is progress (its leaves decay)
+            cells = cells | felling_sources(env, next(iter(goal.obj)))
         self.cells = {env.vocab.cells[c] for c in cells}  # the names a step's event gives as "broke"
         self.ids = sorted(cells)
         item = next(iter(goal.obj)) if goal.action == "mine" else None
@@ -74,7 +76,7 @@ class Progress:
             here = np.isin(env.mob_kind[i], self.mobs)
             if here.any():
                 d = min(d, float(np.abs(env.mob_pos[i][here] - env.pos[i]).sum(1).min()))
-        lying = ground_items(env, i, self.item) if self.item else []  # a laid egg
+        lying = ground_items(env, i, self.item) if self.item else []  # a laid egg, a dropped apple
         if lying:
             d = min(d, float(np.abs(np.array(lying) - env.pos[i]).sum(1).min()))
         return d

@@ -45,7 +45,7 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
             cells.add(c)  # a chance drop (gravel's flint) too: broken again until it comes
         elif v.block_of[c] == canon or v.cells[c] == canon:  # "mine stone": break the named block
             cells.add(c)
-    for way in (w for w in kb.interactions(canon) if w.uses):  # pick-ups (eggs): eggs.ground_items
+    for way in (w for w in kb.interactions(canon) if w.uses):  # pick-ups (eggs): ground.ground_items
         if way.on == "mob" and way.source in v.mob_id:
             mobs.add(v.mob_id[way.source])
         elif way.on == "block":
@@ -60,6 +60,24 @@ def placeable_chance_sources(kb: Any, item: str) -> tuple[str, ...]:
     not placeable (gridworld.yaml's `placeable`), so they stay a search."""
     placeable = game_data()["placeable"]
     return tuple(b for b, cell in placeable.items() if cell == b and item in kb.chance_drops(b))
+
+
+def felling_sources(env: Any, item: str) -> set[int]:
+    """Log cells of the trees whose leaves give `item` by chance, where one tree's leaves broken
+    by hand give fewer than one on average (an oak's apple: 65 leaves at 1 in 200): felling the
+    trunk lets the leaves decay and drop it on the ground (decay.py), the way players farm
+    apples, instead of climbing to break them.  Empty for a sapling (1 in 20: about 3 a tree)."""
+    from worlds.gridworld.generation import canopy_leaves
+
+    v, rules = env.vocab, env.rules
+    ids = {v.item_id[x] for x in (env.kb.variants(item) or [item]) if x in v.item_id}
+    out: set[int] = set()
+    for t in game_data()["trees"].values():
+        leaf = v.cell_id[t["leaves"]]
+        p = max((q for it, q in rules.chance[leaf] if it in ids), default=0.0)
+        if 0.0 < p * canopy_leaves() < 1.0:
+            out.add(v.cell_id[t["log"]])
+    return out
 
 
 def source_blocks(env: Any, i: int, goal: Any) -> int:

@@ -120,13 +120,20 @@ def test_saplings_are_climbed_for_again_while_each_climb_breaks_leaves(kb):
     assert w.has("sapling")
 
 
-def test_an_apples_map_holds_two_hundred_oak_leaves_per_apple(kb):
+def test_an_apples_map_holds_enough_oak_leaves_that_the_apple_is_all_but_sure(kb):
     """An apple falls from 1 oak leaf in 200 (and, on the grid world, oak leaves only): a map is
-    grown until it holds MARGIN x 200 of them, in a biome where oaks grow, not until it holds two."""
-    from worlds.gridworld.coverage import MARGIN, short_of
+    grown, in a biome where oaks grow, until its leaves give one 99 times in 100 (920 of them;
+    twice the expected count, 400, gave it only 86 times in 100), not until it holds two."""
+    from worlds.gridworld.coverage import SURE, chance_need, short_of
 
     assert grows_in(["apple"], kb) == ("forest",)
+    assert 1 - (199 / 200) ** (200 * chance_need(1)) >= SURE > 1 - (199 / 200) ** 400
     w = GridWorld(kb)
     w.reset(seed=0, options={"target": {"apple": 1}})  # seed 0's 48 x 48 map holds 195 oak leaves
     oak = int((w.env.cells[0] == w.env.vocab.cell_id["oak_leaves"]).sum())
-    assert w.env.X > 48 and oak >= MARGIN * 200 and not short_of(w.env, 0, {"apple": 1}), (w.env.X, oak)
+    assert w.env.X > 48 and oak >= 200 * chance_need(1) and not short_of(w.env, 0, {"apple": 1}), (w.env.X, oak)
+    # flint is farmed from one held gravel (placed and broken again): twice the expected count will do
+    flint = GridWorld(kb, size=(32, 32))
+    gravel = [[x, 65, z, "gravel"] for x in range(10, 15) for z in range(10, 15)]  # 25: 2.5 flints expected
+    flint.reset(seed=0, options={"layout": {"ground": 64, "blocks": gravel, "agent": [4, 65, 4]}})
+    assert short_of(flint.env, 0, {"flint": 1}) == [] and chance_need(1) > 2.5

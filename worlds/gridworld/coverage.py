@@ -10,12 +10,14 @@ blocks the route mines (eight reeds), so that the world is made larger (world.py
 
 from __future__ import annotations
 
+import math
+from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
 from worlds.gridworld.metadata import variant_inputs
 from worlds.gridworld.rules import make_rules
-from worlds.gridworld.sources import goal_sources
+from worlds.gridworld.sources import goal_sources, placeable_chance_sources
 from worlds.gridworld.spec import game_data, make_vocab
 
 
@@ -84,6 +86,18 @@ def refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = 
 
 
 MARGIN = 2.0  # blocks on the map per block the route mines (some lie deep, under water, far off)
+SURE = 0.99  # a chance drop: the map holds enough sources that it comes this often (a real world has more)
+
+
+@cache
+def chance_need(n: int) -> float:
+    """The expected drops a map must hold for `n` chance drops to come with probability SURE
+    (draws are independent, so their count is Poisson): 4.6 for one apple, 920 oak leaves.
+    Twice the expected count, MARGIN, gave one apple only 86 times in 100 (400 leaves)."""
+    lam = float(n)
+    while 1.0 - sum(math.exp(-lam) * lam**k / math.factorial(k) for k in range(n)) < SURE:
+        lam += 0.05
+    return max(lam, MARGIN * n)
 
 
 def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int] | None = None) -> list[str]:
@@ -108,7 +122,10 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
         ids = [env.vocab.item_id[x] for x in (env.kb.variants(item) or [item]) if x in env.vocab.item_id]
         per = {c: _yield(env.rules, c, ids) for c in cells}
         counts = np.bincount(env.cells[i].ravel(), minlength=len(env.vocab.cells))
-        if sum(int(counts[c]) * per[c] for c in cells) < MARGIN * n:
+        # a chance drop from a block that cannot be placed again (leaves, not gravel: flint is
+        # farmed from one held gravel) needs enough sources that it is all but sure to come
+        chance = all(per[c] < 1.0 for c in cells) and not placeable_chance_sources(env.kb, item)
+        if sum(int(counts[c]) * per[c] for c in cells) < (chance_need(n) if chance else MARGIN * n):
             out.append(item)
     return out
 

@@ -36,7 +36,7 @@ import numpy as np
 from skills.learned.source_columns import columns
 from skills.learned.surround import KEY, POOL, RADIUS, SIDE
 from worlds.gridworld.ground import ground_items
-from worlds.gridworld.sources import felling_sources, goal_sources, laying_mobs
+from worlds.gridworld.sources import goal_sources, laying_mobs
 
 # Levels relative to the agent's feet, (lowest, highest), inclusive: above the local view,
 # the local view's own five levels, then ever coarser bands down to 60 levels below.
@@ -85,12 +85,10 @@ class Where(tuple):
 
 
 class PickUp(tuple):
-    """The lut() of a mine goal: its sources, and the item's name, so that the target map also
-    counts the ones lying on the ground (worlds/gridworld/ground.py: ground_items): an egg, with
-    the mobs that lay it (a chicken) as its source mobs, or what decaying leaves dropped, with
-    the trunks to fell among its source cells (an apple: sources.py felling_sources). Before
-    round 12 an egg's target map was empty: the policy saw neither the chickens to wait by nor
-    the eggs to walk to."""
+    """The lut() of a goal whose item is picked up from the ground (an egg): the mobs that lay it
+    (a chicken) as its source mobs, and the item's name, so that the target map also counts the
+    ones lying about (worlds/gridworld/ground.py: ground_items). Before round 12 an egg's target map
+    was empty: the policy saw neither the chickens to wait by nor the eggs to walk to."""
 
     item: str
 
@@ -102,20 +100,19 @@ class PickUp(tuple):
 
 def lut(env: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
     """(bool [cells], bool [mobs]): which cell and mob ids are a source of the goal; a Where for
-    a find goal, a PickUp for a mine goal (its item may lie on the ground)."""
+    a find goal, a PickUp for an item laid on the ground."""
     if goal.action == "find":
         from skills.find import find_conditions
 
         return Where(env, find_conditions(goal))
     cells, mobs = goal_sources(env, goal)
     ((item, _),) = list(goal.obj.items())[:1]
-    mine = goal.action == "mine"
-    layers = laying_mobs(env, item) if mine else set()
+    layers = laying_mobs(env, item) if goal.action == "mine" else set()
     c = np.zeros(len(env.vocab.cells), bool)
     m = np.zeros(len(env.vocab.mobs), bool)
-    c[sorted(cells | (felling_sources(env, item) if mine else set()))] = True
+    c[sorted(cells)] = True
     m[sorted(mobs | layers)] = True
-    return PickUp(c, m, item) if mine else (c, m)
+    return PickUp(c, m, item) if layers else (c, m)
 
 
 def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:

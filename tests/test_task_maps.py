@@ -1,0 +1,22 @@
+"""experiments/task_maps.py: the expert on the skill table's worlds, maps grown as a task's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from experiments.task_maps import main
+
+
+def test_one_world_of_dirt_ends_in_a_row_and_a_summary(capsys):
+    assert main(["--goal", "mine:dirt", "--episodes", "1"]) == 0
+    row, summary = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert row["ok"] and row["sources"] > 0 and row["side"] >= 48 and 0 < row["steps"] <= 2400
+    assert summary == {"goal": "mine:dirt", "worlds": 1, "ok": 1, "mean_steps_ok": float(row["steps"])}
+
+
+def test_a_find_goal_is_one_line_and_exit_2(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--goal", "find:tree", "--episodes", "1"])
+    assert e.value.code == 2 and "not a mine or kill goal" in capsys.readouterr().err

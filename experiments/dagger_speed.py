@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     kb = load_kb("1.11.2")
     learner = SampledPolicy(GoalPolicy.load("controller", kb=kb, device="cpu", path=a.checkpoint), a.seed)
     counts = {"steps": 0, "searches": 0, "search_s": 0.0}
-    search, weights = paths.search, dict(data.WEIGHTS)
+    search = paths.search
 
     def timed(*args, **kw):
         t = time.perf_counter()
@@ -56,27 +56,26 @@ def main(argv: list[str] | None = None) -> int:
             counts["steps"] += 1
             return learner.act(obs, codes)
 
-    data.set_weights({k: float(k == a.goal) for k in keys})
     paths.search = timed  # type: ignore[assignment]
     t0 = time.perf_counter()
     try:
-        _, stats = data.collect(
-            kb,
-            1 << 30,
-            a.seed,
-            n_envs=a.envs,
-            policy=Counted(),
-            keep_failed=True,
-            max_rows=40,
-            target=True,
-            seconds=a.seconds,
-            scatter_p=0.0,
-            source_biome_p=0.6,
-            near_source_p=0.8,
-        )
-    finally:  # as it was, for a caller in the same process
+        with data.weights_set({k: float(k == a.goal) for k in keys}):
+            _, stats = data.collect(
+                kb,
+                1 << 30,
+                a.seed,
+                n_envs=a.envs,
+                policy=Counted(),
+                keep_failed=True,
+                max_rows=40,
+                target=True,
+                seconds=a.seconds,
+                scatter_p=0.0,
+                source_biome_p=0.6,
+                near_source_p=0.8,
+            )
+    finally:  # as it was, for a caller in the same process (weights_set puts the weights back)
         paths.search = search  # type: ignore[assignment]
-        data.set_weights(weights)
     wall = time.perf_counter() - t0
     out = {
         "goal": a.goal,

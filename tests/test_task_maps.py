@@ -1,4 +1,4 @@
-"""experiments/task_maps.py: the expert on the skill table's worlds, maps grown as a task's."""
+"""experiments/task_maps.py: the expert (or the policy alone) on the skill table's worlds, maps grown as a task's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,21 @@ def test_one_world_of_dirt_ends_in_a_row_and_a_summary(capsys):
     assert main(["--goal", "mine:dirt", "--episodes", "1"]) == 0
     row, summary = (json.loads(line) for line in capsys.readouterr().out.splitlines())
     assert row["ok"] and row["sources"] > 0 and row["side"] >= 48 and 0 < row["steps"] <= 2400
-    assert summary == {"goal": "mine:dirt", "worlds": 1, "ok": 1, "mean_steps_ok": float(row["steps"])}
+    assert row["driver"] == "scripted"
+    assert summary == {
+        "goal": "mine:dirt",
+        "controller": "scripted",
+        "worlds": 1,
+        "ok": 1,
+        "mean_steps_ok": float(row["steps"]),
+    }
+
+
+def test_the_learned_policy_alone_drives_a_world_when_asked(capsys):
+    assert main(["--goal", "mine:dirt", "--episodes", "1", "--controller", "learned"]) == 0
+    row, summary = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert row["driver"] == "policy" and row["ok"] and 0 < row["steps"] <= 2400
+    assert summary["controller"] == "learned" and summary["ok"] == 1
 
 
 def test_a_find_goal_is_one_line_and_exit_2(capsys):

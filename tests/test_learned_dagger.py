@@ -176,3 +176,18 @@ def test_the_dagger_speed_probe_measures_a_goal_and_refuses_an_unknown_one(capsy
     out = json.loads(capsys.readouterr().out)
     assert out["goal"] == "mine:gravel" and out["batch_steps"] > 0 and out["searches"] > 0
     assert paths.search is search and data.WEIGHTS == {}  # the process left as it was
+
+
+def test_a_pursuit_that_waits_for_its_item_may_take_a_tasks_steps(kb, monkeypatch):
+    """Round 24: the felling expert waits for an oak's leaves to decay and drop an apple, decisions
+    that break no block; cut at PURSUIT_CAP of them, its pursuits stopped while it waited."""
+    from training.controller import data
+    from worlds.gridworld.batch import BatchGridWorld
+    from worlds.types import Goal
+
+    env = BatchGridWorld(1, kb)
+    monkeypatch.setattr(data, "PURSUIT_CAP", 30)  # read when a pursuit begins, as the tests above set it
+    assert data.pursuit_cap(env, Goal("mine", {"apple": 1})) == data.STEP_CAP
+    assert data.pursuit_cap(env, Goal("mine", {"log": 1})) == 30
+    assert data.pursuit_cap(env, Goal("mine", {"sapling": 1})) == 30  # about 3 a tree: broken, not waited for
+    assert data.pursuit_cap(env, Goal("kill", {"cow": 1})) == 30

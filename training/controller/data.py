@@ -36,6 +36,7 @@ from training.controller.curriculum import start_near_source
 from training.controller.scenes import SCATTER_GOALS, training_scatter
 from training.controller.seeds import training_seed
 from worlds.gridworld.batch import BatchGridWorld
+from worlds.gridworld.sources import felling_sources
 from worlds.gridworld.spec import PRIMITIVE_ID, goal_code
 from worlds.types import Goal
 
@@ -108,6 +109,17 @@ class Pursuit:
     lut: Any = None  # sense.lut(goal): which cells and mobs are its sources (the target map)
     decided: list = field(default_factory=list)  # indices of the rows where no block was breaking
     stale: bool = False  # DAgger: the learner left the expert's path; a fresh expert is asked where it next decides
+    cap: int = PURSUIT_CAP  # decisions it may take (STEP_CAP where the item comes by waiting: pursuit_cap)
+
+
+def pursuit_cap(env: Any, goal: Goal) -> int:
+    """Decisions a pursuit of `goal` may take: PURSUIT_CAP, or the whole STEP_CAP for an item that
+    comes by waiting (an apple: the expert fells oak trunks and waits for the leaves to decay and
+    drop it, worlds/gridworld/sources.py: felling_sources), decisions that break no block; under
+    PURSUIT_CAP its pursuits were cut off while it waited (issue 20, round 24)."""
+    if goal.action == "mine" and felling_sources(env, next(iter(goal.obj))):
+        return STEP_CAP
+    return PURSUIT_CAP
 
 
 def expert_target(expert: Expert, pos: np.ndarray) -> tuple[int, float]:
@@ -272,7 +284,8 @@ def collect(
         g = find_goals.settle(env, i, g, rng)
         if near_source_p and g.action == "mine" and rng.random() < near_source_p:
             start_near_source(env, i, g, rng)
-        return Pursuit(g, expert_for(env, i, g), [], lut=sense.lut(env, g) if target else None)
+        lut = sense.lut(env, g) if target else None
+        return Pursuit(g, expert_for(env, i, g), [], lut=lut, cap=pursuit_cap(env, g))
 
     def look(obs: dict) -> dict:
         if target:
@@ -298,7 +311,7 @@ def collect(
             # a block the learner began breaking: attack is held whatever the label, so the expert is
             # asked once it breaks, not at each of its up to 60 hits (each a path search from scratch)
             a = (ATTACK, -1) if p.stale else safe_act(p.expert)
-            if a is None or len(p.decided) >= PURSUIT_CAP or len(p.rows) >= STEP_CAP:
+            if a is None or len(p.decided) >= p.cap or len(p.rows) >= STEP_CAP:
                 ended.append((i, a is None and bool(p.expert.result and p.expert.result["ok"])))
                 continue
             labels[i] = a[0]

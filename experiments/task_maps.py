@@ -51,7 +51,9 @@ def run(
         from skills.learned.policy import GoalPolicy
 
         policy = GoalPolicy.load("controller", kb=kb, device="cpu", path=checkpoint)
-        driver = LearnedController(kb, policy, GridScriptedController(kb), seed=seed, use_fallback=False)
+        driver = LearnedController(
+            kb, policy, driver, seed=seed, use_fallback=False
+        )  # the expert: functional skills only
     for k in range(first, len(eps), stride):
         goal, sd, opts = eps[k]
         w = GridWorld(kb)

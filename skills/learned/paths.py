@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints"
+ENSEMBLE_SEP = "+"  # paths joined by it load as one Ensemble (skills/learned/ensemble.py)
 ENV = {"controller": "DEPS_CONTROLLER_CHECKPOINT", "selector": "DEPS_SELECTOR_CHECKPOINT"}
 
 

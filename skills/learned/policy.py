@@ -16,9 +16,10 @@ import numpy as np
 import torch
 
 from skills.learned import checkpoint
+from skills.learned.ensemble import Ensemble
 from skills.learned.features import encode_extras, encode_obs, extra_tensors, goal_key, net_shape, to_tensors
 from skills.learned.model import bin_centres
-from skills.learned.paths import LearnedError, checkpoint_paths
+from skills.learned.paths import ENSEMBLE_SEP, LearnedError, checkpoint_paths
 from skills.learned.routed import RoutedPolicy
 from worlds.gridworld import spec
 
@@ -87,10 +88,13 @@ class GoalPolicy:
         device = pick_device(device)
         if device == "cpu" and torch.get_num_threads() > 1 and "OMP_NUM_THREADS" not in os.environ:
             torch.set_num_threads(1)  # a net this small runs fastest on one thread; more only spin on a busy CPU
-        parts = []
+        parts: list[Any] = []
         for p in checkpoint_paths(kind, path):
-            net, card = _load_cached(str(p), kb.version, device, kind)
-            parts.append(cls(net, kb, card, device))
+            members, names = [], str(p).split(ENSEMBLE_SEP)  # several joined: one Ensemble (ensemble.py)
+            for one in names:
+                net, card = _load_cached(one, kb.version, device, kind)
+                members.append(cls(net, kb, card, device))
+            parts.append(members[0] if len(members) == 1 else Ensemble(members, names))
         if len(parts) == 1:
             return parts[0]
         return RoutedPolicy(parts)  # several: each goal to the first trained for it

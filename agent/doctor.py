@@ -100,10 +100,10 @@ def _checkpoint(kind: str) -> Callable[[], str]:
     def check() -> str:
         import zipfile
 
-        from skills.learned.paths import ENV, checkpoint_paths
+        from skills.learned.paths import ENV, checkpoint_files
 
         found = []
-        for path in checkpoint_paths(kind):  # the controller may be several (skills/learned/routed.py)
+        for path in checkpoint_files(kind):  # several (skills/learned/routed.py), or an ensemble's members
             where = f"{path} (from {ENV[kind]})" if os.environ.get(ENV[kind]) else str(path)
             if not path.is_file():
                 raise RuntimeError(f"{where} is not a file")

@@ -81,3 +81,21 @@ def test_an_ensemble_is_one_part_of_a_routed_set_and_a_member_that_does_not_fit_
     with pytest.raises(CheckpointError) as e:
         GoalPolicy.load("controller", kb=kb, device="cpu", path=f"{a}+{tmp_path / 'missing.pt'}")
     assert "missing.pt" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_doctor_checks_each_member_and_the_controller_counts_as_there_only_when_all_are(kb, tmp_path, monkeypatch):
+    from agent.doctor import _checkpoint
+    from skills.learned.paths import available, checkpoint_files
+
+    a = _save(kb, tmp_path / "a.pt", ["mine:log"], 1)
+    b = _save(kb, tmp_path / "b.pt", ["mine:log"], 2)
+    monkeypatch.setenv("DEPS_CONTROLLER_CHECKPOINT", f"{a}+{b}")
+    assert checkpoint_files("controller") == [a, b] and available("controller")
+    found = _checkpoint("controller")()
+    assert str(a) in found and str(b) in found
+    monkeypatch.setenv("DEPS_CONTROLLER_CHECKPOINT", f"{a}+/etc/passwd")
+    assert available("controller")  # a file is there; whether it fits is the loader's and the doctor's to say
+    with pytest.raises(RuntimeError, match="not a torch checkpoint"):
+        _checkpoint("controller")()
+    monkeypatch.setenv("DEPS_CONTROLLER_CHECKPOINT", f"{a}+{tmp_path / 'missing.pt'}")
+    assert not available("controller")

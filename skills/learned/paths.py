@@ -58,6 +58,11 @@ def checkpoint_paths(kind: str, given: str | None = None) -> list[Path]:
     return [SHIPPED / f"{kind}.pt", *more]
 
 
+def checkpoint_files(kind: str, given: str | None = None) -> list[Path]:
+    """The files of checkpoint_paths, an ensemble's members (`a.pt+b.pt`) each on its own."""
+    return [Path(m) for p in checkpoint_paths(kind, given) for m in str(p).split(ENSEMBLE_SEP)]
+
+
 def available(kind: str) -> bool:
-    """Whether a checkpoint of this kind is there to be loaded (not whether it fits)."""
-    return checkpoint_path(kind).is_file()
+    """Whether the (first) checkpoint of this kind is there to be loaded (not whether it fits)."""
+    return all(Path(m).is_file() for m in str(checkpoint_path(kind)).split(ENSEMBLE_SEP))

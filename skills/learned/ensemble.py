@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from skills.learned.choose import choose
+
 
 class Ensemble:
     """GoalPolicy's interface over `members` (GoalPolicy each, on one device): `logits` is
@@ -63,9 +65,8 @@ class Ensemble:
         return torch.log(policy / k), torch.log(horizon / k)
 
     def act(self, obs: dict, codes: np.ndarray, mask: np.ndarray | None = None, **kw: Any) -> np.ndarray:
-        from skills.learned.policy import GoalPolicy
-
-        return GoalPolicy.act(self, obs, codes, mask, **kw)  # type: ignore[arg-type]
+        """GoalPolicy.act on the mixture's logits."""
+        return choose(self.logits(obs, codes)[0], obs["facing"], mask, **kw)
 
     @torch.inference_mode()
     def expected_horizon(self, obs: dict, codes: np.ndarray) -> np.ndarray:

@@ -3,7 +3,7 @@
 A Markov policy that picks an action with no effect sees the same state again and, being
 confident there, picks it again: the round-4 controller pressed `jump` 400 times against a
 wall with something over its head, spending an iron ore's whole budget (docs/results/
-learned-parts.md, round 5). `idle_turns` (skills/learned/policy.py) rules out the one such
+learned-parts.md, round 5). `idle_turns` (skills/learned/choose.py) rules out the one such
 action known beforehand, a turn to the facing already held; this rules out, per world, every
 action that was tried in the present state and changed nothing, until the state changes.
 The state is the observation without the clock: blocks and mobs in view, inventory,

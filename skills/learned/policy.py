@@ -16,25 +16,13 @@ import numpy as np
 import torch
 
 from skills.learned import checkpoint
+from skills.learned.choose import choose, idle_turns  # noqa: F401  (idle_turns: imported from here too)
 from skills.learned.ensemble import Ensemble
 from skills.learned.features import encode_extras, encode_obs, extra_tensors, goal_key, net_shape, to_tensors
 from skills.learned.model import bin_centres
 from skills.learned.paths import ENSEMBLE_SEP, LearnedError, checkpoint_paths
 from skills.learned.routed import RoutedPolicy
 from worlds.gridworld import spec
-
-# the primitive that turns the agent to each facing of spec.FACINGS (north, south, east, west, up, down)
-TURN_TO = np.array([spec.PRIMITIVE_ID[f"face_{f}"] for f in spec.FACINGS], dtype=np.int64)
-
-
-def idle_turns(facing: Any, n_actions: int = len(spec.PRIMITIVES)) -> np.ndarray:
-    """[n, A] True at the turn to the facing each agent already has: an action that changes
-    nothing, so a policy that picks it sees the same state again and may pick it again
-    (a Markov policy's loop; the trained one did `face_up` 200 times under a tree)."""
-    f = np.asarray(facing).reshape(-1).astype(np.int64)
-    idle = np.zeros((len(f), n_actions), dtype=bool)
-    idle[np.arange(len(f)), TURN_TO[f]] = True
-    return idle
 
 
 def pick_device(device: str | None = None) -> str:
@@ -136,20 +124,7 @@ class GoalPolicy:
         chosen, and a turn to the facing already held is never chosen (`idle_turns`);
         sampled at `temperature` unless greedy."""
         logits, _ = self.logits(obs, codes)
-        logits = logits / max(float(temperature), 1e-3)
-        allowed = ~idle_turns(obs["facing"], logits.shape[-1])
-        if mask is not None:
-            allowed &= np.asarray(mask, dtype=bool)
-        logits = logits.masked_fill(~torch.as_tensor(allowed, device=logits.device), float("-inf"))
-        if greedy:
-            return logits.argmax(-1).cpu().numpy()
-        p = torch.softmax(logits, -1).cpu().numpy().astype(np.float64)
-        rng = rng or np.random.default_rng()
-        # what rng.choice(len(row), p=row / row.sum()) draws row by row (one uniform each, the
-        # same stream, the same actions), in one pass (issue 21)
-        cdf = np.cumsum(p / p.sum(1, keepdims=True), axis=1)
-        cdf /= cdf[:, -1:]
-        return (cdf <= rng.random(len(p))[:, None]).sum(1)
+        return choose(logits, obs["facing"], mask, greedy, rng, temperature)
 
     @torch.inference_mode()
     def expected_horizon(self, obs: dict, codes: np.ndarray) -> np.ndarray:

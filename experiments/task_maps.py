@@ -51,9 +51,8 @@ def run(
         from skills.learned.policy import GoalPolicy
 
         policy = GoalPolicy.load("controller", kb=kb, device="cpu", path=checkpoint)
-        driver = LearnedController(
-            kb, policy, driver, seed=seed, use_fallback=False
-        )  # the expert: functional skills only
+        # the scripted controller built above does the functional skills only (no fallback)
+        driver = LearnedController(kb, policy, driver, seed=seed, use_fallback=False)
     for k in range(first, len(eps), stride):
         goal, sd, opts = eps[k]
         w = GridWorld(kb)

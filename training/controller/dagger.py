@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -29,7 +28,7 @@ from skills.learned.features import net_shape, time_column
 from skills.learned.model import GoalNet
 from skills.learned.policy import GoalPolicy
 from training.controller.data import TRAIN_GOALS, collect
-from training.controller.fit import concat, evaluate, fit, split
+from training.controller.fit import concat, fit, split
 
 HELD_OUT = 0.1
 
@@ -110,8 +109,7 @@ def _bar(total: int, desc: str, enabled: bool):
 
 
 def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
-    from training.controller.rollout import rollout
-    from training.controller.train import eval_episodes, setup
+    from training.controller.train import data_facts, measure, run_facts, setup
 
     t0 = time.monotonic()
     kb, vocab = setup(cfg.threads, cfg.seed, cfg.mc_version)
@@ -177,17 +175,7 @@ def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
                 goals=goals(),
                 card={"command": cfg.command, "rounds": list(rounds)},
             )
-    measured = evaluate(net, held_out, cfg.device)
-    if history:
-        measured["loss_first"] = round(float(np.mean(history[:20])), 4)
-        measured["loss_last"] = round(float(np.mean(history[-20:])), 4)
-    if cfg.eval_episodes > 0:
-        policy = GoalPolicy(net, kb, {"goals": goals()}, cfg.device)
-        res = rollout(
-            kb, eval_episodes(cfg.eval_episodes, cfg.seed), "learned", policy, budget=600, n_envs=32, seed=cfg.seed
-        )
-        measured["rollout_success"] = round(sum(x["ok"] for x in res) / len(res), 3)
-        measured["rollout_episodes"] = len(res)
+    measured = measure(net, kb, goals(), held_out, history, cfg.device, cfg.eval_episodes, cfg.seed)
     card = {
         "kind": "controller",
         "command": cfg.command
@@ -199,21 +187,8 @@ def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
             "data": init_card.get("data"),
             "wall_s": init_card.get("wall_s"),
         },
-        "data": {
-            "expert_pursuits": stats["pursuits"],
-            "successful": stats["ok"],
-            "rows": stats["rows"],
-            "held_out_rows": int(len(held_out["goal"])),
-            "train_rows": int(len(train_set["goal"])),
-            "by_goal": stats["by_goal"],
-            "dagger": rounds,
-        },
-        "device": cfg.device,
-        "torch": str(torch.__version__),
-        "machine": f"{platform.machine()} {platform.system()}, {torch.get_num_threads()} torch threads",
-        "wall_s": round(time.monotonic() - t0, 1),
-        "measured": measured,
-        "vocab_version": vocab.version,
+        "data": data_facts(stats, train_set, held_out, rounds),
+        **run_facts(cfg.device, t0, measured, vocab.version),
     }
     path = checkpoint.save(
         Path(cfg.out) / "controller.pt", net.cpu(), vocab_version=vocab.version, goals=goals(), card=card

@@ -120,6 +120,50 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     return eps
 
 
+def measure(
+    net: GoalNet, kb: Any, goals: list[str], held_out: Any, history: list[float], device: str, n_eval: int, seed: int
+) -> dict[str, Any]:
+    """A fitted network's card figures: held-out agreement (fit.evaluate), the first and last
+    20 steps' mean loss, and with `n_eval` > 0 its success rolled out on fresh worlds."""
+    from training.controller.rollout import rollout
+
+    measured: dict[str, Any] = evaluate(net, held_out, device)
+    if history:
+        measured["loss_first"] = round(float(np.mean(history[:20])), 4)
+        measured["loss_last"] = round(float(np.mean(history[-20:])), 4)
+    if n_eval > 0:
+        policy = GoalPolicy(net, kb, {"goals": goals}, device)
+        res = rollout(kb, eval_episodes(n_eval, seed), "learned", policy, budget=600, n_envs=32, seed=seed)
+        measured["rollout_success"] = round(sum(r["ok"] for r in res) / len(res), 3)
+        measured["rollout_episodes"] = len(res)
+    return measured
+
+
+def data_facts(stats: dict, train_set: Any, held_out: Any, rounds: list) -> dict[str, Any]:
+    """The card's "data": what the expert collected, how it was split, the DAgger rounds."""
+    return {
+        "expert_pursuits": stats["pursuits"],
+        "successful": stats["ok"],
+        "rows": stats["rows"],
+        "train_rows": int(len(train_set["goal"])),
+        "held_out_rows": int(len(held_out["goal"])),
+        "by_goal": stats["by_goal"],
+        "dagger": rounds,
+    }
+
+
+def run_facts(device: str, t0: float, measured: dict, vocab_version: Any) -> dict[str, Any]:
+    """The card's fields on where and how long it ran, and what it measured."""
+    return {
+        "device": device,
+        "torch": str(torch.__version__),
+        "machine": f"{platform.machine()} {platform.system()}, {torch.get_num_threads()} torch threads",
+        "wall_s": round(time.monotonic() - t0, 1),
+        "measured": measured,
+        "vocab_version": vocab_version,
+    }
+
+
 def setup(threads: int, seed: int, mc_version: str) -> tuple[Any, Any]:
     """Torch threads and seed set; the knowledge base and the grid vocabulary of `mc_version`."""
     from worlds.knowledge import load_kb
@@ -132,8 +176,6 @@ def setup(threads: int, seed: int, mc_version: str) -> tuple[Any, Any]:
 
 
 def train(cfg: TrainConfig, progress: bool = True) -> dict:
-    from training.controller.rollout import rollout
-
     if cfg.kind not in ("controller", "selector"):
         raise LearnedError(f"unknown training target {cfg.kind!r}; accepted: controller, selector")
     t0 = time.monotonic()
@@ -161,35 +203,15 @@ def train(cfg: TrainConfig, progress: bool = True) -> dict:
         train_set = concat(train_set, more)
         rounds.append({"pursuits": st["pursuits"], "rows": st["rows"], "learner_ok": st["ok"]})
         history += _fit(net, train_set, cfg, cfg.seed + 1 + r, f"fit (DAgger {r + 1})", progress, time_column(vocab))
-    measured = evaluate(net, held_out, cfg.device)
-    measured["loss_first"] = round(float(np.mean(history[:20])), 4)
-    measured["loss_last"] = round(float(np.mean(history[-20:])), 4)
     goals = [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]
-    if cfg.kind == "controller" and cfg.eval_episodes > 0:
-        policy = GoalPolicy(net, kb, {"goals": goals}, cfg.device)
-        eps = eval_episodes(cfg.eval_episodes, cfg.seed)
-        res = rollout(kb, eps, "learned", policy, budget=600, n_envs=32, seed=cfg.seed)
-        measured["rollout_success"] = round(sum(r["ok"] for r in res) / len(res), 3)
-        measured["rollout_episodes"] = len(res)
+    n_eval = cfg.eval_episodes if cfg.kind == "controller" else 0
+    measured = measure(net, kb, goals, held_out, history, cfg.device, n_eval, cfg.seed)
     card = {
         "kind": cfg.kind,
         "command": cfg.command or f"deps train {cfg.kind} --out {cfg.out}",
         "config": asdict(cfg),
-        "data": {
-            "expert_pursuits": stats["pursuits"],
-            "successful": stats["ok"],
-            "rows": stats["rows"],
-            "train_rows": int(len(train_set["goal"])),
-            "held_out_rows": int(len(held_out["goal"])),
-            "by_goal": stats["by_goal"],
-            "dagger": rounds,
-        },
-        "device": cfg.device,
-        "torch": str(torch.__version__),
-        "machine": f"{platform.machine()} {platform.system()}, {torch.get_num_threads()} torch threads",
-        "wall_s": round(time.monotonic() - t0, 1),
-        "measured": measured,
-        "vocab_version": vocab.version,
+        "data": data_facts(stats, train_set, held_out, rounds),
+        **run_facts(cfg.device, t0, measured, vocab.version),
     }
     path = checkpoint.save(
         Path(cfg.out) / f"{cfg.kind}.pt", net.cpu(), vocab_version=vocab.version, goals=goals, card=card

@@ -251,7 +251,9 @@ def collect(
     `target`: the surroundings map carries each pursuit's target map (skills/learned/sense.py),
     and the rows carry the auxiliary labels (expert_target) as "aux_dir" and "aux_dist";
     `near` (with target): the near map too, packed after it.
-    `seconds`: stop after this long even if fewer pursuits have finished (0: no limit).
+    `seconds`: stop stepping after this long, counted once the worlds are made, even if fewer
+    pursuits have finished (0: no limit); the worlds' making is left out so that a busy
+    machine's slow start cannot leave a short collection with no step at all.
     `repeat_p`: the chance that a world's next goal is the mine or kill goal it just finished, begun
     where that one ended, as a plan's `mine 3 iron_ore` or `mine 16 cobblestone` runs: the second ore
     is sought from the first one's tunnel, a start a fresh draw seldom gives (in deps71 the policy took
@@ -262,7 +264,6 @@ def collect(
     `source_seed_p`: the share of fresh generated worlds whose seed is moved on to the first whose
     world holds their first goal's source, as the skill table picks its worlds (training/controller/seeds.py).
     """
-    until = time.monotonic() + seconds if seconds > 0 else float("inf")
     rng = np.random.default_rng(seed)
     env = BatchGridWorld(n_envs, kb)
     vocab = env.vocab
@@ -300,6 +301,7 @@ def collect(
     finished = 0
     obs = look(observe_batch(env))
     mcol = mining_column(vocab)
+    until = time.monotonic() + seconds if seconds > 0 else float("inf")
     while finished < pursuits and time.monotonic() < until:
         actions = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (n_envs, 1))
         labels = np.full(n_envs, -1, np.int64)

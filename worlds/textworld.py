@@ -51,6 +51,17 @@ class Outcome:
     missing: dict = field(default_factory=dict)
     chance: bool = False  # failed by the controller's success rate, not by a rule
 
+    def info(self) -> dict:
+        """The step's `info` dict (a copy: the world keeps nothing the caller may change)."""
+        return {
+            "ok": self.ok,
+            "error": self.error,
+            "cost": self.cost,
+            "gained": dict(self.gained),
+            "missing": dict(self.missing),
+            "chance": self.chance,
+        }
+
 
 def _fail(error: str, missing: dict | None = None, cost: int = 0) -> Outcome:
     return Outcome(False, error, cost, {}, missing or {})
@@ -76,7 +87,37 @@ def read_action(kb: KnowledgeBase, allowed: set[str] | frozenset[str], action: A
     return skill, item
 
 
-class TextWorld:
+class DispatchStep:
+    """Gymnasium's `step` for a world whose `_dispatch` turns one action into an Outcome (the
+    text world and the Mineflayer world): the step budget, the cost, the reward on reaching
+    the target and the truncation, the same in both."""
+
+    steps: int
+    max_steps: int
+
+    def step(self, action: dict) -> tuple[dict, float, bool, bool, dict]:
+        was_done = self.target_reached()
+        if self.steps >= self.max_steps:
+            out = _fail(f"the episode is over: {self.steps} of {self.max_steps} steps used")
+        else:
+            out = self._dispatch(action)
+        self.steps += out.cost
+        done = self.target_reached()
+        reward = 1.0 if done and not was_done else 0.0
+        truncated = self.steps >= self.max_steps and not done
+        return self._obs(), reward, done, truncated, out.info()
+
+    def _dispatch(self, action: dict) -> Outcome:
+        raise NotImplementedError
+
+    def _obs(self) -> dict:
+        raise NotImplementedError
+
+    def target_reached(self) -> bool:
+        raise NotImplementedError
+
+
+class TextWorld(DispatchStep):
     observation_space = {
         "inventory": "item -> count",
         "equipment": "slot -> item",
@@ -140,19 +181,7 @@ class TextWorld:
             if canon is None:
                 raise ValueError(f"{self.kb.unknown_reason(name)} (in the target)")
             self.target[canon] = int(n)
-        return self._obs(), self._info(Outcome(True))
-
-    def step(self, action: dict) -> tuple[dict, float, bool, bool, dict]:
-        was_done = self.target_reached()
-        if self.steps >= self.max_steps:
-            out = _fail(f"the episode is over: {self.steps} of {self.max_steps} steps used")
-        else:
-            out = self._dispatch(action)
-        self.steps += out.cost
-        done = self.target_reached()
-        reward = 1.0 if done and not was_done else 0.0
-        truncated = self.steps >= self.max_steps and not done
-        return self._obs(), reward, done, truncated, self._info(out)
+        return self._obs(), Outcome(True).info()
 
     @property
     def inventory(self) -> dict[str, int]:
@@ -207,17 +236,6 @@ class TextWorld:
             "equipment": dict(self.equipment),
             "biome": self.biome,
             "steps": self.steps,
-        }
-
-    @staticmethod
-    def _info(out: Outcome) -> dict:
-        return {
-            "ok": out.ok,
-            "error": out.error,
-            "cost": out.cost,
-            "gained": dict(out.gained),
-            "missing": dict(out.missing),
-            "chance": out.chance,
         }
 
     def _held(self, name: str) -> int:

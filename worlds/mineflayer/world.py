@@ -40,7 +40,7 @@ from worlds.inventory import Bag, Refusal, slot_of
 from worlds.knowledge import VERSIONS, KnowledgeBase, load_kb
 from worlds.options import how_to_obtain
 from worlds.recipes import a
-from worlds.textworld import Outcome, read_action
+from worlds.textworld import DispatchStep, Outcome, read_action
 from worlds.types import ACTIONS
 
 from .sidecar import MineflayerError, Sidecar
@@ -116,7 +116,7 @@ def _fail(error: str, missing: dict | None = None, cost: int = 0, chance: bool =
     return _Outcome(False, error, cost, {}, missing or {}, chance)
 
 
-class MineflayerWorld:
+class MineflayerWorld(DispatchStep):
     observation_space = {
         "inventory": "item -> count (the agent's names)",
         "equipment": "slot -> item",
@@ -331,7 +331,7 @@ class MineflayerWorld:
         self.steps, self.fuel_credit, self.mainhand = 0, 0.0, None
         self.max_steps = int(o.get("max_steps") or DEFAULT_MAX_STEPS)
         self.refresh()
-        return self._obs(), self._info(_Outcome(True))
+        return self._obs(), _Outcome(True).info()
 
     def _game_concrete(self, item: str) -> str:
         assert self.game_kb is not None
@@ -366,29 +366,6 @@ class MineflayerWorld:
             f"{state.get('inventory') or 'nothing'}); accepted: a server where the bot has "
             "op rights for /clear and /give (/op NAME), or a new --bot-name",
         )
-
-    def step(self, action: dict) -> tuple[dict, float, bool, bool, dict]:
-        was_done = self.target_reached()
-        if self.steps >= self.max_steps:
-            out = _fail(f"the episode is over: {self.steps} of {self.max_steps} steps used")
-        else:
-            out = self._dispatch(action)
-        self.steps += out.cost
-        done = self.target_reached()
-        reward = 1.0 if done and not was_done else 0.0
-        truncated = self.steps >= self.max_steps and not done
-        return self._obs(), reward, done, truncated, self._info(out)
-
-    @staticmethod
-    def _info(out: _Outcome) -> dict:
-        return {
-            "ok": out.ok,
-            "error": out.error,
-            "cost": out.cost,
-            "gained": dict(out.gained),
-            "missing": dict(out.missing),
-            "chance": out.chance,
-        }
 
     def _dispatch(self, action: dict) -> _Outcome:
         read = read_action(self.kb, self.allowed, action)  # the text world's reading and refusals

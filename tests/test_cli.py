@@ -9,20 +9,7 @@ import sys
 import pytest
 
 from agent.cli import main
-
-CONTRACT_RUN_KEYS = {
-    "task",
-    "success",
-    "env_steps",
-    "rounds",
-    "llm_calls",
-    "tokens_in",
-    "tokens_out",
-    "wall_s",
-    "plans",
-    "final_inventory",
-    "failure_reason",
-}
+from tests.contract import RUN_KEYS
 
 
 def _last_json(out: str):
@@ -32,7 +19,7 @@ def _last_json(out: str):
 def test_run_oracle_diamond_json(capsys):
     assert main(["run", "obtain a diamond", "--planner", "oracle", "--json"]) == 0
     result = _last_json(capsys.readouterr().out)
-    assert CONTRACT_RUN_KEYS <= set(result)
+    assert RUN_KEYS <= set(result)
     assert result["success"] is True and result["llm_calls"] == 0
     assert result["final_inventory"].get("diamond", 0) >= 1
     assert len(result["plans"]) == 1

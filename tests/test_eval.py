@@ -28,23 +28,10 @@ from evaluation.runner import run_eval
 from evaluation.store import ResultStore
 from evaluation.sweep import run_sweep
 from nodes.settings import RunSettings
+from tests.contract import EVAL_KEYS, RUN_KEYS
 from worlds.types import Task
 
 ROOT = Path(__file__).resolve().parents[1]
-CONTRACT_KEYS = {"suite", "planner", "world", "episodes", "groups", "success_rate", "tokens_in", "tokens_out", "wall_s"}
-RUN_KEYS = {
-    "task",
-    "success",
-    "env_steps",
-    "rounds",
-    "llm_calls",
-    "tokens_in",
-    "tokens_out",
-    "wall_s",
-    "plans",
-    "final_inventory",
-    "failure_reason",
-}
 
 
 # ----------------------------------------------------------------------------- fakes
@@ -148,7 +135,7 @@ def test_seeds_are_stable_across_processes():
 def test_summary_keys_and_group_math(tmp_path):
     fake = Fake()
     s = run(make_tasks(), tmp_path / "r", episode_fn=fake, episodes=4, workers=3)
-    assert CONTRACT_KEYS <= set(s)
+    assert EVAL_KEYS <= set(s)
     assert s["suite"] == "fake" and s["planner"] == "deps" and s["world"] == "textworld" and s["episodes"] == 4
     assert len(fake.calls) == 20 and s["n"] == 20 and s["missing"] == 0
     g1, g2 = s["groups"]["MT1"], s["groups"]["MT2"]
@@ -465,7 +452,7 @@ def test_eval_command_json_is_last_stdout_line(tmp_path):
     rc, out, err = _cli(tmp_path, json_out=True, tasks="MT2,a1", episodes=2)
     assert rc == 0, err
     s = json.loads(out.strip().splitlines()[-1])
-    assert CONTRACT_KEYS <= set(s) and set(s["groups"]) == {"MT1", "MT2"}
+    assert EVAL_KEYS <= set(s) and set(s["groups"]) == {"MT1", "MT2"}
     assert s["groups"]["MT1"]["n"] == 2 and s["groups"]["MT2"]["n"] == 4
     for d in ("summary.json", "report.md", "episodes.jsonl"):
         assert (tmp_path / "o" / d).exists()

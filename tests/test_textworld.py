@@ -198,3 +198,19 @@ def test_stochastic_is_seeded(kb):
     fails = [i for i in (act(w, "mine", "log")[4] for _ in range(20)) if not i["ok"]]
     assert fails and all(f["chance"] and f["cost"] > 0 and "success rate 0.39" in f["error"] for f in fails)
     assert w.inventory.get("log", 0) == 20 - len(fails)
+
+
+def test_the_mob_hunted_for_an_item_is_chosen_by_one_rule_both_worlds_share(kb):
+    """worlds/options.py: mob_for, used by the text and the Mineflayer world: of the mobs that
+    always drop the item the one with the fewest steps per item, for a rare drop the best chance
+    per kill's steps, none for an item no mob drops (the world then says how to obtain it)."""
+    from worlds.costs import default_costs
+    from worlds.options import mob_for
+
+    costs = default_costs()
+    assert mob_for(kb, costs, "leather") == "cow" and mob_for(kb, costs, "bone") == "skeleton"
+    assert not kb.mob_sources("rabbit_foot") and mob_for(kb, costs, "rabbit_foot") == "rabbit"
+    assert mob_for(kb, costs, "diamond") is None
+    w = make(kb)
+    info = act(w, "kill", "diamond")[-1]
+    assert not info["ok"] and "no mob here drops diamond" in info["error"]

@@ -311,3 +311,18 @@ def how_to_obtain(kb: KnowledgeBase, item: str) -> str:
         return f"smelting {o.source.input} in a furnace"
     mats = " + ".join(f"{n} {k}" for k, n in o.inputs.items())
     return f"crafting it from {mats}"
+
+
+def mob_for(kb: KnowledgeBase, costs: SkillCosts, item: str) -> str | None:
+    """The mob a world hunts for `item`: of those that always drop it, the one with the fewest
+    steps per item dropped; for a rare drop only (a wither skeleton's skull), the one with the
+    best chance per step of a kill; None where no mob drops it. Ties go by name."""
+    mobs = kb.mob_sources(item)
+    if not mobs and kb.mob_chance_sources(item):  # a rare drop: kill until it comes
+        return max(kb.mob_chance_sources(item), key=lambda m: (m[1] / costs.kill(m[0]).cost, m[0]))[0]
+    if not mobs:
+        return None
+    vs = set(kb.variants(item))
+    return min(
+        mobs, key=lambda m: (costs.kill(m).cost / max(1, sum(n for i, n in kb.mob_drops(m).items() if i in vs)), m)
+    )

@@ -35,7 +35,7 @@ from worlds.costs import SkillCosts, default_costs
 from worlds.drops import break_gains, kill_gains
 from worlds.inventory import SLOTS, Bag, Refusal, slot_of  # noqa: F401  (the rules; slot_of re-exported)
 from worlds.knowledge import KnowledgeBase
-from worlds.options import how_to_obtain, use_rate
+from worlds.options import how_to_obtain, mob_for, use_rate
 from worlds.recipes import a
 from worlds.types import ACTIONS
 
@@ -357,18 +357,9 @@ class TextWorld(DispatchStep):
         return self.bag.concrete_held(name)
 
     def _kill(self, item: str, action: dict) -> Outcome:
-        kb = self.kb
-        mobs = kb.mob_sources(item)
-        if not mobs and kb.mob_chance_sources(item):  # a rare drop: kill until it comes
-            mob, _ = max(kb.mob_chance_sources(item), key=lambda m: (m[1] / self.costs.kill(m[0]).cost, m[0]))
-            return self._kill_mob(mob)
-        if not mobs:
-            return _fail(f"no mob here drops {item}; obtain it by {how_to_obtain(kb, item)}")
-        vs = set(kb.variants(item))
-        mob = min(
-            mobs,
-            key=lambda m: (self.costs.kill(m).cost / max(1, sum(n for i, n in kb.mob_drops(m).items() if i in vs)), m),
-        )
+        mob = mob_for(self.kb, self.costs, item)
+        if mob is None:
+            return _fail(f"no mob here drops {item}; obtain it by {how_to_obtain(self.kb, item)}")
         return self._kill_mob(mob)
 
     def _kill_mob(self, mob: str) -> Outcome:

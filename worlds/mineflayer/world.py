@@ -38,7 +38,7 @@ from typing import Any
 from worlds.costs import SkillCosts, default_costs
 from worlds.inventory import Bag, Refusal, slot_of
 from worlds.knowledge import VERSIONS, KnowledgeBase, load_kb
-from worlds.options import how_to_obtain
+from worlds.options import how_to_obtain, mob_for
 from worlds.recipes import a
 from worlds.textworld import DispatchStep, Outcome, read_action
 from worlds.types import ACTIONS
@@ -489,15 +489,9 @@ class MineflayerWorld(DispatchStep):
         return _Outcome(True, None, rate.cost, gained)
 
     def _kill(self, item: str, action: dict) -> _Outcome:
-        kb = self.kb
-        mobs = kb.mob_sources(item)
-        if not mobs:
-            return _fail(f"no mob here drops {item}; obtain it by {how_to_obtain(kb, item)}")
-        vs = set(kb.variants(item))
-        mob = min(
-            mobs,
-            key=lambda m: (self.costs.kill(m).cost / max(1, sum(n for i, n in kb.mob_drops(m).items() if i in vs)), m),
-        )
+        mob = mob_for(self.kb, self.costs, item)
+        if mob is None:
+            return _fail(f"no mob here drops {item}; obtain it by {how_to_obtain(self.kb, item)}")
         return self._kill_mob(mob)
 
     def _kill_mob(self, mob: str) -> _Outcome:

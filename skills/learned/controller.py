@@ -36,25 +36,10 @@ from skills.learned.progress import Progress
 from skills.learned.shield import Shield
 from skills.learned.surround import observe
 from worlds.gridworld.sources import placeable_chance_sources
-from worlds.gridworld.spec import PRIMITIVE_ID, PRIMITIVES
+from worlds.gridworld.spec import FUNCTIONAL, NEEDS_ITEM, PRIMITIVE_ID, PRIMITIVES
 
 GOAL_BUDGET = 600  # steps of no progress one unit of a mine/kill goal may take (progress.py; DEPS Table 10)
-FUNCTIONAL = ("craft", "smelt", "equip")
-NO_ITEM = (
-    "noop",
-    "move_north",
-    "move_south",
-    "move_east",
-    "move_west",
-    "face_up",
-    "face_down",
-    "attack",
-    "jump",
-    "face_north",
-    "face_south",
-    "face_east",
-    "face_west",
-)
+NO_ITEM = tuple(p for p in PRIMITIVES if p not in NEEDS_ITEM)  # the primitives that take no item argument
 BUILDING = ("cobblestone", "dirt")  # what the policy may place with use / jump_place, first held wins
 
 

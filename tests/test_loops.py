@@ -7,17 +7,10 @@ from agent.runner import run_episode
 from nodes.loops import goal_block, loop_cause
 from nodes.settings import RunSettings
 from tests.fakes import FakeLLM
-from worlds.knowledge import load_kb
+from tests.test_graph import FLAWED, KB, STONE_SWORD
 from worlds.types import Task
 
-KB = load_kb("1.11.2")
-STONE_SWORD = Task("CraftStoneSword", "MT2", "Obtain a stone sword.", {"stone_sword": 1}, 3000)
-# tests/test_graph.py's flawed plan: it forgets the pickaxe, so it fails at step 4 every time
-FLAWED = """mine({'log':3}, null)  # step 1
-craft({'planks':12}, {'log':3}, null)  # step 2
-craft({'stick':4}, {'planks':2}, null)  # step 3
-mine({'cobblestone':2}, null)  # step 4
-craft({'stone_sword':1}, {'cobblestone':2, 'stick':1}, 'crafting_table')  # step 5"""
+# tests/test_graph.py's flawed plan (FLAWED) forgets the pickaxe, so it fails at step 4 every time
 SAME_BLOCK = FLAWED.replace("# step 1", "# step 1: logs first")  # other comments, same goals
 EXPLANATION = "I need more logs."
 

@@ -191,3 +191,26 @@ def test_a_pursuit_that_waits_for_its_item_may_take_a_tasks_steps(kb, monkeypatc
     assert data.pursuit_cap(env, Goal("mine", {"log": 1})) == 30
     assert data.pursuit_cap(env, Goal("mine", {"sapling": 1})) == 30  # about 3 a tree: broken, not waited for
     assert data.pursuit_cap(env, Goal("kill", {"cow": 1})) == 30
+
+
+def test_learner_rows_headed_far_above_can_be_left_out(tmp_path, capsys):
+    """Round 26: with --learner-above N the DAgger fit leaves out the learner's rows whose expert
+    heads for a cell above the agent more than N cells away, read from the same auxiliary labels
+    expert_target writes (a target below, level or none is always kept)."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from training.controller.data import above_rows, expert_target
+    from training.controller.pipeline import main
+
+    def label(target):
+        return expert_target(SimpleNamespace(fetch=None, target=target), (5, 20, 5))
+
+    rows = [label((5, 30, 5)), label((6, 22, 5)), label((5, 0, 5)), label((9, 20, 5)), label(None)]
+    data = {"aux_dir": torch.tensor([d for d, _ in rows]), "aux_dist": torch.tensor([x for _, x in rows])}
+    assert above_rows(data, 8).tolist() == [True, False, False, False, False]
+    assert above_rows(data, 0).tolist() == [True, True, False, False, False]
+    assert main(["--out", str(tmp_path), "--learner-above", "-2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--learner-above" in err[0] and "-1" in err[0]

@@ -135,6 +135,16 @@ def expert_target(expert: Expert, pos: np.ndarray) -> tuple[int, float]:
     return int(s[0] * 9 + s[1] * 3 + s[2]), float(np.log1p(np.abs(d).sum()))
 
 
+def above_rows(data: dict, beyond: float) -> torch.Tensor:
+    """Bool [rows]: the rows whose expert was heading for a cell above the agent, more than
+    `beyond` cells away (L1; 0: any cell above), by the auxiliary labels expert_target wrote.
+    In a learner's rows these are mostly the expert's way back up from where the learner dug
+    past its goal's source: labels the learner, which cannot see that far, learns as "build
+    up" wherever it stands (issue 20, round 26)."""
+    up = (data["aux_dir"] >= 0) & ((data["aux_dir"] // 3) % 3 == 2)
+    return up & (torch.expm1(data["aux_dist"]) > beyond)
+
+
 def safe_act(expert: Expert) -> tuple[int, int] | None:
     """The expert's next action; an expert that loops on itself counts as a failed pursuit."""
     try:

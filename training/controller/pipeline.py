@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.controller.data import FOCUS, TRAIN_GOALS
+from training.controller.data import FOCUS, TRAIN_GOALS, above_rows
 
 BANDS_DEFAULT = 6
 
@@ -58,6 +58,7 @@ class PipelineConfig:
     dagger_steps: int = 3000
     dagger_lr: float = 5e-4
     learner_share: float = 0.0  # a DAgger fit's share of each batch drawn from the learner's rows (0: uniform)
+    learner_above: float = -1.0  # leave out learner rows whose expert heads above, beyond this many cells (-1: keep)
     channels: int = 32
     hidden: int = 192
     scatter_p: float = 0.3
@@ -504,6 +505,11 @@ def run(cfg: PipelineConfig, log=print) -> dict:
         more, st = collect_parallel(
             cfg, f"dagger{r + 1}", cfg.pursuits, cfg.seed + 100 + r, net=net, log=log, only=only
         )
+        if cfg.learner_above >= 0 and more is not None and "aux_dir" in more:
+            drop = above_rows(more, cfg.learner_above)
+            more = {k: v[~drop] for k, v in more.items()}
+            st = {**st, "rows_left_out_above": int(drop.sum())}
+            log(f"dagger{r + 1}: {int(drop.sum())} learner rows left out (their expert heads above, --learner-above)")
         train_set = concat(train_set, more)
         h, h0 = fit_stage(
             net,
@@ -525,6 +531,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
                 "learner_ok": st["ok"],
                 "learner_ok_rate": round(st["ok"] / max(st["pursuits"], 1), 3),
                 "rows": st["rows"],
+                **({"rows_left_out_above": st["rows_left_out_above"]} if "rows_left_out_above" in st else {}),
                 **_steps(h, h0),
                 "wall_s": round(time.monotonic() - t1, 1),
                 **measured,
@@ -563,6 +570,12 @@ def main(argv: list[str] | None = None) -> int:
         ("dagger_steps", int, "gradient steps of each DAgger fit"),
         ("dagger_lr", float, "each DAgger fit's learning rate"),
         ("learner_share", float, "a DAgger fit's share of each batch drawn from the learner's rows (0: uniform)"),
+        (
+            "learner_above",
+            float,
+            "leave out the learner's rows whose expert heads for a cell above it more than this many cells away"
+            " (0: any above; -1: keep all)",
+        ),
         ("channels", int, "conv channels of a fresh network"),
         ("hidden", int, "hidden width of a fresh network"),
         ("scatter_p", float, "share of training worlds that are scatter maps (sources at set distances)"),
@@ -636,6 +649,9 @@ def main(argv: list[str] | None = None) -> int:
             "pipeline: error: --teacher is the policy --keep-old holds the old goals to; give --keep-old W too",
             file=sys.stderr,
         )
+        return 2
+    if a.learner_above < 0 and a.learner_above != -1:
+        print("pipeline: error: --learner-above must be 0 or more cells, or -1 (keep every row)", file=sys.stderr)
         return 2
     if not 0.0 <= a.learner_share < 1.0:
         print("pipeline: error: --learner-share must be from 0 to under 1 (0: rows drawn uniformly)", file=sys.stderr)

@@ -315,7 +315,7 @@ def how_to_obtain(kb: KnowledgeBase, item: str) -> str:
 
 def mob_for(kb: KnowledgeBase, costs: SkillCosts, item: str) -> str | None:
     """The mob a world hunts for `item`: of those that always drop it, the one with the fewest
-    steps per item dropped; for a rare drop only (a wither skeleton's skull), the one with the
+    steps per item dropped; for a rare drop only (a rabbit's foot), the one with the
     best chance per step of a kill; None where no mob drops it. Ties go by name."""
     mobs = kb.mob_sources(item)
     if not mobs and kb.mob_chance_sources(item):  # a rare drop: kill until it comes

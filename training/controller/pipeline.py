@@ -505,10 +505,11 @@ def run(cfg: PipelineConfig, log=print) -> dict:
         more, st = collect_parallel(
             cfg, f"dagger{r + 1}", cfg.pursuits, cfg.seed + 100 + r, net=net, log=log, only=only
         )
+        left_out = {}
         if cfg.learner_above >= 0 and more is not None and "aux_dir" in more:
             drop = above_rows(more, cfg.learner_above)
             more = {k: v[~drop] for k, v in more.items()}
-            st = {**st, "rows_left_out_above": int(drop.sum())}
+            left_out = {"rows_left_out_above": int(drop.sum())}
             log(f"dagger{r + 1}: {int(drop.sum())} learner rows left out (their expert heads above, --learner-above)")
         train_set = concat(train_set, more)
         h, h0 = fit_stage(
@@ -531,7 +532,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
                 "learner_ok": st["ok"],
                 "learner_ok_rate": round(st["ok"] / max(st["pursuits"], 1), 3),
                 "rows": st["rows"],
-                **({"rows_left_out_above": st["rows_left_out_above"]} if "rows_left_out_above" in st else {}),
+                **left_out,
                 **_steps(h, h0),
                 "wall_s": round(time.monotonic() - t1, 1),
                 **measured,

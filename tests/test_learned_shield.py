@@ -1,7 +1,8 @@
 """The learned controller never takes an action its view shows to be fatal (skills/learned/
 shield.py): in round 14 a third of the policy's lava-bucket tries ended in the lava lake.
 The rule is checked against the grid world itself: on random pits of lava, water, air and
-stone around the agent, an action is ruled out exactly when taking it kills the agent."""
+stone around the agent (and over its head, where a pillar step rises), an action is ruled out
+exactly when taking it kills the agent."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def _pit(rng: np.random.Generator) -> list:
                 if (dx, dz) == (0, 0):
                     if y == 64:
                         out.append([x0, y, z0, "dirt"])  # what the agent stands on, quick to break
-                    elif y == 63:
+                    elif y in (63, 66):  # under the dirt; over the agent's head
                         out.append([x0, y, z0, str(rng.choice(["lava", "air", "water", "stone"]))])
                     continue
                 name = rng.choice(["lava", "air", "water", "stone"], p=[0.3, 0.35, 0.1, 0.25])
@@ -47,7 +48,8 @@ def _pit(rng: np.random.Generator) -> list:
 
 def _world(kb, blocks: list) -> GridWorld:
     w = GridWorld(kb, size=(16, 16))
-    w.reset(seed=0, options={"layout": {"ground": 64, "blocks": blocks, "agent": list(AGENT)}, "time_of_day": 0.1})
+    layout = {"ground": 64, "blocks": blocks, "agent": list(AGENT)}
+    w.reset(seed=0, options={"layout": layout, "time_of_day": 0.1, "inventory": {"cobblestone": 4}})
     return w
 
 
@@ -57,10 +59,11 @@ def _dies(kb, blocks: list, setup: list[str], action: str, repeat: int = 1) -> t
     for a in setup:
         w.step({"action": a})
     fatal = Shield(w.env.rules).fatal(observe(w))[0]
+    step = {"action": action, "item": "cobblestone"} if action == "jump_place" else {"action": action}
     for _ in range(repeat):
         if getattr(w, "dead", False):
             break
-        w.step({"action": action})
+        w.step(step)
     return bool(getattr(w, "dead", False)), fatal
 
 
@@ -76,12 +79,14 @@ def test_an_action_is_ruled_out_exactly_when_it_kills(kb, seed):
         assert died == fatal[PRIMITIVE_ID["jump"]], (face, blocks)
     died, fatal = _dies(kb, blocks, ["face_down"], "attack", repeat=40)  # dirt by hand breaks well within 40
     assert died == fatal[PRIMITIVE_ID["attack"]], blocks
+    died, fatal = _dies(kb, blocks, [], "jump_place")  # a pillar step: up into the cell over the head
+    assert died == fatal[PRIMITIVE_ID["jump_place"]], blocks
     assert not fatal[PRIMITIVE_ID["noop"]] and not fatal[PRIMITIVE_ID["face_up"]]
 
 
 def test_the_pits_hold_deaths_and_survivals_of_each_kind(kb):
-    """The property above is not vacuous: the random pits kill by walking, falling, jumping
-    and digging down, and spare the agent in each way too."""
+    """The property above is not vacuous: the random pits kill by walking, falling, jumping,
+    digging down and pillaring up, and spare the agent in each way too."""
     seen = set()
     for seed in range(12):
         blocks = _pit(np.random.default_rng(seed))
@@ -90,7 +95,8 @@ def test_the_pits_hold_deaths_and_survivals_of_each_kind(kb):
         for face in FACE:
             seen.add(("jump", _dies(kb, blocks, [face], "jump")[0]))
         seen.add(("dig", _dies(kb, blocks, ["face_down"], "attack", repeat=40)[0]))
-    assert seen == {(k, d) for k in ("move", "jump", "dig") for d in (True, False)}
+        seen.add(("pillar", _dies(kb, blocks, [], "jump_place")[0]))
+    assert seen == {(k, d) for k in ("move", "jump", "dig", "pillar") for d in (True, False)}
 
 
 def test_water_stops_a_fall_and_the_last_allowed_action_is_kept(kb):

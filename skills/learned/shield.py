@@ -10,7 +10,10 @@ lava it can see:
   ruled out);
 - a jump onto a block with a deadly cell above it (where the jump lands);
 - an attack facing down when the cell under the block it would break is deadly (the agent
-  falls into it when the block goes).
+  falls into it when the block goes);
+- a pillar step (`jump_place`) under a deadly cell: the agent rises into the cell above its
+  feet (an emerald dig on seed 3 of `deps run "obtain an emerald"` pillared into a lava lake's
+  underside at level 5, 2026-11-29).
 Lava does not flow in the grid world (worlds/data/gridworld.yaml), so breaking a block beside
 it is safe. Like skills/learned/idle.py, it reads only the observation and never takes a
 world's last allowed action: one rule for the learned controller and the skill table's rollout.
@@ -45,14 +48,17 @@ class Shield:
         facing = np.asarray(obs["facing"]).reshape(-1)
         n, R = len(blocks), VIEW_RADIUS
         out = np.zeros((n, self.n_actions), dtype=bool)
+        own = blocks[:, :, R, R]  # the agent's own column
+        head = own[:, LEVEL[1]]  # the cell over its feet: a jump passes through it, a pillar step rises into it
         for f, move in enumerate(MOVES):  # a move's index in MOVES is its facing's (worlds/gridworld/spec.py)
             dx, _, dz = FACING_VECTORS[f]
             column = blocks[:, :, R + dz, R + dx]  # [n, L]: the cells of the column stepped into
             out[:, PRIMITIVE_ID[move]] = self._falls_into_death(column, 0)
             front, above = column[:, LEVEL[0]], column[:, LEVEL[1]]  # a jump lands above the front block
-            out[:, PRIMITIVE_ID["jump"]] |= (facing == f) & ~self.passable[front] & self.deadly[above]
-        below = blocks[:, :, R, R]  # the agent's own column
-        out[:, PRIMITIVE_ID["attack"]] = (facing == DOWN) & self._falls_into_death(below, -1)
+            jumps = (facing == f) & ~self.passable[front] & self.passable[head]
+            out[:, PRIMITIVE_ID["jump"]] |= jumps & self.deadly[above]
+        out[:, PRIMITIVE_ID["attack"]] = (facing == DOWN) & self._falls_into_death(own, -1)
+        out[:, PRIMITIVE_ID["jump_place"]] = self.deadly[head]
         return out
 
     def _falls_into_death(self, column: np.ndarray, dy: int) -> np.ndarray:

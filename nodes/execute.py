@@ -2,7 +2,8 @@
 
 It records the outcome (with the world's precise cause on failure), the inventory and the
 steps used, and decides whether the episode goes on: the task's item is held (success),
-or the step, round or token budget is spent (failure, with the reason stated).
+or the step, round or token budget is spent, or the agent died in a world whose episode ends
+there (failure, with the reason stated: re-planning a dead agent's route only spent LLM calls).
 """
 
 from __future__ import annotations
@@ -131,6 +132,8 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         update.update(
             status="failed", failure_reason=f"step budget spent ({world.steps} of {world.max_steps} environment steps)"
         )
+    elif getattr(world, "dead", False):  # a world whose episode ends with the agent (the grid world)
+        update.update(status="failed", failure_reason=getattr(world, "death", None) or "the agent died")
     elif not outcome["ok"] and rounds(state) >= ctx.max_rounds:
         update.update(
             status="failed",

@@ -130,7 +130,7 @@ class Expert:
         if self.result is not None:
             return None
         if self.env.dead[self.i]:
-            self._finish(False, "the agent died")
+            self._finish(False, self.env.death(self.i))
             return None
         if self.goal.action == "equip" and self.progress() >= 0 and self._equipped():
             self._finish(True)

@@ -176,3 +176,26 @@ def test_mermaid_edges_reader_sees_a_missing_edge():
 def test_selectors_run(selector):
     result = run_episode(STONE_SWORD, RunSettings(planner="oracle", selector=selector), kb=KB)
     assert result["success"]
+
+
+def test_a_death_ends_the_episode_with_its_cause(tmp_path, monkeypatch):
+    """In the grid world an episode ends with the agent: a controller whose goal puts the agent
+    in lava ends the episode there, the world's cause as the reason, with no re-plan (before,
+    DEPS re-planned a dead agent's route twice, an LLM call each, until its loop guard stopped)."""
+    (tmp_path / "lava_controller.py").write_text(
+        "def factory(kb, settings):\n"
+        "    class Burn:\n"
+        "        name = 'burn'\n"
+        "        def run(self, goal, world):\n"
+        "            x, y, z = world.position\n"
+        "            world.env.cells[world.i, x, z, y] = world.env.vocab.cell_id['lava']\n"
+        "            info = world.step({'action': 'noop'})[4]\n"
+        "            return {'ok': False, 'error': info.get('error'), 'steps': 1, 'gained': {}, 'missing': {}}\n"
+        "    return Burn()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    llm = FakeLLM([FLAWED, EXPLANATION, FIXED])
+    settings = RunSettings(planner="deps", world="gridworld", controller="lava_controller:factory")
+    result = run_episode(STONE_SWORD, settings, llm=llm, kb=KB)
+    assert not result["success"] and result["failure_reason"] == "the agent burned in lava", result
+    assert result["llm_calls"] == 1 and result["rounds"] == 0

@@ -228,7 +228,7 @@ class LearnedController:
             if world.steps >= world.max_steps:
                 return _outcome(False, f"ran out of environment steps ({world.max_steps})", steps, gained)
             if getattr(world, "dead", False):
-                return _outcome(False, "the agent died", steps, gained)
+                return _outcome(False, getattr(world, "death", None) or "the agent died", steps, gained)
             mask, gap = approach.cells()  # where the walk heads
             x, y, z = (int(c) for c in world.env.pos[world.i])
             here, anywhere = bool(mask[x, z, y]), bool(mask.any())
@@ -282,7 +282,7 @@ class LearnedController:
                             gained,
                         )
                     if getattr(world, "dead", False):
-                        return _outcome(False, "the agent died", steps, gained)
+                        return _outcome(False, getattr(world, "death", None) or "the agent died", steps, gained)
                     info = self._step(world, self._observe(world, luts), goal, code, idle, shield)
                     steps += info.get("cost", 1)
                     used = 0 if progress.made(info) else used + 1

@@ -247,6 +247,13 @@ class BatchGridWorld:
             now = weather or ("rain" if w is not None and w.raining(int(self.clock[i])) else "clear")
             self.weather[i] = schedule(self.seeds[i], now, int(self.clock[i]), self.day_steps)
 
+    def death(self, i: int) -> str | None:
+        """How world i's agent died, in the words every controller reports it (None: alive)."""
+        if not self.dead[i]:
+            return None
+        how = self.last_hurt[i]
+        return "the agent burned in lava" if how == "lava" else f"the agent was killed by a {how}"
+
     def night(self) -> np.ndarray:
         f = (self.clock % self.day_steps) / self.day_steps
         return (f >= self.night_span[0]) & (f < self.night_span[1])
@@ -277,7 +284,7 @@ class BatchGridWorld:
             events[i] = {
                 "error": f"the episode is over: {self.steps[i]} of {self.max_steps[i]} steps used"
                 if not self.dead[i]
-                else "the episode is over: the agent died"
+                else f"the episode is over: {self.death(i)}"
             }
         a[over] = P["noop"]
         ok[over] = False
@@ -336,10 +343,7 @@ class BatchGridWorld:
         for i in np.nonzero(died)[0].tolist():
             self.dead[i] = True
             ok[i] = False
-            how = self.last_hurt[i]
-            events.setdefault(i, {})["error"] = (
-                "the agent burned in lava" if how == "lava" else f"the agent was killed by a {how}"
-            )
+            events.setdefault(i, {})["error"] = self.death(i)
         self.done |= self.reached()
         reward = (self.done & ~was_done).astype(np.float32)
         terminated = self.done | self.dead

@@ -205,6 +205,11 @@ class GridWorld:
     def dead(self) -> bool:
         return bool(self.env.dead[self.i])
 
+    @property
+    def death(self) -> str | None:
+        """How the agent died ("the agent burned in lava"), None while it lives."""
+        return self.env.death(self.i)
+
     def has(self, name: str, count: int = 1) -> bool:
         shared = slot_count(self.env, self.i, name)  # lapis_lazuli: dye's one slot (metadata.py)
         return (shared if shared is not None else functional.bag_of(self.env, self.i).held(name)) >= count

@@ -399,7 +399,10 @@ class Expert:
             # other pillars' tops, out of reach without blocks: look past them to the ground's
             targets = [t for t in targets if (t[0], t[2]) != self.avoid][:16]
         if not targets and mobs and not cells and not reach:
-            return NOOP  # none of these animals left: wait for one to wander in (mobs.py restocks)
+            # none of these animals left: wait for one to wander in (mobs.py restocks); a hostile
+            # one spawns around the agent at night (a spider for string), so waiting for it is the way
+            self.waiting = bool(self.env.rules.mob_hostile[sorted(mobs)].all())
+            return NOOP
         here = tuple(int(v) for v in env.pos[i])
         found = paths.search(paths.Terrain(env, i), here, targets) if targets else None
         if found is None and targets and not reach and not self.avoid:

@@ -297,7 +297,7 @@ class KnowledgeBase:
             for mob, items in (_data("mob_drops.yaml").get("chance") or {}).items()
             if mob in entities
         }
-        self._huntable = set(_data("mobs.yaml")["huntable"])
+        self._huntable = {m: k for k, m in enumerate(_data("mobs.yaml")["huntable"])}  # the order: how common
         for mob in sorted(set(loot) | set(extra) | set(self._mob_chance)):
             if mob not in entities:
                 continue
@@ -514,7 +514,7 @@ class KnowledgeBase:
         vs = set(self.variants(item)) or {item}
         return [
             (m, sum(p for i, p in ch.items() if i in vs))
-            for m, ch in sorted(self._mob_chance.items())
+            for m, ch in sorted(self._mob_chance.items(), key=lambda mc: self._huntable.get(mc[0], -1))
             if m in self._huntable and vs & set(ch)
         ]
 
@@ -539,9 +539,12 @@ class KnowledgeBase:
         return dict(self._mobs.get(normalize(mob), {}))
 
     def mob_sources(self, item: str) -> list[str]:
-        """Huntable mobs (data/mobs.yaml) whose drops include item (or a variant of it)."""
+        """Huntable mobs (data/mobs.yaml) whose drops include item (or a variant of it), the most
+        commonly met first (that file's order): where two cost the same, a route hunts the first,
+        a spider for string rather than a cave spider of the mineshafts."""
         vs = set(self.variants(item))
-        return [m for m, drops in self._mobs.items() if m in self._huntable and vs & set(drops)]
+        found = [m for m, drops in self._mobs.items() if m in self._huntable and vs & set(drops)]
+        return sorted(found, key=self._huntable.__getitem__)
 
     def unmodelled(self, item: str) -> tuple[str, str] | None:
         """(feature, why) when `item` comes only from a part of the game the text world does

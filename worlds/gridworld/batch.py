@@ -39,6 +39,7 @@ from worlds.gridworld.weather import Schedule, dry, schedule
 VEC = np.array(FACING_VECTORS, dtype=np.int64)
 UP = np.array([0, 1, 0], dtype=np.int64)
 MAX_MOBS = 40
+DEFAULT_MAX_STEPS = 12000  # an episode's steps when the options name none
 P = PRIMITIVE_ID
 
 
@@ -83,7 +84,7 @@ class BatchGridWorld:
         self.health = np.zeros(n, np.float32)
         self.clock = np.zeros(n, np.int64)
         self.steps = np.zeros(n, np.int64)
-        self.max_steps = np.full(n, 12000, np.int64)
+        self.max_steps = np.full(n, DEFAULT_MAX_STEPS, np.int64)
         self.mine_tgt = np.full((n, 3), -1, np.int64)
         self.mine_prog = np.zeros(n, np.int64)
         self.mine_need = np.zeros(n, np.int64)
@@ -153,7 +154,7 @@ class BatchGridWorld:
         self.clock[i] = self._start_clock(o.get("time_of_day"))
         self.weather[i] = schedule(seed, o.get("weather"), int(self.clock[i]), self.day_steps)
         self.steps[i] = 0
-        self.max_steps[i] = int(o.get("max_steps") or 12000)
+        self.max_steps[i] = int(o.get("max_steps") or DEFAULT_MAX_STEPS)
         self.mine_tgt[i], self.mine_prog[i] = -1, 0
         self.inv[i], self.equip[i], self.fuel[i] = 0, 0, 0.0
         self.mob_kind[i], self.mob_hp[i] = 0, 0.0

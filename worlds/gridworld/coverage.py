@@ -85,6 +85,42 @@ def refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = 
     )
 
 
+def night_refusal(
+    kb: Any, target: dict[str, int], inventory: dict[str, int] | None, start: int, steps: int
+) -> str | None:
+    """One line when the route kills a mob that spawns only at night (a spider, for string; the
+    grid world's hostiles, gridworld.yaml `mobs:`) and night does not fall within the episode's
+    `steps` from clock step `start`; else None. A day is `day_steps` long, night its `night` span."""
+    from worlds.solver import Unreachable, solve
+
+    d = game_data()
+    day, (dusk, dawn) = int(d["day_steps"]), (float(f) for f in d["night"])
+    now = (start % day) / day
+    if dusk <= now < dawn:
+        return None
+    wait = round(((dusk - now) % 1.0) * day)
+    if wait < steps:
+        return None
+    try:
+        goals = solve(kb, dict(target), dict(inventory or {}))
+    except (Unreachable, ValueError):
+        return None
+    env = SimpleNamespace(vocab=make_vocab(kb), rules=make_rules(kb), kb=kb)
+    for g in goals:
+        mobs = goal_sources(env, g)[1] if g.action == "kill" else set()
+        if mobs and env.rules.mob_hostile[sorted(mobs)].all():
+            mob = env.vocab.mobs[min(mobs)]
+            wanted = ", ".join(f"{n} {k}" for k, n in target.items())
+            return (
+                f"the grid world cannot give {wanted} in this episode: the recipe book's way to it kills a {mob}, "
+                f"which spawns only at night, and night falls {wait} steps after the start, beyond the episode's "
+                f"{steps}; accepted: a task with more steps (max_steps of at least "
+                f"{math.ceil((wait + 1) * float(d['seconds_per_step']) / float(d['task_step_seconds']))}), "
+                "or --world textworld"
+            )
+    return None
+
+
 MARGIN = 2.0  # blocks on the map per block the route mines (some lie deep, under water, far off)
 SURE = 0.99  # a chance drop: the map holds enough sources that it comes this often (a real world has more)
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from worlds.gridworld import functional, paths
-from worlds.gridworld.batch import BatchGridWorld
+from worlds.gridworld.batch import DEFAULT_MAX_STEPS, BatchGridWorld
 from worlds.gridworld.metadata import slot_count
 from worlds.gridworld.render import render
 from worlds.gridworld.spec import (
@@ -96,6 +96,14 @@ class GridWorld:
                 if needed:
                     o["biome"] = main = needed[2][0]
             why = biome_refusal(self.kb, self.target, o.get("inventory"), main)
+            if why:
+                raise GridWorldError(why)
+            from worlds.gridworld.coverage import night_refusal
+
+            steps = int(o.get("max_steps") or DEFAULT_MAX_STEPS)
+            why = night_refusal(
+                self.kb, self.target, o.get("inventory"), self.env._start_clock(o.get("time_of_day")), steps
+            )
             if why:
                 raise GridWorldError(why)
         self.env.reset([0 if seed is None else seed], [o])

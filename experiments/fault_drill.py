@@ -70,6 +70,10 @@ class ReplayLLM(BaseHTTPRequestHandler):
             return
         if self.delay_s:
             threading.Event().wait(self.delay_s)
+        self.answer()
+
+    def answer(self) -> None:
+        """The reply to a chat request whose body has been read."""
         self._send(
             200,
             {

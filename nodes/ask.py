@@ -14,6 +14,11 @@ class LLMCallFailed(RuntimeError):
     ends the episode with it as the failure_reason, so the episode is stored, not lost."""
 
 
+class ContextOverflow(LLMCallFailed):
+    """The back-end refused the prompt as longer than the model's context: a caller that can
+    say the same in fewer words (the DEPS dialogue, leaving out more rounds) may ask again."""
+
+
 def _get(obj: Any, key: str) -> Any:
     if isinstance(obj, dict):
         return obj.get(key)

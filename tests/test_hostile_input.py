@@ -368,14 +368,12 @@ def test_an_empty_or_huge_http_200_reply_is_retried_then_one_line(monkeypatch, r
 
 
 # ------------------------------------------------------------------ the dialogue and the context
-def test_a_long_dialogue_is_cut_to_the_task_the_first_plan_the_last_rounds_and_a_summary():
+def _dialogue_of(n: int):
     from nodes.planners.base import PlanRequest
-    from nodes.planners.llm import DialoguePlanner
     from tests.test_graph import KB, STONE_SWORD
 
-    n = 30
     plans = [f"mine({{'log':{r + 1}}}, null)\n" + "craft({'planks':4}, {'log':1}, null)\n" * 20 for r in range(n)]
-    req = PlanRequest(
+    return PlanRequest(
         task=STONE_SWORD,
         inventory={},
         plans=plans,
@@ -384,6 +382,14 @@ def test_a_long_dialogue_is_cut_to_the_task_the_first_plan_the_last_rounds_and_a
         descriptions=[f"I fail on step {r + 1}: round {r} went wrong. " * 5 for r in range(n)],
         explanations=[f"Because of round {r}. " * 5 for r in range(n)],
     )
+
+
+def test_a_long_dialogue_is_cut_to_the_task_the_first_plan_the_last_rounds_and_a_summary():
+    from nodes.planners.llm import DialoguePlanner
+
+    n = 30
+    req = _dialogue_of(n)
+    plans = req.plans
     planner = DialoguePlanner(llm=None, output="text", history_chars=6000)
     kept, left_out = planner.window(req)
     assert kept[0] == 0 and kept[-1] == n - 1 and left_out and sorted(kept + left_out) == list(range(n))
@@ -396,6 +402,56 @@ def test_a_long_dialogue_is_cut_to_the_task_the_first_plan_the_last_rounds_and_a
     assert dialogue < 6000 + 3000  # bounded: rounds plus their prompt words
     full = DialoguePlanner(llm=None, output="text", history_chars=10**9).messages(req)
     assert sum(len(m.content) for m in msgs) < sum(len(m.content) for m in full) / 3
+
+
+@pytest.mark.parametrize(
+    "says",
+    [
+        "This model's maximum context length is 4096 tokens. However, you requested 4696 tokens "
+        "(4184 in the messages, 512 in the completion). Please reduce the length of the messages or completion.",
+        "the request exceeds the available context size, try increasing it",  # llama.cpp's own server
+    ],
+)
+def test_a_prompt_refused_as_longer_than_the_context_is_asked_again_with_fewer_rounds(monkeypatch, says):
+    """Characters stand for tokens in the window, and plans in code take more tokens a
+    character: a grid-world run of `deps run "obtain a compass" --planner deps` ended on its
+    fourth round with "HTTP 400 ... maximum context length is 4096 tokens". Such a refusal now
+    makes the planner leave out more rounds and ask again; only a prompt whose newest round
+    alone is too long is refused, in one line."""
+    from agent.llm import open_chat_model
+    from experiments.fault_drill import ReplayLLM, serve
+    from nodes.ask import ContextOverflow
+    from nodes.planners.llm import DialoguePlanner
+
+    class SmallContext(ReplayLLM):
+        limit, sizes = 9000, []
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+            size = sum(len(m.get("content") or "") for m in body["messages"])
+            type(self).sizes.append(size)
+            if size > self.limit:
+                self._send(400, {"error": {"message": says, "type": "invalid_request_error", "code": 400}})
+                return
+            self.answer()
+
+    monkeypatch.setattr(ReplayLLM, "need_auth", None)
+    monkeypatch.setattr("agent.llm.retry.time.sleep", lambda s: None)
+    srv, url = serve(SmallContext)
+    try:
+        req = _dialogue_of(30)
+        with open_chat_model(f"{url}/v1#replay", retries=2) as llm:
+            planner = DialoguePlanner(llm, output="text", history_chars=8000)
+            result = planner.plan(req)
+            assert "stone_sword" in result.text and llm.stats()["retries"] == 0
+            first, last = SmallContext.sizes[0], SmallContext.sizes[-1]
+            assert first > SmallContext.limit >= last and len(SmallContext.sizes) >= 2
+            SmallContext.limit, SmallContext.sizes = 500, []  # not even the newest round fits
+            with pytest.raises(ContextOverflow, match="refused the request: HTTP 400") as err:
+                planner.plan(req)
+            assert "\n" not in str(err.value) and len(SmallContext.sizes) >= 2
+    finally:
+        srv.shutdown()
 
 
 # ------------------------------------------------------------------ checks that must not pass

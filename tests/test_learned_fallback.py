@@ -60,12 +60,12 @@ def test_without_fallback_an_untrained_goal_is_one_line_and_nobody_drives_it(kb)
 @pytest.mark.skipif(not (SHIPPED / "controller.pt").is_file(), reason="no shipped controller.pt")
 def test_a_task_whose_route_needs_an_untrained_goal_is_refused_up_front(kb):
     # the shipped set mines diamonds since issue 20 and emeralds since round 10 (controller-harvest.pt);
-    # the recipe book's string comes from a cave spider, which no checkpoint was trained to kill
+    # the recipe book's string comes from a spider, which no checkpoint was trained to kill
     settings = SimpleNamespace(world="gridworld", device="cpu", seed=0, option=lambda part: LearnedOptions())
     string = task_from_instruction("obtain a string", kb.canonical)
     with pytest.raises(LearnedError) as e:
         make_learned_controller(kb, settings, Expert(), task=string)
-    assert "\n" not in str(e.value) and "kill:cave_spider" in str(e.value) and "--fallback" in str(e.value)
+    assert "\n" not in str(e.value) and "kill:spider" in str(e.value) and "--fallback" in str(e.value)
     with_fallback = SimpleNamespace(**{**vars(settings), "option": lambda part: LearnedOptions(fallback=True)})
     assert make_learned_controller(kb, with_fallback, Expert(), task=string).use_fallback
     ctl = make_learned_controller(kb, settings, Expert())  # no task: refused goal by goal

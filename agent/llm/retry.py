@@ -22,7 +22,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.outputs import ChatResult
 from pydantic import ConfigDict
 
-from nodes.ask import LLMCallFailed
+from nodes.ask import ContextOverflow, LLMCallFailed
 
 MAX_RETRY_AFTER_S = 60.0
 MAX_BACKOFF_S = 30.0
@@ -48,6 +48,22 @@ def classify(exc: BaseException) -> str:
         # the client's parser met a body of the wrong shape (langchain-openai reads it as a dict)
         return "transient"
     return "bug"
+
+
+# How OpenAI-compatible servers word a prompt longer than the context (llama-cpp-python and vLLM:
+# "maximum context length is 4096 tokens"; llama.cpp's own server: "exceeds the available context
+# size", error type "exceed_context_size_error"; OpenAI: "context_length_exceeded").
+OVERFLOW_WORDS = ("context length", "context_length", "context size", "context_size", "context window")
+
+
+def overflowed(exc: BaseException) -> bool:
+    """Whether a refused request was refused for a prompt longer than the model's context."""
+    import openai
+
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in (400, 413):
+        return False
+    text = f"{exc.message} {getattr(exc, 'code', '') or ''} {getattr(exc, 'body', '') or ''}".lower()
+    return any(w in text for w in OVERFLOW_WORDS)
 
 
 def describe(exc: BaseException) -> str:
@@ -143,7 +159,8 @@ class ResilientChat(BaseChatModel):
                     raise
                 if kind == "fatal":
                     self._count("failed")
-                    raise LLMCallFailed(f"the LLM back-end refused the request: {describe(exc)}") from None
+                    refused = ContextOverflow if overflowed(exc) else LLMCallFailed
+                    raise refused(f"the LLM back-end refused the request: {describe(exc)}") from None
                 delay = self._delay(attempt, exc)
                 if attempt + 1 == attempts or waited + delay > self.max_wait_s:
                     self._count("failed")

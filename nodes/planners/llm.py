@@ -118,6 +118,9 @@ def _code_lines_to_json(text: str) -> str:
     return goals_to_json(code_goals(text))
 
 
+OVERFLOW_SHRINK = 0.6  # the dialogue's size after a refusal for the context, of what was refused
+
+
 class DialoguePlanner:
     """An LLM planner in the DEPS dialogue form.
 
@@ -154,7 +157,7 @@ class DialoguePlanner:
         """Earlier plans as the model should see them: JSON in structured mode, else code."""
         return _code_lines_to_json(text) if self.structured else text
 
-    def messages(self, req: PlanRequest) -> list:
+    def messages(self, req: PlanRequest, history_chars: int | None = None) -> list:
         msgs = [
             AIMessage(_code_lines_to_json(m.content))
             if self.structured and isinstance(m, AIMessage) and isinstance(m.content, str) and "(" in m.content
@@ -166,7 +169,7 @@ class DialoguePlanner:
                 str(msgs[0].content) + '\nWrite the plan as JSON: {"goals": [{"action", '
                 '"item", "count", "materials": [{"item", "count"}], "tool"}, ...]}.'
             )
-        rounds, left_out = self.window(req)
+        rounds, left_out = self.window(req, history_chars)
         start_inv = (
             "My inventory is empty."
             if not req.task.inventory
@@ -199,11 +202,13 @@ class DialoguePlanner:
                 msgs[-1] = HumanMessage(str(msgs[-1].content) + " " + _summary(req, left_out))
         return msgs
 
-    def window(self, req: PlanRequest) -> tuple[list[int], list[int]]:
+    def window(self, req: PlanRequest, history_chars: int | None = None) -> tuple[list[int], list[int]]:
         """Which earlier rounds the dialogue keeps, so that it fits the model's context (the
         embedded model's is 4096 tokens): the first plan (round 0) and the newest rounds, as many
-        as fit in `history_chars` characters (the newest always). Returns (kept, left out); the
-        left-out rounds are told in one summary line after the first round (`_summary`)."""
+        as fit in `history_chars` characters (the planner's own unless given; the newest always).
+        Returns (kept, left out); the left-out rounds are told in one summary line after the
+        first round (`_summary`)."""
+        limit = self.history_chars if history_chars is None else history_chars
         n = len(req.plans)
         if n == 0:
             return [], []
@@ -217,11 +222,11 @@ class DialoguePlanner:
 
         kept = [n - 1]
         used = size(n - 1)
-        if n > 1 and used + size(0) <= self.history_chars:
+        if n > 1 and used + size(0) <= limit:
             used += size(0)
             kept.append(0)
         for r in range(n - 2, 0, -1):
-            if used + size(r) > self.history_chars:
+            if used + size(r) > limit:
                 break
             used += size(r)
             kept.append(r)
@@ -229,9 +234,8 @@ class DialoguePlanner:
         return kept, [r for r in range(n) if r not in kept]
 
     def plan(self, req: PlanRequest) -> PlanResult:
-        from nodes.ask import ask
+        from nodes.ask import ContextOverflow, ask
 
-        msgs = self.messages(req)
         if self.output == "grammar" and req.kb is not None:
             from nodes.planners.grammar import code_form_grammar
 
@@ -246,7 +250,21 @@ class DialoguePlanner:
             # sample re-plans (a new seed each round, reproducible from the episode's seed) rather
             # than repeat the same greedy plan: small models otherwise loop on one mistake
             runnable = runnable.bind(temperature=self.replan_temperature, seed=req.seed * 1000 + req.round)
-        text, used = ask(runnable, msgs)
+        budget = self.history_chars
+        while True:
+            msgs = self.messages(req, budget)
+            try:
+                text, used = ask(runnable, msgs)
+                break
+            except ContextOverflow:
+                # characters are a rough measure of tokens (code-like plans take more): the back-end
+                # refused the prompt as too long, so keep fewer rounds and ask again, until only the
+                # newest round is left (then the refusal stands)
+                kept = self.window(req, budget)[0]
+                if len(kept) <= 1:
+                    raise
+                while self.window(req, budget)[0] == kept:  # at least one round fewer
+                    budget = int(budget * OVERFLOW_SHRINK)
         if self.structured:
             try:
                 text = goals_to_text(json_to_goals(text))

@@ -165,8 +165,8 @@ class NaiveDialoguePlanner(DialoguePlanner):
         self.last_reply = ""
         llm.naive_planner = self
 
-    def messages(self, req):
-        self.last = super().messages(req)
+    def messages(self, req, history_chars=None):
+        self.last = super().messages(req, history_chars)
         return self.last
 
     def plan(self, req):

@@ -313,7 +313,7 @@ def cmd_kb(a: argparse.Namespace) -> int:
     try:  # what the plan itself gathers (tools' materials too), so the two lines agree
         from worlds.solver import plan_raw_materials
 
-        raw = plan_raw_materials(kb, plan) if plan_text else closure(kb, item, a.count)
+        raw = plan_raw_materials(kb, plan, {item: a.count}) if plan_text else closure(kb, item, a.count)
     except ValueError as e:  # nothing gives it (bedrock): the raw materials are unknown, not an error
         raw = {}
         _err(f"no raw materials: {e}")

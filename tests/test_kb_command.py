@@ -24,10 +24,19 @@ def test_raw_materials_are_what_the_plan_mines_and_hunts(capsys, version, item):
             for k, n in obj.items():
                 mined[k] = mined.get(k, 0) + n
     kb = load_kb(version)
-    assert info["raw_materials"] == plan_raw_materials(kb, solve(kb, {item: 1}))
+    assert info["raw_materials"] == plan_raw_materials(kb, solve(kb, {item: 1}), {item: 1})
     for k, n in mined.items():
         if not kb.is_mob(k):
             assert info["raw_materials"][k] == n
+
+
+@pytest.mark.parametrize(
+    ("item", "raw"), [("bow", "2 log, 3 string"), ("leather", "1 leather"), ("string", "1 string")]
+)
+def test_a_kill_s_by_products_are_not_raw_materials(capsys, item, raw):
+    """A bow's three spiders drop string and spider eyes; only the string goes into the bow."""
+    assert main(["kb", item]) == 0
+    assert f"raw materials: {raw}\n" in capsys.readouterr().out
 
 
 def test_iron_pickaxe_counts_the_tools_materials_too(capsys):

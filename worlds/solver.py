@@ -490,16 +490,21 @@ def steps_estimate(kb: KnowledgeBase, goals: list[Goal], costs: SkillCosts | Non
     return total
 
 
-def plan_raw_materials(kb: KnowledgeBase, goals: list[Goal]) -> dict[str, int]:
+def plan_raw_materials(kb: KnowledgeBase, goals: list[Goal], target: dict[str, int] | None = None) -> dict[str, int]:
     """What a plan gathers from the world (its mine and kill goals), tools' materials
     included: the raw materials of exactly this plan ({'log': 4, 'cobblestone': 11, ...}).
-    A kill goal counts the mob's drops (a kill for a rare drop counts that drop)."""
+    A kill goal counts the mob's drops (a kill for a rare drop counts that drop); given the
+    plan's `target`, only the drops the plan uses or the target is (a bow's spiders give string
+    and spider eyes, and only the string is a material)."""
+    used = {k for g in goals for k in g.materials} | set(target or {}) if target is not None else None
     raw: dict[str, int] = {}
     for g in goals:
         if g.action not in ("mine", "kill"):
             continue
         for item, n in g.obj.items():
             got = kb.mob_drops(item) if g.action == "kill" and kb.is_mob(item) else {item: 1}
+            if used is not None and used & set(got):  # else (a variant's name): every drop
+                got = {k: m for k, m in got.items() if k in used}
             for k, m in got.items():
                 raw[k] = raw.get(k, 0) + m * n
     return raw

@@ -165,6 +165,28 @@ def test_hostile_mobs_come_at_night_and_zombies_burn_by_day(kb):
     assert not np.isin(w.env.mob_kind[0], list(hostile)).any()
 
 
+def test_animals_leave_the_night_s_hostiles_room(kb):
+    """A map crowded with animals (a 48 x 48 map's filled all 40 slots) still gets its zombies
+    and spiders at night: the animals stop at 40 - HOSTILE_CAP slots, as the game caps the two
+    apart ("find a zombie during the nighttime" waited a whole night for one before)."""
+    from worlds.gridworld.batch import MAX_MOBS
+    from worlds.gridworld.mobs import HOSTILE_CAP
+
+    w = flat(kb, mobs=[(1 + k % 14, 65, 1 + k // 14, "pig") for k in range(MAX_MOBS)], time_of_day="night")
+    pig = w.env.vocab.mob_id["pig"]
+    assert (w.env.mob_kind[0] == pig).sum() == MAX_MOBS - HOSTILE_CAP
+    hostile = [w.env.vocab.mob_id["zombie"], w.env.vocab.mob_id["spider"]]
+    for _ in range(400):
+        w.step({"action": "noop"})
+        if np.isin(w.env.mob_kind[0], hostile).any():
+            break
+    assert np.isin(w.env.mob_kind[0], hostile).any()
+    env = BatchGridWorld(4, kb, size=(48, 48))
+    env.reset([1, 2, 3, 4])
+    animals = (env.mob_kind > 0) & ~env.rules.mob_hostile[env.mob_kind]
+    assert animals.sum(axis=1).max() <= MAX_MOBS - HOSTILE_CAP
+
+
 def test_generated_worlds_have_animals_by_day(kb):
     env = BatchGridWorld(2, kb, size=(32, 32))
     env.reset([1, 2])

@@ -17,7 +17,7 @@ import numpy as np
 from worlds.gridworld import decay, eggs, functional, ground
 from worlds.gridworld.generation import Map, check_biome, generate
 from worlds.gridworld.layout import build_layout
-from worlds.gridworld.mobs import step_mobs
+from worlds.gridworld.mobs import HOSTILE_CAP, step_mobs
 from worlds.gridworld.rules import make_rules
 from worlds.gridworld.spec import (
     AIR,
@@ -203,9 +203,17 @@ class BatchGridWorld:
                     self.target_mask[i, j, self.vocab.item_id[var]] = True
             self.target_count[i, j] = int(cnt)
 
+    def animal_room(self, i: int) -> bool:
+        """Whether world i's animals may take one more slot: they leave HOSTILE_CAP slots to the
+        night's hostiles, as the game counts the two under separate caps (Minecraft Wiki,
+        "Spawn": mob caps). A 48 x 48 map's animals used to fill all 40 slots, and then no
+        zombie or spider could ever spawn (a "find a zombie at night" waited all night)."""
+        kinds = self.mob_kind[i]
+        return int(((kinds > 0) & ~self.rules.mob_hostile[kinds]).sum()) < MAX_MOBS - HOSTILE_CAP
+
     def add_mob(self, i: int, kind: int, x: int, y: int, z: int) -> bool:
         free = np.nonzero(self.mob_kind[i] == 0)[0]
-        if free.size == 0:
+        if free.size == 0 or (not self.rules.mob_hostile[kind] and not self.animal_room(i)):
             return False
         s = free[0]
         self.mob_kind[i, s], self.mob_pos[i, s] = kind, (x, y, z)

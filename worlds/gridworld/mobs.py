@@ -142,13 +142,13 @@ def _restock_animals(env: Any) -> None:
                 solid = np.nonzero(rules.solid[col])[0]
                 y = int(solid[-1]) + 1 if solid.size else 0
                 if solid.size and col[y - 1] == grass and y < env.H and col[y] == 0:
-                    if (env.mob_kind[i] == 0).any() or _make_room(env, int(i), low):
+                    if env.animal_room(int(i)) or _make_room(env, int(i), low):
                         env.add_mob(i, k, x, y, z)
                     break
 
 
 def _make_room(env: Any, i: int, low: int) -> bool:
-    """A full mob table: one animal of the most numerous passive kind (if it has more than
+    """The animals' slots full (batch.py: animal_room): one animal of the most numerous passive kind (if it has more than
     `low`) wanders off, the one farthest from the agent, so a scarce kind can come in."""
     kinds = env.mob_kind[i]
     passive = (kinds > 0) & ~env.rules.mob_hostile[kinds]

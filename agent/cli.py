@@ -375,7 +375,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run one episode", description="Run one episode of a task and print what happened.")
     r.add_argument(
-        "task", nargs="?", help='a task id (CraftWoodenPickaxe) or an instruction ("obtain a wooden pickaxe")'
+        "task",
+        nargs="?",
+        help='a task id (CraftWoodenPickaxe), an instruction ("obtain a wooden pickaxe") or a find '
+        '("find a pig at night in the rain": a context task, as MP5\'s)',
     )
     _add_run_flags(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON on the last line")

@@ -29,6 +29,7 @@ from nodes.settings import RunSettings, SettingsError
 from nodes.state import drivers, rounds, usage
 from worlds.base import WorldError
 from worlds.context_tasks import check_judgeable
+from worlds.find_instruction import find_task_from_instruction, is_find
 from worlds.random_drop import RandomDrop
 from worlds.tasks import SuiteError, find_task, localize, task_from_instruction
 from worlds.types import Task
@@ -40,13 +41,16 @@ def resolve_task(spec: str, kb: Any) -> Task:
     """A task id (CraftWoodenPickaxe) or an instruction ("obtain a wooden pickaxe") -> the Task,
     in the knowledge base's names; SuiteError (one line) when it is neither."""
     task = find_task(spec)
+    if task is None and is_find(spec):  # "find a pig at night": a context task, as MP5's
+        task = find_task_from_instruction(spec)
     if task is None:
         try:
             task = task_from_instruction(spec, kb.canonical)
         except SuiteError:
             raise SuiteError(
-                f"unknown task {spec!r}; accepted: a task id from 'deps tasks' (e.g. CraftWoodenPickaxe)"
-                ' or an instruction naming an item (e.g. "obtain a wooden pickaxe")'
+                f"unknown task {spec!r}; accepted: a task id from 'deps tasks' (e.g. CraftWoodenPickaxe),"
+                ' an instruction naming an item (e.g. "obtain a wooden pickaxe") or one to find a thing'
+                ' (e.g. "find a pig at night")'
             ) from None
     return localize(task, kb)
 

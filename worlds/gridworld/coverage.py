@@ -47,15 +47,24 @@ def _why(kb: Any, goal: Any, reasons: dict) -> str:
     return "no block or mob of the grid world gives it"
 
 
-def missing(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = None) -> list[tuple[str, str]]:
-    """[(what, why)] for each mine or kill goal of the oracle's route the grid world cannot give."""
+def _route(kb: Any, target: dict[str, int], inventory: dict[str, int] | None) -> tuple[list, Any] | None:
+    """The oracle's route to the target, and the grid world's rules to read it against; None
+    where the solver cannot reach the target (that is left to the planner, which says so)."""
     from worlds.solver import Unreachable, solve
 
     try:
         goals = solve(kb, dict(target), dict(inventory or {}))
     except (Unreachable, ValueError):
+        return None
+    return goals, SimpleNamespace(vocab=make_vocab(kb), rules=make_rules(kb), kb=kb)
+
+
+def missing(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = None) -> list[tuple[str, str]]:
+    """[(what, why)] for each mine or kill goal of the oracle's route the grid world cannot give."""
+    route = _route(kb, target, inventory)
+    if route is None:
         return []
-    env = SimpleNamespace(vocab=make_vocab(kb), rules=make_rules(kb), kb=kb)
+    goals, env = route
     reasons = game_data().get("not_built") or {}
     out: list[tuple[str, str]] = []
     for g in goals:
@@ -91,8 +100,6 @@ def night_refusal(
     """One line when the route kills a mob that spawns only at night (a spider, for string; the
     grid world's hostiles, gridworld.yaml `mobs:`) and night does not fall within the episode's
     `steps` from clock step `start`; else None. A day is `day_steps` long, night its `night` span."""
-    from worlds.solver import Unreachable, solve
-
     d = game_data()
     day, (dusk, dawn) = int(d["day_steps"]), (float(f) for f in d["night"])
     now = (start % day) / day
@@ -101,11 +108,10 @@ def night_refusal(
     wait = round(((dusk - now) % 1.0) * day)
     if wait < steps:
         return None
-    try:
-        goals = solve(kb, dict(target), dict(inventory or {}))
-    except (Unreachable, ValueError):
+    route = _route(kb, target, inventory)
+    if route is None:
         return None
-    env = SimpleNamespace(vocab=make_vocab(kb), rules=make_rules(kb), kb=kb)
+    goals, env = route
     for g in goals:
         mobs = goal_sources(env, g)[1] if g.action == "kill" else set()
         if mobs and env.rules.mob_hostile[sorted(mobs)].all():
@@ -236,16 +242,11 @@ def ore_biomes(
 ) -> tuple[str, list[str], list[str]] | None:
     """(item, its ore cells, the main biomes they form under) for the first thing the route
     mines that forms only under main biomes other than `main`; else None."""
-    from worlds.solver import Unreachable, solve
-
     only = {o["cell"]: o["biomes"] for o in game_data()["ores"] if o.get("biomes")}
-    if not only:
+    route = _route(kb, target, inventory) if only else None
+    if route is None:
         return None
-    try:
-        goals = solve(kb, dict(target), dict(inventory or {}))
-    except (Unreachable, ValueError):
-        return None
-    env = SimpleNamespace(vocab=make_vocab(kb), rules=make_rules(kb), kb=kb)
+    goals, env = route
     for g in goals:
         if g.action != "mine":
             continue

@@ -151,7 +151,7 @@ class BatchGridWorld:
         self.pos[i] = m.spawn
         self.facing[i] = 0
         self.health[i] = float(game_data()["agent_health"])
-        self.clock[i] = self._start_clock(o.get("time_of_day"))
+        self.clock[i] = self.start_clock(o.get("time_of_day"))
         self.weather[i] = schedule(seed, o.get("weather"), int(self.clock[i]), self.day_steps)
         self.steps[i] = 0
         self.max_steps[i] = int(o.get("max_steps") or DEFAULT_MAX_STEPS)
@@ -174,7 +174,9 @@ class BatchGridWorld:
         self.drop_rng = np.random.default_rng([int(s) for s in self.seeds] + [0xD209])
         self.set_target(i, o.get("target") or {})
 
-    def _start_clock(self, t: Any) -> int:
+    def start_clock(self, t: Any) -> int:
+        """The clock step a `time_of_day` option starts at: dawn for none or "day", dusk for
+        "night", else that fraction of a day; GridWorldError for anything else."""
         if t in (None, "", "day"):
             return 0
         if t == "night":
@@ -250,7 +252,7 @@ class BatchGridWorld:
     def set_environment(self, i: int, time_of_day: Any = None, weather: str | None = None) -> None:
         """Set world i's time of day (as the reset option) and its weather from now on."""
         if time_of_day is not None:
-            self.clock[i] = self._start_clock(time_of_day)
+            self.clock[i] = self.start_clock(time_of_day)
         if weather is not None or time_of_day is not None:
             w = self.weather[i]
             now = weather or ("rain" if w is not None and w.raining(int(self.clock[i])) else "clear")

@@ -102,7 +102,7 @@ class GridWorld:
 
             steps = int(o.get("max_steps") or DEFAULT_MAX_STEPS)
             why = night_refusal(
-                self.kb, self.target, o.get("inventory"), self.env._start_clock(o.get("time_of_day")), steps
+                self.kb, self.target, o.get("inventory"), self.env.start_clock(o.get("time_of_day")), steps
             )
             if why:
                 raise GridWorldError(why)

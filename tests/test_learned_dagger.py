@@ -214,3 +214,18 @@ def test_learner_rows_headed_far_above_can_be_left_out(tmp_path, capsys):
     assert main(["--out", str(tmp_path), "--learner-above", "-2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--learner-above" in err[0] and "-1" in err[0]
+
+
+def test_the_held_out_split_leaves_one_pursuit_at_least_to_fit():
+    """Two expert pursuits with one success gave one pursuit of rows, which the 5 % held-out
+    split took whole: "bc: no rows to fit" (a 2-episode pipeline run, once the worlds changed)."""
+    import torch
+
+    from training.controller.fit import split
+
+    one = {"pursuit": torch.zeros(11, dtype=torch.long), "goal": torch.zeros(11, dtype=torch.long)}
+    train, held = split(one, 0.05, seed=0)
+    assert len(train["goal"]) == 11 and len(held["goal"]) == 0
+    many = {"pursuit": torch.arange(40).repeat_interleave(3), "goal": torch.zeros(120, dtype=torch.long)}
+    train, held = split(many, 0.05, seed=0)
+    assert len(train["goal"]) == 38 * 3 and len(held["goal"]) == 2 * 3  # whole pursuits, as before

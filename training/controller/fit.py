@@ -22,11 +22,12 @@ Data = dict[str, torch.Tensor]
 def split(data: Data, frac: float, seed: int) -> tuple[Data, Data]:
     """(train, held out) by a seeded shuffle of whole pursuits where the data numbers them
     (rows of one pursuit are near copies of each other: held-out rows from a pursuit also
-    trained on would flatter the figures), else of rows."""
+    trained on would flatter the figures), else of rows. One pursuit at least is trained on:
+    a run whose expert succeeded once had nothing left to fit ("no rows to fit")."""
     g = torch.Generator().manual_seed(seed)
     if "pursuit" in data and len(data["pursuit"]):
         ids = torch.unique(data["pursuit"])
-        keep = ids[torch.randperm(len(ids), generator=g)[: int(len(ids) * (1 - frac))]]
+        keep = ids[torch.randperm(len(ids), generator=g)[: max(1, int(len(ids) * (1 - frac)))]]
         train = torch.isin(data["pursuit"], keep)
         return ({key: v[train] for key, v in data.items()}, {key: v[~train] for key, v in data.items()})
     n = len(data["goal"])

@@ -19,8 +19,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
+from worlds.context_tasks import terms
 from worlds.tasks import CUSTOM_MAX_STEPS, SuiteError
 from worlds.types import Task
 
@@ -47,10 +46,9 @@ _CLAUSES: tuple[tuple[str, str, str | None], ...] = (
 
 @lru_cache(maxsize=1)
 def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
-    data = Path(__file__).resolve().parent / "data"
-    terms = yaml.safe_load((data / "context_terms.yaml").read_text())
-    things = frozenset(terms["blocks"]) | frozenset(terms["mobs"])
-    biomes = frozenset(json.loads((data / "minedojo.json").read_text())["biomes"])
+    words = terms()  # the context tasks' own reading of context_terms.yaml
+    things = frozenset(words["blocks"]) | frozenset(words["mobs"])
+    biomes = frozenset(json.loads((Path(__file__).resolve().parent / "data" / "minedojo.json").read_text())["biomes"])
     return things, biomes
 
 

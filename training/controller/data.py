@@ -53,17 +53,20 @@ NEW_IN_ROUND_8: dict[str, dict] = {
     "red_flower": {},
     "yellow_flower": {},
     "sandstone": {"wooden_pickaxe": 1},
-    "deadbush": {"shears": 1},
-    "lava_bucket": {"bucket": 1},
-    "water_bucket": {"bucket": 1},
-    "leaves": {"shears": 1},
-    "leaves2": {"shears": 1},
+    "deadbush": {"shears": 1, "stone_pickaxe": 1},
+    "lava_bucket": {"bucket": 1, "stone_pickaxe": 1},
+    "water_bucket": {"bucket": 1, "stone_pickaxe": 1},
+    "leaves": {"shears": 1, "stone_pickaxe": 1},
+    "leaves2": {"shears": 1, "stone_pickaxe": 1},
     "log2": {},
     "sapling": {},
-    "tallgrass": {"shears": 1},
+    "tallgrass": {"shears": 1, "stone_pickaxe": 1},
     "wheat_seeds": {},
 }
 # The goals the policy learns: (action, item, weight, what is held at the start besides extras).
+# What is held is what the oracle's route holds when it reaches the goal: the goal's own tool and
+# the best pickaxe crafted on the way (a bucket's or the shears' iron was mined with a stone
+# pickaxe); tests/test_start_inventory.py checks each against the route.
 TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     ("mine", "log", 3.0, {}),
     ("mine", "cobblestone", 3.0, {"wooden_pickaxe": 1}),
@@ -86,9 +89,9 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     # issue 20, round 3: find (MP5's find and move), its where-conditions drawn per world (find_goals.py)
     *(("find", thing, 2.0, {}) for thing in find_goals.THINGS),
     # issue 20, round 4: a held item used on a mob (interactions.yaml; plan4mc's harvest_milk)
-    ("mine", "milk_bucket", 1.0, {"bucket": 1}),
+    ("mine", "milk_bucket", 1.0, {"bucket": 1, "stone_pickaxe": 1}),
     # issue 20, round 8: what the oracle's routes mine for the harvest list the grid world takes
-    # (experiments/world_parity.py: 20 goals in 39 of its 214 tasks), each with the tool its route crafts first
+    # (experiments/world_parity.py: 20 goals in 39 of its 214 tasks), each with the tools its route holds there
     *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_8.items()),
 )
 # Goals whose weights the issue-20 runs raise (the weak ones of the skill table); see `goal_weights`.

@@ -107,6 +107,13 @@ def test_a_map_grown_for_sandstone_has_a_desert(kb):
     assert w.goal_distance(Goal("mine", {"sandstone": 1})) > 0
 
 
+def test_a_map_grown_for_a_lava_bucket_holds_lava(kb):
+    w = GridWorld(kb)
+    w.reset(seed=959124618, options={"target": {"lava_bucket": 1}})  # a 48 x 48 map with no lava at all
+    lava = int((w.env.cells[0] == w.env.vocab.cell_id["lava"]).sum())
+    assert w.env.X > 48 and lava >= 2 and w.goal_distance(Goal("mine", {"lava_bucket": 1})) > 0, (w.env.X, lava)
+
+
 @pytest.mark.parametrize("item", ["snowball", "snow", "snow_layer"])
 def test_snow_is_refused_up_front_naming_where_it_would_lie(kb, item):
     why = refusal(kb, {item: 1})  # get_snowball: 'cannot reach any source' on every map, extreme hills too

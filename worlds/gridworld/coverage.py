@@ -158,7 +158,7 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
         if g.action != "mine":
             continue
         cells, _ = goal_sources(env, g)
-        if not cells or any(env.rules.liquid[c] for c in cells):
+        if not cells:
             continue
         item, n = next(iter(g.obj.items()))
         ids = [env.vocab.item_id[x] for x in (env.kb.variants(item) or [item]) if x in env.vocab.item_id]

@@ -14,12 +14,11 @@ a biome is named, as that suite does.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from worlds.context_tasks import terms
+from worlds.minedojo.ids import data as minedojo_data
 from worlds.tasks import CUSTOM_MAX_STEPS, SuiteError
 from worlds.types import Task
 
@@ -48,7 +47,7 @@ _CLAUSES: tuple[tuple[str, str, str | None], ...] = (
 def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
     words = terms()  # the context tasks' own reading of context_terms.yaml
     things = frozenset(words["blocks"]) | frozenset(words["mobs"])
-    biomes = frozenset(json.loads((Path(__file__).resolve().parent / "data" / "minedojo.json").read_text())["biomes"])
+    biomes = frozenset(minedojo_data()["biomes"])  # worlds/data/minedojo.json, read once
     return things, biomes
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from skills.learned import checkpoint
+from skills.learned import checkpoint, sense
 from skills.learned.choose import choose, idle_turns  # noqa: F401  (idle_turns: imported from here too)
 from skills.learned.ensemble import Ensemble
 from skills.learned.features import encode_extras, encode_obs, extra_tensors, goal_key, net_shape, to_tensors
@@ -61,6 +61,7 @@ class GoalPolicy:
     def __init__(self, net: Any, kb: Any, card: dict, device: str = "cpu", precision: str | None = None):
         self.net, self.kb, self.card, self.device = net, kb, card, device
         self.precision = pick_precision(device, precision)
+        sense.zoom_on()  # a bad $DEPS_TARGET_ZOOM is refused here, not in the middle of a run
         self.vocab = spec.make_vocab(kb)
         self.goals = set(card.get("goals") or [])  # 'mine:log', 'kill:cow': what it was trained on
 

@@ -28,11 +28,13 @@ has `target` bands (and `near` levels, packed after them) splits them off again 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from skills.learned.paths import LearnedError
 from skills.learned.source_columns import columns
 from skills.learned.surround import KEY, POOL, RADIUS, SIDE
 from worlds.gridworld.ground import ground_items
@@ -68,6 +70,26 @@ class Layout:
 
 
 TARGET = Layout(BANDS, RADIUS, POOL)
+# The zoomed-out target maps, widest last: SIDE x SIDE columns, each ZOOM_STEP (then
+# ZOOM_STEP**2) times as wide, 67 and then 202 cells each way, and the top and bottom bands open
+# to the world's top and bottom (a lava lake 64 levels under a mountain). Used only while the
+# map before is empty: a lake 40 cells off, or an oak on the far side of a task's grown map,
+# shows in the columns on its side, nearer than it is, where the plain map showed nothing.
+ZOOM_STEP = 3
+ZOOM_BANDS = ((BANDS[0][0], 255), *BANDS[1:-1], (-255, BANDS[-1][1]))
+ZOOMS = tuple(Layout(ZOOM_BANDS, (POOL * ZOOM_STEP**z * SIDE - 1) // 2, POOL * ZOOM_STEP**z) for z in (1, 2))
+ZOOM_ENV = "DEPS_TARGET_ZOOM"  # "0" turns the zoom off (the maps before issue 20's round 30)
+
+
+def zoom_on() -> bool:
+    """Whether observations get the zoomed-out target map: $DEPS_TARGET_ZOOM, "1" (the default)
+    or "0"; LearnedError for anything else (GoalPolicy checks it when it loads)."""
+    v = os.environ.get(ZOOM_ENV, "1").strip()
+    if v not in ("0", "1"):
+        raise LearnedError(f"${ZOOM_ENV} is {v!r}; accepted: 1 (zoom out while the target map is empty) or 0 (never)")
+    return v == "1"
+
+
 NEAR = Layout(tuple((lv, lv) for lv in NEAR_LEVELS), SIDE // 2, 1)
 
 
@@ -115,27 +137,40 @@ def lut(env: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
     return PickUp(c, m, item) if layers else (c, m)
 
 
-def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]], zoom: bool = False) -> np.ndarray:
     """uint8 [n, len(BANDS), SIDE, SIDE] for the worlds `rows` of a batched grid world, world k
-    with the goal whose lut() is luts[k]."""
+    with the goal whose lut() is luts[k]. With `zoom`, a world whose map is empty gets the same
+    bands over a window ZOOM_STEP times as wide instead (then ZOOM_STEP times again), so a source
+    beyond the window still shows which way it lies (see ZOOMS)."""
     rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-    n, nb = len(rows), len(BANDS)
-    out = np.zeros((n, nb, SIDE, SIDE), np.int32)
+    out = _layout_map(env, rows, luts, TARGET)
+    for lay in ZOOMS if zoom else ():
+        empty = np.nonzero(out.reshape(len(rows), -1).sum(axis=1) == 0)[0]
+        if empty.size == 0:
+            break
+        out[empty] = _layout_map(env, rows[empty], [luts[k] for k in empty.tolist()], lay)
+    return np.minimum(out, 255).astype(np.uint8)
+
+
+def _layout_map(env: Any, rows: np.ndarray, luts: list, lay: Layout) -> np.ndarray:
+    """int32 [n, len(lay.bands), SIDE, SIDE]: the goal's sources counted in the layout `lay`."""
+    n = len(rows)
+    out = np.zeros((n, len(lay.bands), SIDE, SIDE), np.int32)
     if n == 0:
-        return out.astype(np.uint8)
+        return out
     pos = env.pos[rows].astype(np.int64)
     cl = np.stack([np.asarray(c, bool) for c, _ in luts])  # n, cell ids
     ml = np.stack([np.asarray(m, bool) for _, m in luts])  # n, mob ids
     with_cells = np.nonzero(cl.any(axis=1))[0]
     if with_cells.size:
-        cache = columns(env, BANDS)
+        cache = columns(env, lay.bands)
         if len(np.unique(rows)) == n:
-            out[with_cells] = cache.blocks(env, rows[with_cells], cl[with_cells], pos[with_cells])
+            out[with_cells] = cache.blocks(env, rows[with_cells], cl[with_cells], pos[with_cells], lay)
         else:  # a world asked for twice (two goals, say): one at a time, each synced in turn
             for k in with_cells.tolist():
-                out[k] = cache.blocks(env, rows[k : k + 1], cl[k : k + 1], pos[k : k + 1])[0]
-    _add_rest(out, env, rows, luts, ml, pos, TARGET)
-    return np.minimum(out, 255).astype(np.uint8)
+                out[k] = cache.blocks(env, rows[k : k + 1], cl[k : k + 1], pos[k : k + 1], lay)[0]
+    _add_rest(out, env, rows, luts, ml, pos, lay)
+    return out
 
 
 def near_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
@@ -237,7 +272,7 @@ def add_to(obs: dict, env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarr
     its surroundings map (obs[KEY], one world's [C, S, S] or a batch's [n, C, S, S])."""
     a = np.asarray(obs[KEY])
     single = a.ndim == 3
-    t = target_map(env, rows, luts)
+    t = target_map(env, rows, luts, zoom=zoom_on())
     if near:
         t = np.concatenate([t, near_map(env, rows, luts)], axis=1)
     obs[KEY] = pack(a[None] if single else a, t)[0 if single else slice(None)]

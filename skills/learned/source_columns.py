@@ -46,10 +46,11 @@ class SourceColumns:
         self.area = np.zeros((n, len(bands), X + 1, Z + 1), np.int32)
         self.offsets = POOL * np.arange(SIDE + 1) - RADIUS  # block edges, relative to the agent
 
-    def blocks(self, env: Any, rows: np.ndarray, cl: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    def blocks(self, env: Any, rows: np.ndarray, cl: np.ndarray, pos: np.ndarray, lay: Any = None) -> np.ndarray:
         """int32 [n, bands, SIDE, SIDE] (band, pooled z, pooled x): the source cells counted in
         each pooled block of each world's window; rows must not repeat, cl [n, cells] bool is
-        each world's goal, pos [n, 3] its agent's (x, y, z)."""
+        each world's goal, pos [n, 3] its agent's (x, y, z). `lay` (a sense.Layout with these
+        bands) sets a wider window and blocks; by default RADIUS and POOL."""
         same_goal = self.ready[rows] & (self.lut[rows] == cl).all(axis=1)
         for k in np.nonzero(~same_goal)[0].tolist():
             self._count(env, int(rows[k]), cl[k])
@@ -59,8 +60,9 @@ class SourceColumns:
         if stale.any():
             self._areas(rows[stale], pos[stale, 1])
         X, Z = self.shape[1], self.shape[2]
-        xs = np.clip(pos[:, 0:1] + self.offsets, 0, X)  # n, SIDE + 1
-        zs = np.clip(pos[:, 2:3] + self.offsets, 0, Z)
+        offsets = self.offsets if lay is None else lay.pool * np.arange(SIDE + 1) - lay.radius
+        xs = np.clip(pos[:, 0:1] + offsets, 0, X)  # n, SIDE + 1
+        zs = np.clip(pos[:, 2:3] + offsets, 0, Z)
         nb = len(self.lo)
         plane = (rows[:, None] * nb + np.arange(nb)) * (X + 1)  # n, bands
         flat = (plane[:, :, None, None] + xs[:, None, :, None]) * (Z + 1) + zs[:, None, None, :]
@@ -108,8 +110,10 @@ _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def columns(env: Any, bands: tuple[tuple[int, int], ...]) -> SourceColumns:
-    """The SourceColumns of a batched grid world (made on first use; dropped with the world)."""
-    c = _KEPT.get(env)
-    if c is None or c.shape != env.cells.shape or c.bands != bands:
-        c = _KEPT[env] = SourceColumns(env, bands)
+    """The SourceColumns of a batched grid world for these bands (made on first use, one per
+    set of bands, so the plain and zoomed target maps keep theirs; dropped with the world)."""
+    kept = _KEPT.setdefault(env, {})
+    c = kept.get(bands)
+    if c is None or c.shape != env.cells.shape:
+        c = kept[bands] = SourceColumns(env, bands)
     return c

@@ -21,6 +21,10 @@ levels down and two cells east was "somewhere in that block", and the policy's f
 pursuits ended 1 to 11 steps from gravel, digging around it (docs/results/learned-parts.md,
 round 18).
 
+While a world's target map is empty, the policy is given a zoomed-out one instead (ZOOMS, issue
+20 round 30): the same columns, each 3 and then 9 times as wide, and its outer bands open to the
+top and bottom of the world, so a lake 40 cells off or 64 levels down shows on its side.
+
 `pack(around, tmap)` appends the bands to the surroundings map's channels, so that the
 observation's "around" array carries both through GoalPolicy unchanged; a network whose shape
 has `target` bands (and `near` levels, packed after them) splits them off again (model.py).
@@ -139,9 +143,9 @@ def lut(env: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def target_map(env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]], zoom: bool = False) -> np.ndarray:
     """uint8 [n, len(BANDS), SIDE, SIDE] for the worlds `rows` of a batched grid world, world k
-    with the goal whose lut() is luts[k]. With `zoom`, a world whose map is empty gets the same
-    bands over a window ZOOM_STEP times as wide instead (then ZOOM_STEP times again), so a source
-    beyond the window still shows which way it lies (see ZOOMS)."""
+    with the goal whose lut() is luts[k]. With `zoom`, a world whose map is empty gets instead
+    the map over a window ZOOM_STEP times as wide (then ZOOM_STEP times again), its top and
+    bottom bands open, so a source beyond the window still shows which way it lies (ZOOMS)."""
     rows = np.asarray(rows, dtype=np.int64).reshape(-1)
     out = _layout_map(env, rows, luts, TARGET)
     for lay in ZOOMS if zoom else ():

@@ -167,7 +167,7 @@ def _layout_map(env: Any, rows: np.ndarray, luts: list, lay: Layout) -> np.ndarr
     ml = np.stack([np.asarray(m, bool) for _, m in luts])  # n, mob ids
     with_cells = np.nonzero(cl.any(axis=1))[0]
     if with_cells.size:
-        cache = columns(env, lay.bands)
+        cache = columns(env)
         if len(np.unique(rows)) == n:
             out[with_cells] = cache.blocks(env, rows[with_cells], cl[with_cells], pos[with_cells], lay)
         else:  # a world asked for twice (two goals, say): one at a time, each synced in turn

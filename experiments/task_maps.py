@@ -1,16 +1,23 @@
 """The scripted expert (or the learned policy alone) on the skill table's worlds of one goal,
 each map grown as a task's map is (a target given: worlds/gridworld/coverage.py short_of), one
 world at a time; a JSON line per world as it ends (side, the goal's source blocks, ok, steps,
-error, driver), then the summary.
+error, driver, start_clock), then the summary.
 
     python -m experiments.task_maps --goal mine:apple --episodes 50 --seed 1 [--first K --stride S]
     python -m experiments.task_maps --goal mine:apple --controller learned [--checkpoint PATH]
+    python -m experiments.task_maps --goal mine:apple --controller learned --start task  # at dawn
 
 The learned run is the `learned` controller as a task runs it, without the expert's fallback:
 sampled actions, a unit ends after 600 steps of no progress (skills/learned/controller.py).
 
 The skill table's own maps are 48 x 48 whatever the goal (an apple's hold 64 to 1,961 oak
 leaves on seed 1); a task's are as large as its route needs, as a real world has more land.
+
+`--start table` (the default, as every row recorded before 2026-11-29's round 31) starts each
+world where the skill table does, a tenth into the day (training/controller/train.py:
+eval_episodes), so that night falls some 2,100 steps in; `--start task` starts at dawn, as a
+task's episode does, so that night falls after a task's 2,400 steps (worlds/coverage.py:
+night_refusal).
 """
 
 from __future__ import annotations
@@ -29,9 +36,11 @@ def run(
     budget: int = 2400,
     controller: str = "scripted",
     checkpoint: str | None = None,
+    start: str = "table",
 ):
     """Yield one row per world of the skill table's `goal_key` worlds first, first+stride...,
-    driven by `controller` ('scripted', or 'learned': the policy alone, `checkpoint` or the shipped set)."""
+    driven by `controller` ('scripted', or 'learned': the policy alone, `checkpoint` or the shipped set),
+    from the skill table's start time (`start` 'table') or a task's dawn ('task')."""
     import numpy as np
 
     from experiments.skill_table import check_skills, episodes_for
@@ -55,15 +64,19 @@ def run(
         driver = LearnedController(kb, policy, driver, seed=seed, use_fallback=False)
     for k in range(first, len(eps), stride):
         goal, sd, opts = eps[k]
+        if start == "task":  # a task's episode starts at dawn (no time_of_day option)
+            opts = {key: v for key, v in opts.items() if key != "time_of_day"}
         w = GridWorld(kb)
         w.reset(seed=sd, options={**opts, "target": dict(goal.obj), "max_steps": budget})
         cells, _ = goal_sources(w.env, goal)
         n = int(np.isin(w.env.cells[0], sorted(cells)).sum()) if cells else 0
+        clock = int(w.env.clock[0])  # the clock step the world starts at
         out = driver.run(goal, w)
         yield {
             "k": k,
             "side": int(w.env.X),
             "sources": n,
+            "start_clock": clock,
             "ok": bool(out["ok"]),
             "steps": out.get("steps"),
             "error": out.get("error"),
@@ -89,12 +102,18 @@ def main(argv: list[str] | None = None) -> int:
         help="who drives: the scripted expert (default) or the learned policy alone (no fallback)",
     )
     ap.add_argument("--checkpoint", help="learned: this checkpoint (default: the shipped set)")
+    ap.add_argument(
+        "--start",
+        choices=("table", "task"),
+        default="table",
+        help="when each world's day starts: as the skill table's (default, a tenth into the day) or as a task's (dawn)",
+    )
     a = ap.parse_args(argv)
     if min(a.episodes, a.stride, a.budget) < 1 or a.first < 0:
         ap.error("--episodes, --stride and --budget must be 1 or more, --first 0 or more")
     rows = []
     try:
-        for row in run(a.goal, a.episodes, a.seed, a.first, a.stride, a.budget, a.controller, a.checkpoint):
+        for row in run(a.goal, a.episodes, a.seed, a.first, a.stride, a.budget, a.controller, a.checkpoint, a.start):
             rows.append(row)
             print(json.dumps(row), flush=True)
     except ValueError as e:

@@ -30,6 +30,14 @@ def test_the_learned_policy_alone_drives_a_world_when_asked(capsys):
     assert summary["controller"] == "learned" and summary["ok"] == 1
 
 
+def test_a_task_start_is_dawn_and_the_default_is_the_skill_tables(capsys):
+    assert main(["--goal", "mine:dirt", "--episodes", "1", "--start", "task"]) == 0
+    dawn = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert main(["--goal", "mine:dirt", "--episodes", "1"]) == 0
+    table = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert dawn["start_clock"] == 0 < table["start_clock"]  # dawn is the clock's step 0
+
+
 def test_a_find_goal_is_one_line_and_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--goal", "find:tree", "--episodes", "1"])

@@ -1,6 +1,7 @@
 """The loop guard: a planner that proposes, a third time, a goal block that already failed
 twice in this episode is stopped, and the episode ends with the failure described as a loop
-(issue 23: "a failing episode never proposes an identical goal block more than twice").
+(issue 23: "a failing episode never proposes an identical goal block more than twice"; since
+2026-11-29 the failures counted are those the episode has not acted on, below).
 
 A goal block is a plan's goal lines with comments, record lines (`# rider {...}`) and
 spacing left out, so two plans that differ only in their step comments are the same block.
@@ -9,11 +10,19 @@ station), or when it had no goal that could run; a failure by the controller's s
 (the world says "try again") does not count, nor does a plan whose goals all ran.  The oracle keeps its
 own rule (nodes/planners/oracle.py: the same failure twice, with the same cause) and says
 so with `loop_guard = False`.
+
+A failure the episode has since acted on does not count either: one whose refusal named an
+item missing (`needs 1 log, has 0`) and after which a goal gained that item. A long episode
+asks for `craft planks` with no log held once on the way down and again when its planks run
+out; after the next `mine log`, a third `craft planks` is the way on, not a loop. A failure
+that named nothing missing, or a tool or fuel that no later goal gained, still counts.
 """
 
 from __future__ import annotations
 
 import re
+
+from worlds.facts import missing_names
 
 _SPACE = re.compile(r"\s+")
 
@@ -47,12 +56,25 @@ def failed_plans(outcomes: list[dict]) -> dict[int, dict]:
     }
 
 
+def acted_on(failure: dict, later: list[dict]) -> bool:
+    """Whether a goal that ran after `failure` gained an item the failure named missing."""
+    names = set(missing_names(failure.get("missing")))
+    return bool(names) and any(o.get("ok") and names & set(o.get("gained") or {}) for o in later)
+
+
+def standing_failures(outcomes: list[dict]) -> dict[int, dict]:
+    """failed_plans, less the failures the episode has since acted on."""
+    at = {id(o): k for k, o in enumerate(outcomes)}
+    return {p: o for p, o in failed_plans(outcomes).items() if not acted_on(o, outcomes[at[id(o)] + 1 :])}
+
+
 def loop_cause(plans: list[str], outcomes: list[dict], text: str) -> str | None:
-    """Why proposing `text` now is a loop (its goal block failed in two earlier plans), else None."""
+    """Why proposing `text` now is a loop (its goal block failed in two earlier plans, for causes
+    the episode has not acted on since), else None."""
     block = goal_block(text)
     if not block:
         return None
-    failed = failed_plans(outcomes)
+    failed = standing_failures(outcomes)
     same = [r for r, p in enumerate(plans) if r in failed and goal_block(p) == block]
     if len(same) < 2:
         return None

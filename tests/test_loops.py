@@ -1,5 +1,7 @@
 """The loop guard (issue 23, part 4): a failing episode never proposes an identical goal block
-more than twice; the third proposal ends the episode, and the failure says it was a loop."""
+more than twice for causes it has not acted on since; the third proposal ends the episode, and the
+failure says it was a loop. A block refused for want of an item that a later goal gained may come
+back (a long episode's `craft planks` after its next `mine log`)."""
 
 from __future__ import annotations
 
@@ -62,3 +64,42 @@ def test_only_failures_for_a_rule_count():
     assert loop_cause(plans, chance, FLAWED) is None  # the world said: try again
     assert loop_cause(plans, rule[:1], FLAWED) is None  # failed once: a second try is allowed
     assert loop_cause(plans, rule, FLAWED.replace("'log':3", "'log':4")) is None  # another block
+
+
+def test_a_failure_the_episode_acted_on_is_not_counted_again():
+    # the way a long rider episode goes: planks refused with no log held, once on the way down and
+    # once when the planks ran out; after each refusal a log was mined, so the third is the way on
+    replies = [
+        "craft planks",  # refused: no log
+        "mine log",
+        "craft planks",
+        "craft crafting table",
+        "craft planks",  # refused again: the table took the planks, no log held
+        "mine log",
+        "craft planks",  # the third proposal of a block that failed twice: runs, since logs were gained
+        "mine log",
+        "craft planks",
+        "craft stick",
+        "craft wooden pickaxe",
+    ]
+    settings = RunSettings(planner="rider", max_rounds=12).configure("rider", revisions=5)
+    task = Task("WoodenPickaxe", "custom", "Obtain a wooden pickaxe.", {"wooden_pickaxe": 1}, 3000)
+    result = run_episode(task, settings, llm=FakeLLM([f"Next skill: {r}" for r in replies]), kb=KB)
+    assert result["success"], result["failure_reason"]
+    # proposed five times, refused twice (plans 1 and 5): counting every failure, plan 7 would have ended it
+    assert _blocks(result["plans"])[("craft({'planks':1},null,null)",)] == 5
+    assert len(result["plans"]) == len(replies)
+
+
+def test_only_failures_not_acted_on_count():
+    plans = [FLAWED, FLAWED]
+    tool = {"ok": False, "error": "needs a wooden_pickaxe", "missing": {"tool": "wooden_pickaxe"}}
+    fails = [{"plan": p, "step": 3, **tool} for p in (0, 1)]
+    log = {"plan": 1, "step": 0, "ok": True, "gained": {"log": 3}}
+    pickaxe = {"plan": 1, "step": 0, "ok": True, "gained": {"wooden_pickaxe": 1}}
+    assert loop_cause(plans, [fails[0], log, fails[1]], FLAWED)  # logs gained: not what was missing
+    assert loop_cause(plans, [fails[0], pickaxe, fails[1]], FLAWED) is None  # the first was acted on
+    later = {**pickaxe, "plan": 2}
+    assert loop_cause(plans, [*fails, later], FLAWED) is None  # both were
+    nothing_named = [{k: v for k, v in f.items() if k != "missing"} for f in fails]
+    assert loop_cause(plans, [*nothing_named, later], FLAWED)  # a failure that names nothing counts

@@ -214,3 +214,13 @@ def test_skill_costs_follow_table_18():
     assert log.cost > c.craft(True).cost > c.craft(False).cost
     assert c.kill("cow").success_rate == 0.60 and c.kill("sheep").success_rate == 0.44
     assert c.smelt().success_rate == 0.80 and c.equip().success_rate == 1.0
+
+
+def test_the_name_a_placed_block_shows_names_its_item():
+    # 1.11.2's item list calls it "Daylight Detector"; the game shows "Daylight Sensor" on the block
+    kb = load_kb("1.11.2")
+    assert kb.canonical("daylight sensor") == "daylight_detector"
+    assert kb.canonical("Stained Clay") == "stained_hardened_clay"
+    assert kb.canonical("bricks") == "brick_block"  # an existing name keeps its meaning
+    assert kb.canonical("wooden planks") == "planks" and kb.canonical("brick") == "brick"
+    assert load_kb("1.16.5").canonical("wheat crops") == "wheat"

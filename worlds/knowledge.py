@@ -151,6 +151,10 @@ class KnowledgeBase:
             self._display.setdefault(normalize(it["displayName"]), name)
         self._recipes = self._load_recipes(patches)
         self._load_mining()
+        for name, info in self._blocks.items():  # the name the game shows on a placed block, as a user says it
+            # ("daylight sensor": the daylight_detector item, 1.11.2), where no item, alias or plural has it
+            if name in self._items and self.canonical(info["displayName"]) is None:
+                self._display[normalize(info["displayName"])] = name
         self._load_mobs()
         self._load_smelting()
         self._load_interactions()

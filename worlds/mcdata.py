@@ -246,7 +246,12 @@ def load_blocks(
         if tools and b["name"] in tools:
             given = tools[b["name"]]
             harvest = list(given) if given else None
-        blocks[b["name"]] = {"drops": drops, "tools": harvest, "diggable": b.get("diggable", True)}
+        blocks[b["name"]] = {
+            "drops": drops,
+            "tools": harvest,
+            "diggable": b.get("diggable", True),
+            "displayName": b.get("displayName") or b["name"],
+        }
     return blocks
 
 

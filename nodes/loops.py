@@ -14,8 +14,9 @@ so with `loop_guard = False`.
 A failure the episode has since acted on does not count either: one whose refusal named an
 item missing (`needs 1 log, has 0`) and after which a goal gained that item. A long episode
 asks for `craft planks` with no log held once on the way down and again when its planks run
-out; after the next `mine log`, a third `craft planks` is the way on, not a loop. A failure
-that named nothing missing, or a tool or fuel that no later goal gained, still counts.
+out; after the next `mine log`, a third `craft planks` is the way on, not a loop. A refusal
+for want of fuel is acted on once a later goal gained an item that burns. A failure that named
+nothing missing, or a tool or fuel that no later goal gained, still counts.
 """
 
 from __future__ import annotations
@@ -56,25 +57,28 @@ def failed_plans(outcomes: list[dict]) -> dict[int, dict]:
     }
 
 
-def acted_on(failure: dict, later: list[dict]) -> bool:
-    """Whether a goal that ran after `failure` gained an item the failure named missing."""
-    names = set(missing_names(failure.get("missing")))
+def acted_on(failure: dict, later: list[dict], fuels: frozenset[str] = frozenset()) -> bool:
+    """Whether a goal that ran after `failure` gained an item the failure named missing (any of
+    `fuels` for a refusal that wanted fuel)."""
+    missing = failure.get("missing") or {}
+    names = set(missing_names(missing)) | (set(fuels) if "fuel" in missing else set())
     return bool(names) and any(o.get("ok") and names & set(o.get("gained") or {}) for o in later)
 
 
-def standing_failures(outcomes: list[dict]) -> dict[int, dict]:
+def standing_failures(outcomes: list[dict], fuels: frozenset[str] = frozenset()) -> dict[int, dict]:
     """failed_plans, less the failures the episode has since acted on."""
     at = {id(o): k for k, o in enumerate(outcomes)}
-    return {p: o for p, o in failed_plans(outcomes).items() if not acted_on(o, outcomes[at[id(o)] + 1 :])}
+    failed = failed_plans(outcomes).items()
+    return {p: o for p, o in failed if not acted_on(o, outcomes[at[id(o)] + 1 :], fuels)}
 
 
-def loop_cause(plans: list[str], outcomes: list[dict], text: str) -> str | None:
+def loop_cause(plans: list[str], outcomes: list[dict], text: str, fuels: frozenset[str] = frozenset()) -> str | None:
     """Why proposing `text` now is a loop (its goal block failed in two earlier plans, for causes
-    the episode has not acted on since), else None."""
+    the episode has not acted on since; `fuels`: the items that burn, the knowledge base's), else None."""
     block = goal_block(text)
     if not block:
         return None
-    failed = standing_failures(outcomes)
+    failed = standing_failures(outcomes, fuels)
     same = [r for r, p in enumerate(plans) if r in failed and goal_block(p) == block]
     if len(same) < 2:
         return None

@@ -31,7 +31,8 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     result = ctx.planner.plan(request)
     cause = result.no_plan_cause()
     if cause is None and getattr(ctx.planner, "loop_guard", True):
-        loop = loop_cause(request.plans, request.outcomes, result.text)  # nodes/loops.py
+        fuels = frozenset(ctx.kb.fuels()) if ctx.kb is not None else frozenset()
+        loop = loop_cause(request.plans, request.outcomes, result.text, fuels)  # nodes/loops.py
         if loop:  # the block is not run a third time: the episode ends, the loop said as such
             result = no_plan(loop, result.usage)
             cause = loop

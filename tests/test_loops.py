@@ -103,3 +103,14 @@ def test_only_failures_not_acted_on_count():
     assert loop_cause(plans, [*fails, later], FLAWED) is None  # both were
     nothing_named = [{k: v for k, v in f.items() if k != "missing"} for f in fails]
     assert loop_cause(plans, [*nothing_named, later], FLAWED)  # a failure that names nothing counts
+
+
+def test_a_refusal_for_fuel_is_acted_on_by_anything_that_burns():
+    plans = [FLAWED, FLAWED]
+    fuel = {"ok": False, "error": "cannot smelt iron_ingot: needs fuel", "missing": {"fuel": 1}}
+    fails = [{"plan": p, "step": 3, **fuel} for p in (0, 1)]
+    coal = {"plan": 2, "step": 0, "ok": True, "gained": {"coal": 1}}
+    fuels = frozenset(KB.fuels())
+    assert loop_cause(plans, [*fails, coal], FLAWED)  # the fuels not given: still a loop
+    assert loop_cause(plans, [*fails, coal], FLAWED, fuels) is None
+    assert loop_cause(plans, [*fails, {**coal, "gained": {"iron_ore": 1}}], FLAWED, fuels)

@@ -67,12 +67,19 @@ class EpisodeContext:
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # part name -> {option: value}
 
     def settings(self) -> RunSettings:
+        """The RunSettings; with a shipped adapter's taught settings (agent/llm/taught.py) where a
+        field is left at its default and an option is not given, as `deps run` fills them."""
+        from agent.llm import taught
+
         values = asdict(self)
         values.pop("task")
         options = values.pop("options") or {}
         settings = RunSettings(**values)
         for part, given in options.items():
             settings.configure(part, **given)
+        defaults = EpisodeContext()
+        left = {k for k in taught.CORE if getattr(self, k) == getattr(defaults, k)}
+        taught.fill(settings, ({*taught.CORE} - left) | {f"{p}.{k}" for p, given in options.items() for k in given})
         return settings.validate()
 
 

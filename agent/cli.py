@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-from agent.cli_flags import UserError, _add_run_flags, _faults, _inventory, _settings, _skills  # noqa: F401
+from agent.cli_flags import UserError, _add_run_flags, _faults, _inventory, _settings, _settings_taught, _skills  # noqa: F401
 from nodes.settings import (
     MAX_COUNT,
     MC_VERSIONS,
@@ -216,9 +216,11 @@ def cmd_run(a: argparse.Namespace) -> int:
     elif not a.task:
         raise UserError("give a TASK (an id such as CraftWoodenPickaxe, or an instruction), or --resume THREAD")
     else:
-        settings = _settings(a)
+        settings, filled = _settings_taught(a)
         task = resolve_task(a.task, load_kb(settings.mc_version))
         thread = new_thread(task)
+        if filled:
+            _err(f"settings {settings.llm} was taught with: {', '.join(filled)} (a flag given overrides one)")
     _err(
         f"task {task.id}: {task.instruction} -> {task.target} (max {task.max_steps} steps), "
         f"planner {settings.planner}, world {settings.world}, llm {redact_llm(settings.llm)}; thread {thread}"

@@ -149,7 +149,12 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
         help=f"skill types allowed, comma-separated, from {','.join(SKILL_TYPES)} (default: all)",
     )
     g.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    g.add_argument("--max-rounds", type=int, default=12, help="re-planning rounds allowed; 0 = never (default: 12)")
+    g.add_argument(
+        "--max-rounds",
+        type=int,
+        default=None,
+        help="re-planning rounds allowed; 0 = never (default: 12, or the one the --llm adapter was taught with)",
+    )
     g.add_argument("--max-tokens", type=int, default=200_000, help="token budget of one episode (default: 200000)")
     g.add_argument(
         "--no-recipe-hints",
@@ -159,7 +164,7 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--knowledge",
-        default="target",
+        default=None,
         choices=KNOWLEDGE,
         help="recipe facts in the planner's prompt: none, target (the task's item and what the world "
         "reports missing), or tree (every item on the way) (default: target)",
@@ -217,7 +222,16 @@ def _options(a: argparse.Namespace) -> dict[str, Any]:
 
 
 def _settings(a: argparse.Namespace) -> RunSettings:
-    return RunSettings(
+    return _settings_taught(a)[0]
+
+
+def _settings_taught(a: argparse.Namespace) -> tuple[RunSettings, list[str]]:
+    """The run's settings, with those its --llm adapter was taught with where no flag gave them
+    (agent/llm/taught.py), and those as flags."""
+    from agent.llm import taught
+
+    defaults = RunSettings()
+    settings = RunSettings(
         world=a.world,
         mc_version=a.mc_version,
         planner=a.planner,
@@ -230,14 +244,23 @@ def _settings(a: argparse.Namespace) -> RunSettings:
         inventory=_inventory(a.inventory),
         skills=_skills(a.skills),
         seed=a.seed,
-        max_rounds=a.max_rounds,
+        max_rounds=defaults.max_rounds if a.max_rounds is None else a.max_rounds,
         max_tokens=a.max_tokens,
         recipe_hints=a.recipe_hints,
-        knowledge=a.knowledge,
+        knowledge=a.knowledge or defaults.knowledge,
         random_drop=a.random_drop,
         trace_dir=a.trace_dir,
         llm_timeout=a.llm_timeout,
         llm_retries=a.llm_retries,
         llm_faults=_faults(a.llm_faults),
         options=_options(a),
-    ).validate()
+    )
+    given = {k for k in taught.CORE if getattr(a, k) is not None}
+    given |= {f"{part}.{name}" for part, opts in settings.options.items() for name in _given_fields(a, part)}
+    filled = taught.fill(settings, given)
+    return settings.validate(), filled
+
+
+def _given_fields(a: argparse.Namespace, part_name: str) -> list[str]:
+    part = next(p for p in registry.parts() if p.name == part_name)
+    return [f.name for f in registry.option_fields(part) if hasattr(a, _dest(part, f))]

@@ -285,3 +285,14 @@ def test_the_rocket_patched_in_at_1_11_and_1_16_is_the_one_minecraft_data_has_at
     for version, name in (("1.11.2", "fireworks"), ("1.16.5", "firework_rocket")):
         (mine,) = load_kb(version).recipes(name)
         assert (mine.count, mine.ingredients) == (theirs.count, theirs.ingredients)
+
+
+def test_the_suspicious_stew_takes_any_small_flower_and_a_dye_only_its_own():
+    for version in ("1.16.5", "1.19.2"):
+        kb = load_kb(version)
+        (stew,) = kb.recipes("suspicious_stew")  # a special recipe: no minecraft-data lists it
+        assert stew.ingredients == {"red_mushroom": 1, "brown_mushroom": 1, "bowl": 1, "small_flowers": 1}
+        assert not stew.needs_table and kb.matches("small_flowers", "cornflower")
+        # three of the small flowers make light grey dye: they stay those three, not the whole group
+        (dye,) = [r for r in kb.recipes("light_gray_dye") if r.count == 1]
+        assert set(dye.fillers(next(iter(dye.ingredients)))) == {"azure_bluet", "oxeye_daisy", "white_tulip"}

@@ -122,6 +122,9 @@ def generalize(recipes: list[Recipe], group_of: dict[str, str]) -> list[Recipe]:
     buckets: dict[tuple, list[Recipe]] = defaultdict(list)
     for r in recipes:
         buckets[(r.count, r.needs_table, _signature(r.ingredients, group_of))].append(r)
+    members: dict[str, set[str]] = defaultdict(set)
+    for name, g in group_of.items():
+        members[g].add(name)
     out: list[Recipe] = []
     for (count, table, sig), family in buckets.items():
         if len(family) == 1:
@@ -131,6 +134,9 @@ def generalize(recipes: list[Recipe], group_of: dict[str, str]) -> list[Recipe]:
         for r in family:
             for name in r.ingredients:
                 used[group_of.get(name, name)].add(name)
+        if any(1 < len(names) < len(members[g]) for g, names in used.items() if g in members):
+            out.extend(family)  # some of a group only (light grey dye from 3 of the small flowers): alternatives
+            continue
         ingredients: dict[str, int] = {}
         for g, n in sig:
             name = g if len(used[g]) > 1 else next(iter(used[g]))

@@ -31,7 +31,7 @@ from worlds.base import WorldError
 from worlds.context_tasks import check_judgeable
 from worlds.find_instruction import find_task_from_instruction, is_find
 from worlds.random_drop import RandomDrop
-from worlds.tasks import SuiteError, find_task, localize, task_from_instruction
+from worlds.tasks import SuiteError, find_task, localize, sized_budget, task_from_instruction
 from worlds.types import Task
 
 RECURSION_LIMIT = 100_000
@@ -52,7 +52,7 @@ def resolve_task(spec: str, kb: Any) -> Task:
                 ' an instruction naming an item (e.g. "obtain a wooden pickaxe") or one to find a thing'
                 ' (e.g. "find a pig at night")'
             ) from None
-    return localize(task, kb)
+    return sized_budget(localize(task, kb), kb)
 
 
 def build_context(task: Task, settings: RunSettings, llm: Any = None, kb: Any = None) -> AgentContext:

@@ -244,3 +244,18 @@ def test_task_from_instruction():
         task_from_instruction("obtain a rocket", _resolver)
     with pytest.raises(SuiteError):
         task_from_instruction("", _resolver)
+
+
+def test_a_one_off_task_gets_the_budget_its_work_needs():
+    from agent.api import run_episode
+    from agent.runner import resolve_task
+    from worlds.knowledge import load_kb
+
+    kb = load_kb("1.11.2")
+    anvil = resolve_task("obtain an anvil", kb)  # 31 iron ingots: about 14,000 steps of the recipe book's estimate
+    assert anvil.max_steps == 29000
+    result = run_episode("obtain an anvil", planner="oracle")  # under the old 12,000 the shortest plan ran out
+    assert result["success"] and 12000 < result["env_steps"] <= anvil.max_steps
+    assert resolve_task("obtain a wooden pickaxe", kb).max_steps == 3000  # a suite's task keeps its budget
+    assert resolve_task("obtain 5 sticks and a bowl", kb).max_steps == 12000  # small work: DEPS's largest budget
+    assert resolve_task("obtain a nether star", kb).max_steps == 12000  # no plan: the planner says why

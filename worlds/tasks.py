@@ -30,7 +30,8 @@ SUITE_DIR = Path(__file__).resolve().parent / "suites"
 REQUIRED_KEYS = ("id", "group", "instruction", "target", "max_steps")
 OPTIONAL_KEYS = ("inventory", "biome")
 FILE_SUFFIXES = (".json", ".yaml", ".yml")
-CUSTOM_MAX_STEPS = 12000
+CUSTOM_MAX_STEPS = 12000  # DEPS's largest task budget (Table 2's diamond group), for a one-off task
+CUSTOM_BUDGET_SLACK = 2  # ... or this many times the recipe book's estimate of its shortest plan, if more
 MAX_GOAL_COUNT = 100_000  # items of one kind a task may ask for (beyond it no budget is meaningful)
 MAX_INVENTORY_COUNT = 1_000_000  # items of one kind a task may start with
 MAX_STEPS = 10_000_000  # a task's step budget
@@ -377,6 +378,23 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
         raise SuiteError(f"instruction {raw!r}: unknown item {what} ({example}, naming a Minecraft item)")
     tid = "custom-" + "-".join(item if n == 1 else f"{n}-{item}" for item, n in target.items())
     return Task(id=tid, group="custom", instruction=raw, target=target, max_steps=CUSTOM_MAX_STEPS, suite="custom")
+
+
+def sized_budget(task: Task, kb: Any) -> Task:
+    """A one-off task with the step budget its work needs: CUSTOM_MAX_STEPS, or twice the recipe
+    book's estimate of its shortest plan where that is more, in whole thousands. An anvil's 31
+    iron ingots take about 14,000 steps, past any budget DEPS gives. A task from a suite, or one
+    the recipe book has no plan for (the planner says why), keeps its budget."""
+    from worlds.solver import Unreachable, solve, steps_estimate
+
+    if task.group != "custom" or task.max_steps != CUSTOM_MAX_STEPS or not task.target:
+        return task
+    try:
+        needed = CUSTOM_BUDGET_SLACK * steps_estimate(kb, solve(kb, dict(task.target), dict(task.inventory)))
+    except Unreachable:
+        return task
+    budget = min(MAX_STEPS, -(-needed // 1000) * 1000)
+    return replace(task, max_steps=budget) if budget > task.max_steps else task
 
 
 def _resolve_phrase(phrase: str, verb: str | None, resolve_item: Callable[[str], str | None]) -> str | None:

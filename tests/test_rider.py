@@ -160,6 +160,32 @@ def test_action_retrieval_maps_free_text_to_a_skill(monkeypatch):
     assert how.endswith("embedding") and action.action == "craft"
 
 
+def test_a_group_noun_is_the_groups_own_skill_from_1_13_on():
+    """At 1.16.5 planks and log are groups, not items: "mine log" once went to jungle logs by
+    embedding, and "craft planks" to oak planks with no oak log held, so the rider looped."""
+    from worlds.textworld import TextWorld
+
+    kb = load_kb("1.16.5")
+    r = ActionRetriever(kb)
+    for text, want in {
+        "Next skill: craft planks": "craft planks",
+        "Next skill: mine log": "mine log",
+        "Next skill: mine oak log": "mine oak_log",  # a member named stays that member
+        "Next skill: craft wool": "kill sheep",  # a group got by killing keeps the mob's skill
+    }.items():
+        action, _ = r.retrieve(text)
+        assert f"{action.action} {action.item}" == want, text
+    assert ActionRetriever(kb, frozenset({"oak_log"})).retrieve("mine log")[1] == "group"
+    assert ActionRetriever(kb, frozenset({"stone"})).retrieve("mine log")[1] != "group"  # not on the allowed list
+    assert ActionRetriever(KB).retrieve("mine log")[1] != "group"  # 1.11.2's log is an item
+    world = TextWorld(kb)
+    world.reset(seed=0, options={"target": {"barrel": 1}, "max_steps": 3000})
+    (_, _, _, _, refused), (_, _, _, _, mined) = (
+        world.step({"action": a, "item": i}) for a, i in (("craft", "planks"), ("mine", "log"))
+    )
+    assert refused["missing"] == {"log": 1} and mined["ok"]  # the refusal names the group the model knows
+
+
 def _eval(tmp_path, collect, llm, episodes=2, resume=False):
     return run_eval(
         [PICKAXE],

@@ -193,11 +193,32 @@ class ActionRetriever:
         scores = vecs @ embed([phrase])[0]
         return cands[int(scores.argmax())]
 
+    def _group_action(self, verb: str, noun: str) -> Action | None:
+        """A noun that names a group and no item (from 1.13 on: planks, log, wool) is the group's
+        own skill, as the world runs it: the member made or mined follows what is held or near.
+        Picking one member by embedding sent "mine log" to jungle logs and "craft planks" to oak
+        planks with only birch logs held."""
+        from worlds.options import best_option
+
+        name = noun.replace(" ", "_")
+        if not name or not self.kb.is_generic(name) or self.kb.is_item(name):
+            return None
+        opt = best_option(self.kb, name)
+        kinds = VERBS.get(verb, ())
+        if opt is None or opt.kind not in ("craft", "mine") or (kinds and opt.kind not in kinds):
+            return None
+        if self.names is not None and not {name, *self.kb.variants(name)} & self.names:
+            return None
+        return Action(opt.kind, name, frozenset({noun}), frozenset(_words(noun)) - _STOP)
+
     def retrieve(self, text: str) -> tuple[Action | None, str]:
-        """(the action, how it was found: 'noun', 'noun+verb', 'noun+embedding' or 'embedding')."""
+        """(the action, how it was found: 'group', 'noun', 'noun+verb', 'noun+embedding' or 'embedding')."""
         verb, noun = split_reply(text)
         if not verb and not noun:
             return None, "empty reply"
+        group = self._group_action(verb, noun)
+        if group is not None:
+            return group, "group"
         cands = self._noun_candidates(noun)
         how = "noun"
         if not cands:

@@ -66,6 +66,22 @@ def test_a_mined_fact_names_the_block_and_the_least_tool_or_better(kb):
     assert fact(kb, "no_such_thing") is None
 
 
+def test_shears_are_not_a_better_sword():
+    """String from a cobweb takes shears or any sword; "shears or better" sent a planner to iron."""
+    for version in ("1.11.2", "1.16.5"):
+        kb = load_kb(version)
+        (web, *_) = kb.mine_sources("string")
+        assert web.tool_phrase() == " with shears or a sword"
+        world = TextWorld(kb)
+        world.reset(seed=0, options={"target": {"string": 1}, "max_steps": 3000})
+        assert (
+            world.step({"action": "mine", "item": "string"})[-1]["error"]
+            == f"needs shears or a sword to mine {web.block}"
+        )
+        world.bag.items["wooden_sword"] = 1
+        assert world.step({"action": "mine", "item": "string"})[-1]["ok"]
+
+
 @pytest.mark.parametrize("version", ["1.11.2", "1.16.5", "1.19.2"])
 def test_every_name_of_every_version_has_a_one_line_fact(version):
     kb = load_kb(version)

@@ -76,6 +76,11 @@ class SmeltRecipe:
         return f"smelt {n} {self.input} into {n * self.count} {self.output} in a furnace"
 
 
+def _kind(tool: str) -> str:
+    """A tool's kind: stone_pickaxe -> pickaxe, shears -> shears."""
+    return tool.rsplit("_", 1)[-1]
+
+
 @dataclass(frozen=True)
 class MineSource:
     block: str
@@ -99,11 +104,16 @@ class MineSource:
 
     def tool_phrase(self, by_hand: str = "") -> str:
         """' with a stone_pickaxe or better', or `by_hand` when no tool is needed."""
-        if not self.min_tool:
-            return by_hand
-        if self.with_tool:
-            return f" with {a(self.min_tool)}"
-        return f" with {a(self.min_tool)}" + (" or better" if self.tools and len(self.tools) > 1 else "")
+        return f" with {self.tool_need()}" if self.min_tool else by_hand
+
+    def tool_need(self) -> str:
+        """What the block must be broken with: 'a stone_pickaxe or better', 'shears or a sword'
+        (string from a cobweb: shears are not a better sword), 'shears' (leaves kept whole)."""
+        least = self.min_tool or "tool"
+        tools = () if self.with_tool else (self.tools or ())
+        better = any(t != least and _kind(t) == _kind(least) for t in tools)
+        others = dict.fromkeys(_kind(t) for t in tools if _kind(t) != _kind(least))
+        return a(least) + (" or better" if better else "") + "".join(f" or {a(k)}" for k in others)
 
     def odds(self) -> str:
         """'' or ' (1 in 10 breaks drops flint)'."""

@@ -296,8 +296,7 @@ class TextWorld(DispatchStep):
             s = min(sources, key=lambda s: s.tier)
             assert s.tools is not None and s.min_tool is not None  # a source without tools is usable
             rate = self.costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
-            better = " or better" if len(s.tools) > 1 else ""
-            return _fail(f"needs {a(s.min_tool)}{better} to mine {s.block}", {"tool": s.min_tool}, rate.cost)
+            return _fail(f"needs {s.tool_need()} to mine {s.block}", {"tool": s.min_tool}, rate.cost)
         s = usable[0]
         rate = self.costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
         out = self._roll(Outcome(True, None, rate.cost, {}), rate.success_rate, "mine")

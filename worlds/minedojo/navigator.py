@@ -273,7 +273,6 @@ def unit_for(kb: Any, item: str) -> tuple[Unit | None, str | None, dict]:
 
 def tool_refusal(kb: Any, item: str, held: Callable[[str], bool]) -> tuple[str, dict] | None:
     """The text world's words when no held tool harvests any source of `item`."""
-    from worlds.recipes import a as article
 
     sources = kb.mine_sources(item)
     if not sources and item in kb.blocks() and kb.block_drops(item):
@@ -283,5 +282,4 @@ def tool_refusal(kb: Any, item: str, held: Callable[[str], bool]) -> tuple[str, 
     if any(s.tools is None or any(held(t) for t in s.tools) for s in sources):
         return None
     s = min(sources, key=lambda s: s.tier)
-    better = " or better" if len(s.tools) > 1 else ""
-    return f"needs {article(s.min_tool)}{better} to mine {s.block}", {"tool": s.min_tool}
+    return f"needs {s.tool_need()} to mine {s.block}", {"tool": s.min_tool}

@@ -398,8 +398,7 @@ class MineflayerWorld(DispatchStep):
         if not usable:
             s = min(sources, key=lambda s: s.tier)
             rate = self.costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)
-            better = " or better" if s.tools and len(s.tools) > 1 else ""
-            return _fail(f"needs {a(s.min_tool or 'tool')}{better} to mine {s.block}", {"tool": s.min_tool}, rate.cost)
+            return _fail(f"needs {s.tool_need()} to mine {s.block}", {"tool": s.min_tool}, rate.cost)
         blocks = list(dict.fromkeys(b for s in usable for b in self._game_names(s.block)))
         rate = self.costs.mine(usable[0].block, needs_pickaxe=usable[0].needs_pickaxe)
         before = self.inventory

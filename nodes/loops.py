@@ -15,15 +15,19 @@ A failure the episode has since acted on does not count either: one whose refusa
 item missing (`needs 1 log, has 0`) and after which a goal gained that item. A long episode
 asks for `craft planks` with no log held once on the way down and again when its planks run
 out; after the next `mine log`, a third `craft planks` is the way on, not a loop. A refusal
-for want of fuel is acted on once a later goal gained an item that burns. A failure that named
-nothing missing, or a tool or fuel that no later goal gained, still counts.
+for want of fuel is acted on once a later goal gained an item that burns, and one that named a
+group (from 1.13 on `log`) once a later goal gained any of its members (`oak_log`). A failure that
+named nothing missing, or a tool or fuel that no later goal gained, still counts.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
 from worlds.facts import missing_names
+
+Groups = Mapping[str, Iterable[str]] | None  # a group's name -> its members (KnowledgeBase.groups())
 
 _SPACE = re.compile(r"\s+")
 
@@ -57,28 +61,35 @@ def failed_plans(outcomes: list[dict]) -> dict[int, dict]:
     }
 
 
-def acted_on(failure: dict, later: list[dict], fuels: frozenset[str] = frozenset()) -> bool:
+def acted_on(failure: dict, later: list[dict], fuels: frozenset[str] = frozenset(), groups: Groups = None) -> bool:
     """Whether a goal that ran after `failure` gained an item the failure named missing (any of
-    `fuels` for a refusal that wanted fuel)."""
+    `fuels` for a refusal that wanted fuel; any member of a group it named, `groups`: an oak log
+    for "needs 1 log" from 1.13 on)."""
     missing = failure.get("missing") or {}
     names = set(missing_names(missing)) | (set(fuels) if "fuel" in missing else set())
+    names |= {m for n in names for m in (groups or {}).get(n, ())}
     return bool(names) and any(o.get("ok") and names & set(o.get("gained") or {}) for o in later)
 
 
-def standing_failures(outcomes: list[dict], fuels: frozenset[str] = frozenset()) -> dict[int, dict]:
+def standing_failures(
+    outcomes: list[dict], fuels: frozenset[str] = frozenset(), groups: Groups = None
+) -> dict[int, dict]:
     """failed_plans, less the failures the episode has since acted on."""
     at = {id(o): k for k, o in enumerate(outcomes)}
     failed = failed_plans(outcomes).items()
-    return {p: o for p, o in failed if not acted_on(o, outcomes[at[id(o)] + 1 :], fuels)}
+    return {p: o for p, o in failed if not acted_on(o, outcomes[at[id(o)] + 1 :], fuels, groups)}
 
 
-def loop_cause(plans: list[str], outcomes: list[dict], text: str, fuels: frozenset[str] = frozenset()) -> str | None:
+def loop_cause(
+    plans: list[str], outcomes: list[dict], text: str, fuels: frozenset[str] = frozenset(), groups: Groups = None
+) -> str | None:
     """Why proposing `text` now is a loop (its goal block failed in two earlier plans, for causes
-    the episode has not acted on since; `fuels`: the items that burn, the knowledge base's), else None."""
+    the episode has not acted on since; `fuels`: the items that burn, `groups`: each group's
+    members, the knowledge base's), else None."""
     block = goal_block(text)
     if not block:
         return None
-    failed = standing_failures(outcomes, fuels)
+    failed = standing_failures(outcomes, fuels, groups)
     same = [r for r, p in enumerate(plans) if r in failed and goal_block(p) == block]
     if len(same) < 2:
         return None

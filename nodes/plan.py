@@ -32,7 +32,8 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     cause = result.no_plan_cause()
     if cause is None and getattr(ctx.planner, "loop_guard", True):
         fuels = frozenset(ctx.kb.fuels())  # a refusal for want of fuel is acted on by any of them
-        loop = loop_cause(request.plans, request.outcomes, result.text, fuels)  # nodes/loops.py
+        groups = ctx.kb.groups()  # and one for a group (log) by any member (oak_log)
+        loop = loop_cause(request.plans, request.outcomes, result.text, fuels, groups)  # nodes/loops.py
         if loop:  # the block is not run a third time: the episode ends, the loop said as such
             result = no_plan(loop, result.usage)
             cause = loop

@@ -114,3 +114,17 @@ def test_a_refusal_for_fuel_is_acted_on_by_anything_that_burns():
     assert loop_cause(plans, [*fails, coal], FLAWED)  # the fuels not given: still a loop
     assert loop_cause(plans, [*fails, coal], FLAWED, fuels) is None
     assert loop_cause(plans, [*fails, {**coal, "gained": {"iron_ore": 1}}], FLAWED, fuels)
+
+
+def test_a_refusal_naming_a_group_is_acted_on_by_any_member():
+    """From 1.13 on `craft planks` is refused for "needs 1 log" and `mine log` gains an oak log."""
+    from worlds.knowledge import load_kb
+
+    plans = ["craft({'planks':1}, null, null)"] * 2
+    refused = {"ok": False, "error": "cannot craft planks: needs 1 log, has 0", "missing": {"log": 1}}
+    fails = [{"plan": p, "step": 0, **refused} for p in (0, 1)]
+    oak = {"plan": 2, "step": 0, "ok": True, "gained": {"oak_log": 1}}
+    groups = load_kb("1.16.5").groups()
+    assert loop_cause(plans, [*fails, oak], plans[0])  # the groups not given: still a loop
+    assert loop_cause(plans, [*fails, oak], plans[0], frozenset(), groups) is None
+    assert loop_cause(plans, [*fails, {**oak, "gained": {"stone": 1}}], plans[0], frozenset(), groups)

@@ -259,3 +259,13 @@ def test_a_one_off_task_gets_the_budget_its_work_needs():
     assert resolve_task("obtain a wooden pickaxe", kb).max_steps == 3000  # a suite's task keeps its budget
     assert resolve_task("obtain 5 sticks and a bowl", kb).max_steps == 12000  # small work: DEPS's largest budget
     assert resolve_task("obtain a nether star", kb).max_steps == 12000  # no plan: the planner says why
+
+
+def test_an_item_whose_name_holds_and_is_one_item():
+    from worlds.knowledge import load_kb
+
+    kb = load_kb("1.11.2")
+    assert task_from_instruction("obtain a flint and steel", kb.canonical).target == {"flint_and_steel": 1}
+    assert task_from_instruction("craft 2 flint and steel", kb.canonical).target == {"flint_and_steel": 2}
+    assert task_from_instruction("obtain shears and a bucket", kb.canonical).target == {"shears": 1, "bucket": 1}
+    assert task_from_instruction("obtain flint, and a bucket", kb.canonical).target == {"flint": 1, "bucket": 1}

@@ -354,7 +354,9 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
     verb = words.pop(0) if words and words[0] in _VERBS else None
     target: dict[str, int] = {}
     unresolved: list[str] = []
-    for part in re.split(r"\s*,\s*|\s+and\s+", " ".join(words)):
+    whole = " ".join(words)  # one item whose name holds "and" (a flint and steel) is not two
+    parts = [whole] if " and " in whole and "," not in whole and _one_item(whole, verb, resolve_item) else None
+    for part in parts or re.split(r"\s*,\s*|\s+and\s+", whole):
         toks = [t for t in part.split() if t != "the"]
         count = 1
         if toks and toks[0].isdigit():
@@ -395,6 +397,14 @@ def sized_budget(task: Task, kb: Any) -> Task:
         return task
     budget = min(MAX_STEPS, -(-needed // 1000) * 1000)
     return replace(task, max_steps=budget) if budget > task.max_steps else task
+
+
+def _one_item(phrase: str, verb: str | None, resolve_item: Callable[[str], str | None]) -> bool:
+    """Whether `phrase`, less a leading count, names one item."""
+    toks = [t for t in phrase.split() if t != "the"]
+    if toks and (toks[0].isdigit() or toks[0] in NUMBER_WORDS):
+        toks.pop(0)
+    return bool(toks) and _resolve_phrase(" ".join(toks), verb, resolve_item) is not None
 
 
 def _resolve_phrase(phrase: str, verb: str | None, resolve_item: Callable[[str], str | None]) -> str | None:

@@ -78,8 +78,8 @@ class EpisodeContext:
         for part, given in options.items():
             settings.configure(part, **given)
         defaults = EpisodeContext()
-        left = {k for k in taught.CORE if getattr(self, k) == getattr(defaults, k)}
-        taught.fill(settings, ({*taught.CORE} - left) | {f"{p}.{k}" for p, given in options.items() for k in given})
+        given = {k for k in taught.CORE if getattr(self, k) != getattr(defaults, k)}
+        taught.fill(settings, given | {f"{p}.{k}" for p, opts in options.items() for k in opts})
         return settings.validate()
 
 

@@ -273,7 +273,6 @@ def unit_for(kb: Any, item: str) -> tuple[Unit | None, str | None, dict]:
 
 def tool_refusal(kb: Any, item: str, held: Callable[[str], bool]) -> tuple[str, dict] | None:
     """The text world's words when no held tool harvests any source of `item`."""
-
     sources = kb.mine_sources(item)
     if not sources and item in kb.blocks() and kb.block_drops(item):
         sources = [s for d in kb.block_drops(item) for s in kb.mine_sources(d) if s.block == item]

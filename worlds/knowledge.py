@@ -46,7 +46,12 @@ __all__ = [
 
 
 class AmbiguousName(ValueError):
-    """A name from another version that stands for several items here; the message is one line."""
+    """A name from another version that stands for several items here; the message is one line,
+    `candidates` the items it may be."""
+
+    def __init__(self, message: str, candidates: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.candidates = candidates
 
 
 @dataclass(frozen=True)
@@ -386,7 +391,8 @@ class KnowledgeBase:
             if key in flat["ambiguous"]:
                 raise AmbiguousName(
                     f"{key!r} (Minecraft {from_version}) became several items in {self.version}: "
-                    f"{', '.join(flat['ambiguous'][key])}; name one of them"
+                    f"{', '.join(flat['ambiguous'][key])}; name one of them",
+                    tuple(flat["ambiguous"][key]),
                 )
             return self.canonical(flat["renames"].get(key, key))
         back = {new: old for old, new in flat["renames"].items()}

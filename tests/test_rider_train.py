@@ -274,6 +274,22 @@ def test_pipeline_tiny(tmp_path, capsys):
     assert b_keys and any(before[k].abs().max() > 0 for k in b_keys)
     assert all((before[k] - after[k]).abs().max() < 1e-4 for k in b_keys)
 
+    # and from a shipped adapter, which has no peft/ folder: its GGUF weights are read back
+    shipped = Path(__file__).resolve().parents[1] / "agent" / "adapters" / "reader"
+    third = tmp_path / "third"
+    assert main(["train", "llm", *common, "--out", str(third), "--init", str(shipped), "--lr", "1e-9"]) == 0
+    card3 = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert card3["adapter"]["rank"] == 16 and card3["adapter"]["alpha"] == 32.0
+    from training.gguf_import import read_lora_gguf
+
+    class _Smol:  # SmolLM2-135M's shape
+        num_hidden_layers, num_attention_heads, num_key_value_heads = 30, 9, 3
+
+    was = read_lora_gguf(shipped / "adapter.gguf", config=_Smol)
+    now = load_file(str(third / "peft" / "adapter_model.safetensors"))
+    assert len(now) == len(was) == 420
+    assert all((now[k] - was[k]).abs().max() < 1e-3 for k in was)
+
     with LocalServer(str(out / "adapter.gguf")) as srv:
         assert srv.lora_path == out / "adapter.gguf"
         assert "loading lora adapter" in srv.log_path.read_text()

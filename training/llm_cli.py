@@ -177,8 +177,9 @@ def add_llm_parsers(sub: argparse._SubParsersAction) -> None:
         "--init",
         default=None,
         metavar="DIR",
-        help="go on training the adapter a previous run wrote to DIR (its peft/ folder; its rank, alpha and "
-        "modules are kept) instead of fresh LoRA weights",
+        help="go on training the adapter a previous run wrote to DIR (its peft/ folder), or a shipped one "
+        "(a folder holding adapter.gguf, e.g. agent/adapters/reader); its rank and alpha are kept; "
+        "default: fresh LoRA weights",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the card as JSON on the last line")

@@ -253,16 +253,26 @@ def check_config(cfg: LoraTrainConfig) -> None:
 
 
 def init_rank_alpha(init: str) -> tuple[int, float]:
-    """The rank and alpha of the PEFT adapter a previous run wrote to `init` (OUT/peft/), or a
-    one-line TrainError saying what is missing."""
+    """The rank and alpha of the PEFT adapter a previous run wrote to `init` (OUT/peft/), or of
+    the GGUF adapter a folder ships alone (agent/adapters/*/adapter.gguf), or a one-line
+    TrainError saying what is missing."""
     path = Path(init) / "peft" / "adapter_config.json"
+    gguf_only = Path(init) / "adapter.gguf"
+    if not path.exists() and gguf_only.is_file():
+        from agent.llm.adapter_file import AdapterError
+        from training.gguf_import import gguf_rank_alpha
+
+        try:
+            return gguf_rank_alpha(gguf_only)
+        except AdapterError as e:
+            raise TrainError(f"--init {init}: {e}") from None
     try:
         conf = json.loads(path.read_text(encoding="utf-8"))
         return int(conf["r"]), float(conf["lora_alpha"])
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise TrainError(
             f"--init {init}: no readable LoRA adapter at {path} ({type(e).__name__}); accepted: the --out folder "
-            "of an earlier deps train llm run"
+            "of an earlier deps train llm run, or a folder holding an adapter.gguf (agent/adapters/reader)"
         ) from None
 
 
@@ -336,7 +346,18 @@ def _train(
 
         rank, alpha = init_rank_alpha(cfg.init)
         cfg = replace(cfg, rank=rank, alpha=alpha)
-        model = PeftModel.from_pretrained(model, str(Path(cfg.init) / "peft"), is_trainable=True)
+        if (Path(cfg.init) / "peft").is_dir():
+            model = PeftModel.from_pretrained(model, str(Path(cfg.init) / "peft"), is_trainable=True)
+        else:  # a shipped adapter, GGUF only: its weights read back (training/gguf_import.py)
+            from peft import set_peft_model_state_dict
+
+            from training.gguf_import import read_lora_gguf
+
+            state = read_lora_gguf(Path(cfg.init) / "adapter.gguf", config=model.config)
+            model = get_peft_model(model, replace(lcfg, r=rank, lora_alpha=alpha, layers_to_transform=None))
+            missing = set_peft_model_state_dict(model, state).unexpected_keys
+            if missing:
+                raise TrainError(f"--init {cfg.init}: {len(missing)} adapter weights fit no module, e.g. {missing[0]}")
     else:
         model = get_peft_model(model, lcfg)
     device = torch.device(cfg.device)

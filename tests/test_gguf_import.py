@@ -45,6 +45,8 @@ def test_not_an_adapter_is_one_line(tmp_path):
     with pytest.raises(AdapterError, match="not a readable GGUF LoRA adapter"):
         gguf_rank_alpha(bad)
     with pytest.raises(AdapterError, match="is not a LoRA weight"):
-        read_lora_gguf(SHIPPED, config=SimpleNamespace(num_hidden_layers=2, num_attention_heads=9, num_key_value_heads=3))
+        read_lora_gguf(
+            SHIPPED, config=SimpleNamespace(num_hidden_layers=2, num_attention_heads=9, num_key_value_heads=3)
+        )
     with pytest.raises(AdapterError, match="does not fit a model of 7 heads"):
         read_lora_gguf(SHIPPED, config=SimpleNamespace(num_hidden_layers=30, num_attention_heads=7))

@@ -119,6 +119,23 @@ def test_unwritable_out_one_line(tmp_path, good_data, capsys):
     assert "cannot write there" in err or "not a folder" in err
 
 
+def test_init_from_an_adapter_made_for_another_base_is_one_line(tmp_path, good_data, capsys):
+    from types import SimpleNamespace
+
+    from training.gguf_export import write_lora_gguf
+    from training.gguf_import import read_lora_gguf
+
+    shape = SimpleNamespace(num_hidden_layers=30, num_attention_heads=9, num_key_value_heads=3)
+    shipped = Path(__file__).resolve().parents[1] / "agent" / "adapters" / "reader" / "adapter.gguf"
+    other = tmp_path / "other"
+    other.mkdir()
+    write_lora_gguf(other / "adapter.gguf", read_lora_gguf(shipped, config=shape), config=shape, alpha=32.0,
+                    base_model={"file": "another-model.gguf", "sha256": "0" * 64})  # fmt: skip
+    args = ["train", "llm", "--data", str(good_data), "--out", str(tmp_path / "out"), "--init", str(other), "--quiet"]
+    assert "made for another-model.gguf" in _one_line_error(capsys, args)
+    assert not (tmp_path / "out").exists()
+
+
 # --------------------------------------------------------------------------- the teacher
 def test_teacher_uses_the_planners_own_messages_and_the_grammar_form(tmp_path):
     from nodes.parse import parse_call

@@ -288,6 +288,12 @@ def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]
     except LocalServerError as e:
         raise TrainError(str(e).splitlines()[0]) from e
     base_id = base_model_id(base_gguf)
+    if cfg.init is not None and not (Path(cfg.init) / "peft").is_dir():  # a shipped GGUF: made for this base?
+        from agent.llm.adapter_file import adapter_info
+
+        made_for = adapter_info(Path(cfg.init) / "adapter.gguf")["base_model"]
+        if made_for and made_for != base_id:
+            raise TrainError(f"--init {cfg.init}: the adapter was made for {made_for['file']}, not {base_id['file']}")
     ds: Dataset = load_dataset(cfg.data, base_model=base_id)
     out = Path(cfg.out)
     tmp, created = _prepare_out(out)
@@ -355,9 +361,9 @@ def _train(
 
             state = read_lora_gguf(Path(cfg.init) / "adapter.gguf", config=model.config)
             model = get_peft_model(model, replace(lcfg, r=rank, lora_alpha=alpha, layers_to_transform=None))
-            missing = set_peft_model_state_dict(model, state).unexpected_keys
-            if missing:
-                raise TrainError(f"--init {cfg.init}: {len(missing)} adapter weights fit no module, e.g. {missing[0]}")
+            unfit = set_peft_model_state_dict(model, state).unexpected_keys
+            if unfit:
+                raise TrainError(f"--init {cfg.init}: {len(unfit)} adapter weights fit no module, e.g. {unfit[0]}")
     else:
         model = get_peft_model(model, lcfg)
     device = torch.device(cfg.device)

@@ -4,12 +4,15 @@ model, reachable as local:KEY, and its card lists the held-out items of the rule
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 from agent.llm import parse_llm_spec
 from agent.llm.adapter_file import adapter_info
 from agent.llm.local_server import ADAPTERS, find_adapter, find_model
 from training.data import base_model_id, file_sha256
 from training.whole_game import split_items
+
+SMOLLM2_135M = SimpleNamespace(num_hidden_layers=30, num_attention_heads=9, num_key_value_heads=3)  # its config's shape
 
 
 def check_shipped_adapter(key: str, kb) -> None:

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from agent.llm.adapter_file import AdapterError
+from tests.shipped_adapter import SMOLLM2_135M
 from training.gguf_export import _permute, write_lora_gguf
 from training.gguf_import import _unpermute, gguf_rank_alpha, read_lora_gguf
 
 SHIPPED = Path(__file__).resolve().parents[1] / "agent" / "adapters" / "reader" / "adapter.gguf"
-SMOLLM2_135M = SimpleNamespace(num_hidden_layers=30, num_attention_heads=9, num_key_value_heads=3)
 
 
 def test_unpermute_inverts_the_rotary_permutation():

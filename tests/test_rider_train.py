@@ -120,12 +120,10 @@ def test_unwritable_out_one_line(tmp_path, good_data, capsys):
 
 
 def test_init_from_an_adapter_made_for_another_base_is_one_line(tmp_path, good_data, capsys):
-    from types import SimpleNamespace
-
+    from tests.shipped_adapter import SMOLLM2_135M as shape
     from training.gguf_export import write_lora_gguf
     from training.gguf_import import read_lora_gguf
 
-    shape = SimpleNamespace(num_hidden_layers=30, num_attention_heads=9, num_key_value_heads=3)
     shipped = Path(__file__).resolve().parents[1] / "agent" / "adapters" / "reader" / "adapter.gguf"
     other = tmp_path / "other"
     other.mkdir()
@@ -297,12 +295,10 @@ def test_pipeline_tiny(tmp_path, capsys):
     assert main(["train", "llm", *common, "--out", str(third), "--init", str(shipped), "--lr", "1e-9"]) == 0
     card3 = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert card3["adapter"]["rank"] == 16 and card3["adapter"]["alpha"] == 32.0
+    from tests.shipped_adapter import SMOLLM2_135M
     from training.gguf_import import read_lora_gguf
 
-    class _Smol:  # SmolLM2-135M's shape
-        num_hidden_layers, num_attention_heads, num_key_value_heads = 30, 9, 3
-
-    was = read_lora_gguf(shipped / "adapter.gguf", config=_Smol)
+    was = read_lora_gguf(shipped / "adapter.gguf", config=SMOLLM2_135M)
     now = load_file(str(third / "peft" / "adapter_model.safetensors"))
     assert len(now) == len(was) == 420
     assert all((now[k] - was[k]).abs().max() < 1e-3 for k in was)

@@ -252,13 +252,20 @@ def check_config(cfg: LoraTrainConfig) -> None:
             raise TrainError(f"{flag} must be a finite number above 0 and at most {high:g}, got {v!r}")
 
 
+def shipped_gguf(init: str) -> Path | None:
+    """The GGUF file of an `--init` folder that ships one without PEFT's form (agent/adapters/*/),
+    else None (an earlier run's OUT/peft/, read as PEFT saved it)."""
+    gguf_only = Path(init) / "adapter.gguf"
+    return gguf_only if not (Path(init) / "peft" / "adapter_config.json").exists() and gguf_only.is_file() else None
+
+
 def init_rank_alpha(init: str) -> tuple[int, float]:
     """The rank and alpha of the PEFT adapter a previous run wrote to `init` (OUT/peft/), or of
     the GGUF adapter a folder ships alone (agent/adapters/*/adapter.gguf), or a one-line
     TrainError saying what is missing."""
     path = Path(init) / "peft" / "adapter_config.json"
-    gguf_only = Path(init) / "adapter.gguf"
-    if not path.exists() and gguf_only.is_file():
+    gguf_only = shipped_gguf(init)
+    if gguf_only is not None:
         from agent.llm.adapter_file import AdapterError
         from training.gguf_import import gguf_rank_alpha
 
@@ -288,10 +295,11 @@ def train_lora(cfg: LoraTrainConfig, *, progress: bool = True) -> dict[str, Any]
     except LocalServerError as e:
         raise TrainError(str(e).splitlines()[0]) from e
     base_id = base_model_id(base_gguf)
-    if cfg.init is not None and not (Path(cfg.init) / "peft").is_dir():  # a shipped GGUF: made for this base?
+    shipped = shipped_gguf(cfg.init) if cfg.init is not None else None
+    if shipped is not None:  # a shipped GGUF: made for this base?
         from agent.llm.adapter_file import adapter_info
 
-        made_for = adapter_info(Path(cfg.init) / "adapter.gguf")["base_model"]
+        made_for = adapter_info(shipped)["base_model"]
         if made_for and made_for != base_id:
             raise TrainError(f"--init {cfg.init}: the adapter was made for {made_for['file']}, not {base_id['file']}")
     ds: Dataset = load_dataset(cfg.data, base_model=base_id)
@@ -352,14 +360,15 @@ def _train(
 
         rank, alpha = init_rank_alpha(cfg.init)
         cfg = replace(cfg, rank=rank, alpha=alpha)
-        if (Path(cfg.init) / "peft").is_dir():
+        shipped = shipped_gguf(cfg.init)
+        if shipped is None:
             model = PeftModel.from_pretrained(model, str(Path(cfg.init) / "peft"), is_trainable=True)
         else:  # a shipped adapter, GGUF only: its weights read back (training/gguf_import.py)
             from peft import set_peft_model_state_dict
 
             from training.gguf_import import read_lora_gguf
 
-            state = read_lora_gguf(Path(cfg.init) / "adapter.gguf", config=model.config)
+            state = read_lora_gguf(shipped, config=model.config)
             model = get_peft_model(model, replace(lcfg, r=rank, lora_alpha=alpha, layers_to_transform=None))
             unfit = set_peft_model_state_dict(model, state).unexpected_keys
             if unfit:

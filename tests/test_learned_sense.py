@@ -144,11 +144,14 @@ def test_the_pipeline_refuses_bad_input_with_one_line(capsys, tmp_path):
 
 def test_the_pipelines_focus_names_goals_and_weights_or_is_refused(capsys, tmp_path):
     from training.controller.data import FOCUS
-    from training.controller.pipeline import focus_weights, main
+    from training.controller.pipeline import focus_weights, goals, main
 
     assert focus_weights("") == FOCUS
     assert focus_weights("mine:diamond=2.5, mine:reeds=2") == {"mine:diamond": 2.5, "mine:reeds": 2.0}
-    for bad in ("mine:moon=2", "mine:diamond=0", "mine:diamond=x", "mine:diamond"):
+    one = focus_weights("*=0.001,mine:apple=3")  # every goal not named, wherever the * stands
+    assert one["mine:apple"] == 3.0 and set(one) == set(goals())
+    assert {w for g, w in one.items() if g != "mine:apple"} == {0.001}
+    for bad in ("mine:moon=2", "mine:diamond=0", "mine:diamond=x", "mine:diamond", "*=0"):
         assert main(["--out", str(tmp_path), "--focus", bad]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "bad --focus entry" in err[0] and "mine:diamond" in err[0]

@@ -88,23 +88,29 @@ def goals() -> list[str]:
 
 def focus_weights(spec: str) -> dict[str, float]:
     """--focus "mine:diamond=2.5,mine:reeds=2" -> {goal: weight}; empty: data.FOCUS. Goals not
-    named keep TRAIN_GOALS' own weights."""
+    named keep TRAIN_GOALS' own weights, or with "*=W" (every goal not named) the weight W, so that
+    "mine:apple=3,*=0.001" is a round on one goal written in one short argument."""
     if not spec.strip():
         return dict(FOCUS)
     out: dict[str, float] = {}
+    rest = None
     for part in spec.split(","):
         goal, _, w = part.strip().partition("=")
         try:
             weight = float(w)
         except ValueError:
             weight = -1.0
-        if goal not in goals() or not weight > 0:
+        if goal not in (*goals(), "*") or not weight > 0:
             raise ValueError(
                 f"bad --focus entry {part.strip()!r}; accepted: GOAL=WEIGHT with a weight above 0 and GOAL one of "
                 + ", ".join(goals())
+                + ", or * for every goal not named"
             )
-        out[goal] = weight
-    return out
+        if goal == "*":
+            rest = weight
+        else:
+            out[goal] = weight
+    return out if rest is None else {g: out.get(g, rest) for g in goals()}
 
 
 # ---------------------------------------------------------------- parallel collection
@@ -626,7 +632,10 @@ def main(argv: list[str] | None = None) -> int:
         " is frozen, so the goals it knew act exactly as before",
     )
     ap.add_argument(
-        "--focus", default="", metavar="GOAL=W,...", help="goal sampling weights instead of the issue-20 focus"
+        "--focus",
+        default="",
+        metavar="GOAL=W,...",
+        help="goal sampling weights instead of the issue-20 focus; *=W weighs every goal not named",
     )
     a = ap.parse_args(argv)
     if a.device == "cuda" and not torch.cuda.is_available():

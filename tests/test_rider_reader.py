@@ -112,6 +112,32 @@ def test_held_out_items_the_reader_was_never_shown_are_solved_by_its_rule():
         assert row["success"], (it, row["failure_reason"])
 
 
+def test_a_tool_the_chosen_route_lacks_becomes_the_sub_task_though_the_solver_goes_another_way():
+    """String: the recipe line mines cobwebs (75 steps a string, the tool not counted), the solver
+    kills spiders (80, no tool). Before, "needs shears or a sword" named nothing the solver's route
+    needs, so no sub-task was pushed, `mine string` was proposed a third time and the loop guard
+    ended the episode. Now the refused tool is the sub-task, pinned until it is held."""
+    from nodes.planners.rider.subtasks import push_tool, refresh
+
+    rod = {"fishing_rod": 1}
+    assert push_tool(KB, [rod], "shears", "string", {}) == [rod, {"shears": 1}]
+    assert push_tool(KB, [rod], "shears", "string", {"shears": 1}) == [rod]  # held: nothing to make
+    assert push_tool(KB, [rod], "shears", "wool", {}) == [rod]  # the task does not need the product
+    assert refresh(KB, [rod, {"shears": 1}], {}) == [rod]  # unpinned, the solver's route drops it
+    assert refresh(KB, [rod, {"shears": 1}], {}, ["shears"]) == [rod, {"shears": 1}]
+    assert refresh(KB, [rod, {"shears": 1}], {"shears": 1}, ["shears"]) == [rod]  # made
+    ore = [{"iron_ingot": 1}, {"stone_pickaxe": 1}]  # a better pickaxe of the kind answers a least tool
+    assert refresh(KB, ore, {"iron_pickaxe": 1}, ["stone_pickaxe"]) == ore[:1]
+    assert refresh(KB, ore, {"wooden_pickaxe": 1}, ["stone_pickaxe"]) == ore
+
+    row = run_episode(item_task("fishing_rod", "empty", {}), RunSettings(planner=NAME), kb=KB)
+    assert row["success"], row["failure_reason"]
+    records = [read_record(p) for p in row["plans"]]
+    made = [k for k, r in enumerate(records) if r["skill"] == "craft shears"]
+    assert made and records[made[0]]["shown"] == {"shears": 1} and records[made[0]]["pinned"] == ["shears"]
+    assert any(r["skill"] == "mine string" for r in records[made[0] + 1 :])
+
+
 def test_revisions_are_counted_per_sub_task_so_a_deep_chain_is_not_given_up():
     # from nothing to an iron pickaxe, the first refusals each name a new sub-task: seven in a row
     replies = [

@@ -35,7 +35,7 @@ from nodes.planners.rider.prompt import (
     step_messages,
 )
 from nodes.planners.rider.retrieval import ActionRetriever, vocabulary
-from nodes.planners.rider.subtasks import Level, needed, push, refresh
+from nodes.planners.rider.subtasks import Level, needed, push, push_tool, refresh
 from worlds.facts import missing_names
 from worlds.options import best_option
 from worlds.types import Goal
@@ -157,9 +157,16 @@ class RiderPlanner:
             return PlanResult(f"# no plan: the rider gave up after {self.revisions} revision(s); last: {why}")
 
         root: Level = dict(req.task.target)
-        stack = refresh(kb, last["next_stack"] if last else [root], req.inventory)
+        pinned = list(last.get("pinned") or []) if last else []  # tools a refused route lacks (push_tool)
+        stack = refresh(kb, last["next_stack"] if last else [root], req.inventory, pinned)
         if failed:  # a revision: what the world said is missing, when the task needs it, is the sub-task now
             stack = push(kb, stack, missing_items(ran[-1]), req.inventory)
+            tool = (ran[-1].get("missing") or {}).get("tool")
+            if tool and self.relabel and not any(tool in level for level in stack):
+                product = next(iter(Goal.from_dict(ran[-1]["goal"]).obj))
+                stack = push_tool(kb, stack, str(tool), product, req.inventory)
+                pinned += [str(tool)] if any(tool in level for level in stack) else []
+        pinned = [t for t in dict.fromkeys(pinned) if any(t in level for level in stack)]
         shown = stack[-1] if self.relabel else root
         history = [r["skill"] for r, o in zip(records, ran) if o["ok"]][-HISTORY:]
         # (each record's goal ran exactly once, in order: records and ran line up)
@@ -200,6 +207,8 @@ class RiderPlanner:
             "knowledge": req.knowledge,
             "short": short,
         }
+        if pinned:
+            record["pinned"] = pinned
         goal = Goal(action.action, {action.item: 1})
         text = f"{goal.code()}  # step 1: {action.text}\n{record_line(record)}"
         return PlanResult(text, total)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from worlds.knowledge import tool_tier
 from worlds.solver import Unreachable, solve
 
 Level = dict[str, int]
@@ -34,11 +35,17 @@ def needed(kb: Any, target: Level, inventory: dict[str, int]) -> dict[str, int] 
     return out
 
 
-def refresh(kb: Any, stack: list[Level], inventory: dict[str, int]) -> list[Level]:
-    """The stack with finished levels dropped and the counts of the rest brought up to date."""
+def refresh(kb: Any, stack: list[Level], inventory: dict[str, int], pinned: Any = ()) -> list[Level]:
+    """The stack with finished levels dropped and the counts of the rest brought up to date. A
+    `pinned` tool's level (push_tool) stays until the tool is held, whatever the solver's route."""
     out = [dict(stack[0])]
     for level in stack[1:]:
         item = next(iter(level))
+        if item in pinned:
+            if holds_tool(kb, inventory, item):
+                break  # made (or a better one of its kind held): the level below goes on with it
+            out.append(dict(level))
+            continue
         need = needed(kb, out[-1], inventory)
         if need is None:  # the solver cannot tell: keep the level as it was
             out.append(dict(level))
@@ -59,6 +66,30 @@ def push(kb: Any, stack: list[Level], items: list[str], inventory: dict[str, int
             return same
         if need.get(item, 0) > 0:
             return [*same, {item: kb.count(inventory, item) + need[item]}]
+    return same
+
+
+def holds_tool(kb: Any, inventory: dict[str, int], tool: str) -> bool:
+    """Whether `inventory` holds `tool` or one of its kind of a tier as high (an iron pickaxe for a
+    stone one), as a refusal that names a least tool is answered."""
+    kind = tool.rsplit("_", 1)[-1]
+    return kb.count(inventory, tool) > 0 or any(
+        n > 0 and name.rsplit("_", 1)[-1] == kind and tool_tier(name) >= tool_tier(tool)
+        for name, n in inventory.items()
+    )
+
+
+def push_tool(kb: Any, stack: list[Level], tool: str, product: str, inventory: dict[str, int]) -> list[Level]:
+    """The stack after the world refused the skill making `product` for want of `tool`: a level
+    for the tool when the current task needs the product, though the solver's own route would get
+    the product without it (string from spiders, where the planner chose cobwebs). The planner chose
+    the route; the tool is what it lacks. The caller pins the tool (refresh) until it is held."""
+    same = [dict(level) for level in stack]
+    if any(tool in level for level in stack) or holds_tool(kb, inventory, tool):
+        return same
+    need = needed(kb, stack[-1], inventory) or {}
+    if need.get(product, 0) > 0 or product in stack[-1]:
+        return [*same, {tool: 1}]
     return same
 
 

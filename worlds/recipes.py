@@ -76,7 +76,7 @@ class SmeltRecipe:
         return f"smelt {n} {self.input} into {n * self.count} {self.output} in a furnace"
 
 
-def _kind(tool: str) -> str:
+def tool_kind(tool: str) -> str:
     """A tool's kind: stone_pickaxe -> pickaxe, shears -> shears."""
     return tool.rsplit("_", 1)[-1]
 
@@ -111,8 +111,8 @@ class MineSource:
         (string from a cobweb: shears are not a better sword), 'shears' (leaves kept whole)."""
         least = self.min_tool or "tool"
         tools = () if self.with_tool else (self.tools or ())
-        better = any(t != least and _kind(t) == _kind(least) for t in tools)
-        others = dict.fromkeys(_kind(t) for t in tools if _kind(t) != _kind(least))
+        better = any(t != least and tool_kind(t) == tool_kind(least) for t in tools)
+        others = dict.fromkeys(tool_kind(t) for t in tools if tool_kind(t) != tool_kind(least))
         return a(least) + (" or better" if better else "") + "".join(f" or {a(k)}" for k in others)
 
     def odds(self) -> str:

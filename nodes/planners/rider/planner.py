@@ -162,10 +162,11 @@ class RiderPlanner:
         if failed:  # a revision: what the world said is missing, when the task needs it, is the sub-task now
             stack = push(kb, stack, missing_items(ran[-1]), req.inventory)
             tool = (ran[-1].get("missing") or {}).get("tool")
-            if tool and self.relabel and not any(tool in level for level in stack):
+            if tool and self.relabel:  # a tool the refused route lacks, where the solver's route needs none
                 product = next(iter(Goal.from_dict(ran[-1]["goal"]).obj))
-                stack = push_tool(kb, stack, str(tool), product, req.inventory)
-                pinned += [str(tool)] if any(tool in level for level in stack) else []
+                grown = push_tool(kb, stack, str(tool), product, req.inventory)
+                pinned += [str(tool)] if len(grown) > len(stack) else []
+                stack = grown
         pinned = [t for t in dict.fromkeys(pinned) if any(t in level for level in stack)]
         shown = stack[-1] if self.relabel else root
         history = [r["skill"] for r, o in zip(records, ran) if o["ok"]][-HISTORY:]

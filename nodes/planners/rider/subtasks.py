@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from worlds.knowledge import tool_tier
+from worlds.recipes import tool_kind
 from worlds.solver import Unreachable, solve
 
 Level = dict[str, int]
@@ -72,9 +73,8 @@ def push(kb: Any, stack: list[Level], items: list[str], inventory: dict[str, int
 def holds_tool(kb: Any, inventory: dict[str, int], tool: str) -> bool:
     """Whether `inventory` holds `tool` or one of its kind of a tier as high (an iron pickaxe for a
     stone one), as a refusal that names a least tool is answered."""
-    kind = tool.rsplit("_", 1)[-1]
     return kb.count(inventory, tool) > 0 or any(
-        n > 0 and name.rsplit("_", 1)[-1] == kind and tool_tier(name) >= tool_tier(tool)
+        n > 0 and tool_kind(name) == tool_kind(tool) and tool_tier(name) >= tool_tier(tool)
         for name, n in inventory.items()
     )
 

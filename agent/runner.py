@@ -26,7 +26,7 @@ from agent.trace import LLMCallRecorder, Tracer
 from nodes.ask import LLMCallFailed
 from nodes.context import AgentContext
 from nodes.settings import RunSettings, SettingsError
-from nodes.state import drivers, rounds, usage
+from nodes.state import drivers, rounds, sheltered_steps, usage
 from worlds.base import WorldError
 from worlds.context_tasks import check_judgeable
 from worlds.find_instruction import find_task_from_instruction, is_find
@@ -106,6 +106,7 @@ def _record(task: Task, state: dict, wall: float, settings: RunSettings) -> dict
         "plans": state.get("plans", []),
         "final_inventory": state.get("inventory", {}),
         "drivers": drivers(state),
+        "sheltered_steps": sheltered_steps(state),
         "failure_reason": state.get("failure_reason"),
         "llm_failed": str(state.get("failure_reason") or "").startswith(LLM_FAILED),
         "instruction": task.instruction,

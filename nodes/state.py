@@ -70,5 +70,12 @@ def drivers(state: AgentState) -> dict[str, list[str]]:
     return out
 
 
+def sheltered_steps(state: AgentState) -> int:
+    """Environment steps the learned controller's pursuits spent in a night's hole, out of a
+    zombie's or spider's reach, by the scripted rule rather than the policy (skills/find.py:
+    Shelter); 0 with a controller that does not say."""
+    return sum(int(o.get("sheltered") or 0) for o in state.get("outcomes", []))
+
+
 def usage(state: AgentState) -> dict[str, int]:
     return add_usage(state.get("plan_usage"), state.get("explain_usage"))

@@ -25,6 +25,7 @@ The step budget of the controller ends a find that cannot finish.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ import numpy as np
 from skills.experts import NOOP, Expert
 from worlds.context_tasks import evaluate_conditions, matches, normalise_state, terms
 from worlds.gridworld import paths
+from worlds.gridworld.sources import goal_sources
 from worlds.gridworld.weather import dry
 
 REACH = 2  # worlds/gridworld/world.py context_state: mobs and blocks within 2 cells
@@ -169,13 +171,16 @@ def absent_block(env: Any, i: int, conds: dict) -> str | None:
     return None
 
 
-def hostile_within(env: Any, i: int, r: int = THREAT) -> bool:
-    """At night, a hostile mob within r cells (x and z) of world i's agent?"""
+def hostile_within(env: Any, i: int, r: int = THREAT, spare: Sequence[int] = ()) -> bool:
+    """At night, a hostile mob (of a kind not in `spare`) within r cells (x and z) of world i's agent?"""
     if not env.night()[i]:
         return False
     kinds = env.mob_kind[i]
     d = np.abs(env.mob_pos[i] - env.pos[i])
-    return bool((env.rules.mob_hostile[kinds] & (kinds > 0) & (d[:, 0] <= r) & (d[:, 2] <= r)).any())
+    near = env.rules.mob_hostile[kinds] & (kinds > 0) & (d[:, 0] <= r) & (d[:, 2] <= r)
+    if len(spare):
+        near &= ~np.isin(kinds, spare)
+    return bool(near.any())
 
 
 WHERE = ("find", "near", "biome")  # the conditions met by going somewhere (the rest by waiting there)
@@ -208,7 +213,73 @@ def where_cells(env: Any, i: int, conds: dict, extra: int = 0) -> tuple[np.ndarr
     return ok, widened
 
 
-class FindExpert(Expert):
+class DigsIn:
+    """The night's hole two blocks deep, dug where the agent stands (FindExpert's, and Shelter's
+    for the learned controller's other pursuits): a zombie or spider on the ground beside it
+    cannot hit down that far (mobs.py: hits reach one level). Needs an Expert's env, i and _hit."""
+
+    hole: tuple[int, int, int] | None = None  # (x, z, feet level) where a night's hole was begun
+
+    def _sheltered(self) -> bool:
+        """In a hole whose eight neighbouring columns are solid at the feet and head levels:
+        no mob can stand within one level of the agent beside it."""
+        env, i = self.env, self.i
+        x, y, z = (int(c) for c in env.pos[i])
+        if x < 1 or z < 1 or x >= env.X - 1 or z >= env.Z - 1 or y + 2 > env.H:
+            return False
+        walls = env.cells[i, x - 1 : x + 2, z - 1 : z + 2, y : y + 2].copy()
+        walls[1, 1] = 1  # the agent's own column
+        return bool(env.rules.solid[walls].all())
+
+    def _can_dig_in(self) -> bool:
+        """One more block can be dug under the agent's feet: a breakable natural block, with
+        solid ground under it, not too deep (a hole of at most 4)."""
+        env, i = self.env, self.i
+        x, y, z = (int(c) for c in env.pos[i])
+        r, cells = env.rules, env.cells[i]
+        top = self.hole[2] if self.hole is not None and self.hole[:2] == (x, z) else y
+        below = cells[x, z, y - 1] if y >= 3 else 0
+        return (
+            y >= 5
+            and y > top - 4
+            and bool(
+                r.breakable[below] and not r.placed_only[below] and not r.liquid[below] and r.solid[cells[x, z, y - 2]]
+            )
+        )
+
+    def _dig_in(self):
+        x, y, z = (int(c) for c in self.env.pos[self.i])
+        if self.hole is None or self.hole[:2] != (x, z):
+            self.hole = (x, z, y)
+        self.waiting = True
+        self.plan, self.target = [], None
+        return self._hit((0, -1, 0))
+
+
+class Shelter(DigsIn, Expert):
+    """The night's hole for a learned mine or kill pursuit (skills/learned/controller.py), by the
+    find expert's rule: while a zombie or spider is within THREAT cells at night, dig a hole two
+    blocks deep where the agent stands and wait in it, as players wait out the night. The
+    pursuit's own quarry (a spider, for string) sends no one into the hole. The policy was never
+    taught to hide, and long pursuits died at nightfall (issue 20, round 33)."""
+
+    def __init__(self, env: Any, i: int, goal: Any):
+        super().__init__(env, i, goal)
+        _, mobs = goal_sources(env, goal)
+        self.spare = sorted(mobs)
+
+    def needed(self) -> bool:
+        """At night, a hostile mob other than the quarry within THREAT cells?"""
+        return hostile_within(self.env, self.i, THREAT, spare=self.spare)
+
+    def action(self) -> tuple[int, int]:
+        """Dig in (face down, break the block under the feet) until sheltered, then wait."""
+        if not self._sheltered() and self._can_dig_in():
+            return self._dig_in()
+        return NOOP
+
+
+class FindExpert(DigsIn, Expert):
     def __init__(self, env: Any, i: int, goal: Any):
         super().__init__(env, i, goal)
         self.conds = find_conditions(goal)
@@ -216,7 +287,7 @@ class FindExpert(Expert):
         self.since_plan = 0
         self.widened = 0
         self.wait_left = 0
-        self.hole: tuple[int, int, int] | None = None  # (x, z, feet level) where a night's hole was begun
+        self.hole = None
 
     # counts are not what a find is about
     def _count(self) -> int:
@@ -295,41 +366,6 @@ class FindExpert(Expert):
 
     def _hostile_within(self, r: int) -> bool:
         return hostile_within(self.env, self.i, r)
-
-    def _sheltered(self) -> bool:
-        """In a hole whose eight neighbouring columns are solid at the feet and head levels:
-        no mob can stand within one level of the agent beside it."""
-        env, i = self.env, self.i
-        x, y, z = (int(c) for c in env.pos[i])
-        if x < 1 or z < 1 or x >= env.X - 1 or z >= env.Z - 1 or y + 2 > env.H:
-            return False
-        walls = env.cells[i, x - 1 : x + 2, z - 1 : z + 2, y : y + 2].copy()
-        walls[1, 1] = 1  # the agent's own column
-        return bool(env.rules.solid[walls].all())
-
-    def _can_dig_in(self) -> bool:
-        """One more block can be dug under the agent's feet: a breakable natural block, with
-        solid ground under it, not too deep (a hole of at most 4)."""
-        env, i = self.env, self.i
-        x, y, z = (int(c) for c in env.pos[i])
-        r, cells = env.rules, env.cells[i]
-        top = self.hole[2] if self.hole is not None and self.hole[:2] == (x, z) else y
-        below = cells[x, z, y - 1] if y >= 3 else 0
-        return (
-            y >= 5
-            and y > top - 4
-            and bool(
-                r.breakable[below] and not r.placed_only[below] and not r.liquid[below] and r.solid[cells[x, z, y - 2]]
-            )
-        )
-
-    def _dig_in(self):
-        x, y, z = (int(c) for c in self.env.pos[self.i])
-        if self.hole is None or self.hole[:2] != (x, z):
-            self.hole = (x, z, y)
-        self.waiting = True
-        self.plan, self.target = [], None
-        return self._hit((0, -1, 0))
 
     def _where_at(self, p: tuple[int, int, int]) -> bool:
         """Would the where-conditions hold with the agent's feet at p (what is there now)?"""

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from skills.find import Shelter
 from skills.learned import sense
 from skills.learned.features import LEARNED_SKILLS, goal_key
 from skills.learned.idle import IdleActions
@@ -262,9 +263,14 @@ class LearnedController:
         code = self.policy.codes([goal])
         targeted = bool(getattr(self.policy.net.shape, "target", 0))  # a net that reads the goal's target map
         luts = sense.lut(world.env, goal) if targeted else None
-        steps, gained = 0, {}
+        steps, gained, sheltered = 0, {}, 0
         idle, shield = IdleActions(1), Shield(world.env.rules)
         progress = Progress(world.env, world.i, goal)  # what renews the budget: a leaf broken, a chicken by
+        shelter = Shelter(world.env, world.i, goal)  # the night's hole, by the find expert's rule
+
+        def end(ok: bool, error: str | None) -> dict:  # the outcome, with the steps spent in the hole
+            return {**_outcome(ok, error, steps, gained), "sheltered": sheltered}
+
         for item, wanted in goal.obj.items():
             got = 0
             while got < wanted:
@@ -272,20 +278,22 @@ class LearnedController:
                 progress.restart()
                 while True:
                     if world.steps >= world.max_steps:
-                        return _outcome(False, f"ran out of environment steps ({world.max_steps})", steps, gained)
+                        return end(False, f"ran out of environment steps ({world.max_steps})")
                     if used >= self.goal_budget:
-                        return _outcome(
+                        return end(
                             False,
                             f"could not {goal.action} a {item} within {self.goal_budget} steps of no progress"
                             f" (got {got} of {wanted})",
-                            steps,
-                            gained,
                         )
                     if getattr(world, "dead", False):
-                        return _outcome(False, getattr(world, "death", None) or "the agent died", steps, gained)
-                    info = self._step(world, self._observe(world, luts), goal, code, idle, shield)
+                        return end(False, getattr(world, "death", None) or "the agent died")
+                    if shelter.needed():  # a zombie or spider close at night: hide, not the policy's step
+                        info = world.step(shelter.action())[4]
+                        sheltered += info.get("cost", 1)
+                    else:
+                        info = self._step(world, self._observe(world, luts), goal, code, idle, shield)
+                        used = 0 if progress.made(info) else used + 1
                     steps += info.get("cost", 1)
-                    used = 0 if progress.made(info) else used + 1
                     for k, n in info.get("gained", {}).items():
                         gained[k] = gained.get(k, 0) + n
                     if goal.action == "kill" and info.get("killed") == item:
@@ -294,7 +302,7 @@ class LearnedController:
                     if goal.action == "mine" and self.kb.count(gained, item) > got:
                         got = self.kb.count(gained, item)
                         break
-        return _outcome(True, None, steps, gained)
+        return end(True, None)
 
 
 def _options(settings: Any) -> LearnedOptions:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from skills.find import Approach, expert_for, find_conditions
+from skills.find import Approach, Shelter, expert_for, find_conditions
 from skills.learned import sense
 from skills.learned.controller import ATTACK, NO_ITEM, hold_attack, item_args
 from skills.learned.idle import IdleActions
@@ -86,6 +86,11 @@ def rollout(
         end = np.full(len(chunk), "", object)  # how each try ended, set where it ends (ENDS)
         waiters: dict = {}  # world -> the scripted find expert whose wait steps a waiting find takes
         approaches = {i: Approach(env, i, find_conditions(g)) for i, g in enumerate(goals) if g.action == "find"}
+        # the learned controller's night hole for its mine and kill pursuits (skills/find.py: Shelter)
+        shelters = (
+            {i: Shelter(env, i, g) for i, g in enumerate(goals) if g.action != "find"} if driver == "learned" else {}
+        )
+        hid = np.zeros(len(chunk), bool)  # worlds whose step this turn was the hole's, not the policy's
         idle = IdleActions(len(chunk))  # the controller's rule: no action just tried here to no effect
         shield = Shield(env.rules)  # nor one its view shows to be fatal
         ok = np.zeros(len(chunk), bool)
@@ -112,6 +117,10 @@ def rollout(
                 for i in np.nonzero(waits)[0]:  # the learned controller's waits
                     waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])
                     a[i] = waiters[i].wait_action()[0]
+                hid[:] = False
+                for i, shelter in shelters.items():  # a zombie or spider close at night: into the hole
+                    if not done[i] and shelter.needed():
+                        a[i], hid[i] = shelter.action()[0], True
                 for i in approaches:  # a walk of `budget` policy steps that has not arrived: given up
                     if not (done[i] or waits[i]):
                         if walked[i] >= budget:
@@ -152,7 +161,7 @@ def rollout(
                 elif goals[i].action != "kill" and ids[i] and env.inv[i, ids[i]].sum() > start[i]:
                     done[i], ok[i] = True, True
             for i, prog in progress.items():  # a learned mine goal: `budget` steps of no progress end it
-                if live[i] and not done[i]:
+                if live[i] and not done[i] and not hid[i]:  # the hole's steps are no policy's stall
                     idle_for[i] = 0 if prog.made(info["events"].get(i)) else idle_for[i] + 1
                     if idle_for[i] >= budget:
                         done[i], end[i] = True, "stalled"

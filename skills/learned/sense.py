@@ -124,6 +124,19 @@ class PickUp(tuple):
         return out
 
 
+class Cells(tuple):
+    """A lut() whose sources are given cells, by position, rather than every cell of some ids:
+    the logs left hanging in a trunk cut at its foot, say (experiments/apple_parts.py). No
+    source ids (empty masks, so it stacks with the others); its target map counts `points`."""
+
+    points: list[tuple[int, int, int]]
+
+    def __new__(cls, env: Any, points: list[tuple[int, int, int]]) -> Cells:
+        out = super().__new__(cls, (np.zeros(len(env.vocab.cells), bool), np.zeros(len(env.vocab.mobs), bool)))
+        out.points = list(points)
+        return out
+
+
 def lut(env: Any, goal: Any) -> tuple[np.ndarray, np.ndarray]:
     """(bool [cells], bool [mobs]): which cell and mob ids are a source of the goal; a Where for
     a find goal, a PickUp for an item laid on the ground."""
@@ -207,13 +220,15 @@ def _add_rest(
     out: np.ndarray, env: Any, rows: np.ndarray, luts: list, ml: np.ndarray, pos: np.ndarray, lay: Layout
 ) -> None:
     """Add to a map what is not a source cell: the source mobs, a find goal's standing cells
-    (instead of the rest), an item's ones lying on the ground; in place."""
+    (instead of the rest), an item's ones lying on the ground, given cells; in place."""
     _add_mobs(out, env, rows, ml, pos, lay)
     for k, one in enumerate(luts):
         if isinstance(one, Where):
             out[k] = where_map(env, int(rows[k]), one.conds, pos[k], lay)
         elif isinstance(one, PickUp):
             _add_points(out, k, ground_items(env, int(rows[k]), one.item), pos[k], lay)
+        elif isinstance(one, Cells):
+            _add_points(out, k, one.points, pos[k], lay)
 
 
 def where_map(env: Any, i: int, conds: dict, pos: np.ndarray, lay: Layout = TARGET) -> np.ndarray:

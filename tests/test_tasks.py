@@ -269,3 +269,18 @@ def test_an_item_whose_name_holds_and_is_one_item():
     assert task_from_instruction("craft 2 flint and steel", kb.canonical).target == {"flint_and_steel": 2}
     assert task_from_instruction("obtain shears and a bucket", kb.canonical).target == {"shears": 1, "bucket": 1}
     assert task_from_instruction("obtain flint, and a bucket", kb.canonical).target == {"flint": 1, "bucket": 1}
+
+
+def test_an_item_said_as_a_of_b_is_the_game_s_b_a():
+    from worlds.knowledge import load_kb
+
+    kb = load_kb("1.11.2")
+    assert task_from_instruction("obtain a bucket of milk", kb.canonical).target == {"milk_bucket": 1}
+    assert task_from_instruction("get 2 buckets of water", kb.canonical).target == {"water_bucket": 2}
+    assert task_from_instruction("obtain a bucket of lava and a stick", kb.canonical).target == {
+        "lava_bucket": 1,
+        "stick": 1,
+    }
+    assert task_from_instruction("obtain an eye of ender", kb.canonical).target == {"ender_eye": 1}  # its own name
+    with pytest.raises(SuiteError, match="unknown item 'bucket of rocks'"):
+        task_from_instruction("obtain a bucket of rocks", kb.canonical)

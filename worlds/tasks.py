@@ -410,6 +410,10 @@ def _one_item(phrase: str, verb: str | None, resolve_item: Callable[[str], str |
 def _resolve_phrase(phrase: str, verb: str | None, resolve_item: Callable[[str], str | None]) -> str | None:
     singular = " ".join(_singular(w) for w in phrase.split())
     candidates = [phrase, singular]
+    for said in (phrase, singular):  # "a bucket of milk" is the game's Milk Bucket, "buckets of water" Water Buckets
+        head, of, tail = said.partition(" of ")
+        if of and head and tail and " of " not in tail:
+            candidates.append(f"{tail} {head}")
     if verb == "cook" and not phrase.startswith("cooked "):
         candidates = [f"cooked {phrase}", f"cooked {singular}"] + candidates
     for cand in dict.fromkeys(candidates):

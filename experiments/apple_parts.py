@@ -16,7 +16,9 @@ table's apple worlds grown as a task's maps, from dawn (as `experiments.task_map
 - else the log's network fells oaks, its target map oak logs only.
 
 Actions are sampled as the learned controller samples them (skills/learned/controller.py), with
-its idle and shield rules; there is no 600-step stall rule, only the task's 2,400 steps. One JSON
+its idle and shield rules, from one generator per process, so a world's try also depends on the
+worlds run before it there: repeat a figure with the same --first, --stride and --last. There is
+no 600-step stall rule, only the task's 2,400 steps. One JSON
 line per world as it ends: ok, steps, the steps each job drove, oak logs felled, oak leaves gone,
 logs left hanging; then the summary.
 """

@@ -33,6 +33,7 @@ from skills.learned.features import encode_extras, encode_obs, mining_column
 from skills.learned.surround import KEY, around, observe_batch
 from training.controller import find_goals
 from training.controller.curriculum import start_near_source
+from training.controller.felled import cut_trunks
 from training.controller.scenes import SCATTER_GOALS, training_scatter
 from training.controller.seeds import training_seed
 from worlds.gridworld.batch import BatchGridWorld
@@ -250,6 +251,7 @@ def collect(
     source_biome_p: float = 0.0,
     near_source_p: float = 0.0,
     source_seed_p: float = 0.0,
+    cut_trunks_p: float = 0.0,
 ) -> tuple[dict[str, torch.Tensor], dict]:
     """Rows from `pursuits` finished goal pursuits (successful ones kept); stats alongside.
     A share `scatter_p` of the worlds are scatter maps (training/controller/scenes.py).
@@ -276,6 +278,8 @@ def collect(
     above it (training/controller/curriculum.py), so the endings of deep goals come in numbers.
     `source_seed_p`: the share of fresh generated worlds whose seed is moved on to the first whose
     world holds their first goal's source, as the skill table picks its worlds (training/controller/seeds.py).
+    `cut_trunks_p`: the chance that a log pursuit begins with every trunk of its world cut at the foot,
+    its logs left hanging, and dirt to pillar with (training/controller/felled.py).
     """
     rng = np.random.default_rng(seed)
     env = BatchGridWorld(n_envs, kb)
@@ -298,6 +302,8 @@ def collect(
         g = find_goals.settle(env, i, g, rng)
         if near_source_p and g.action == "mine" and rng.random() < near_source_p:
             start_near_source(env, i, g, rng)
+        if cut_trunks_p and g.action == "mine" and rng.random() < cut_trunks_p:
+            cut_trunks(env, i, g, rng)
         lut = sense.lut(env, g) if target else None
         return Pursuit(g, expert_for(env, i, g), [], lut=lut, cap=pursuit_cap(env, g))
 

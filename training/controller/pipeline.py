@@ -66,6 +66,7 @@ class PipelineConfig:
     source_biome_p: float = 0.0  # share of fresh worlds made where their first goal's source forms (round 8)
     near_source_p: float = 0.0  # chance a buried source's pursuit begins a few levels above it (round 12)
     source_seed_p: float = 0.0  # share of fresh worlds whose seed moves on to one holding the goal's source (round 20)
+    cut_trunks_p: float = 0.0  # chance a log pursuit begins with its world's trunks cut at the foot (round 34)
     n_envs: int = 16
     stage_seconds: float = 0.0  # each stage's fit stops after this many seconds (0: no limit)
     collect_seconds: float = 0.0  # each process's collection stops after this many seconds (0: no limit)
@@ -143,6 +144,7 @@ def _worker(job: dict) -> dict:
             source_biome_p=job.get("source_biome_p", 0.0),
             near_source_p=job.get("near_source_p", 0.0),
             source_seed_p=job.get("source_seed_p", 0.0),
+            cut_trunks_p=job.get("cut_trunks_p", 0.0),
             keep_failed=policy is not None,
             max_rows=job["max_rows"] if policy is not None else 0,
             target=True,
@@ -182,6 +184,7 @@ def collect_parallel(
             "source_biome_p": cfg.source_biome_p,
             "near_source_p": cfg.near_source_p,
             "source_seed_p": cfg.source_seed_p,
+            "cut_trunks_p": cfg.cut_trunks_p,
             "max_rows": cfg.max_rows,
             "mc_version": cfg.mc_version,
             "weights": weights,
@@ -595,6 +598,11 @@ def main(argv: list[str] | None = None) -> int:
             "share of fresh worlds whose seed moves on to the first holding their goal's source, as the skill"
             " table's worlds are chosen (a world of any biome)",
         ),
+        (
+            "cut_trunks_p",
+            float,
+            "chance a log pursuit begins with every trunk of its world cut at the foot, the logs left hanging",
+        ),
         ("keep_old", float, "with --init: weight of the KL to its policy (or --teacher's) on the goals its card lists"),
         ("n_envs", int, "worlds stepped together in each collection process"),
         ("stage_seconds", float, "each fit stops after this many seconds (0: no limit)"),
@@ -646,6 +654,7 @@ def main(argv: list[str] | None = None) -> int:
         ("source_biome_p", "every map's biome by its seed"),
         ("source_seed_p", "every seed as drawn"),
         ("near_source_p", "every pursuit starts where the last ended"),
+        ("cut_trunks_p", "every tree as it grew"),
     ):
         if not 0.0 <= getattr(a, name) <= 1.0:
             flag = "--" + name.replace("_", "-")

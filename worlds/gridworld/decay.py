@@ -38,6 +38,11 @@ def _kinds(vocab: Any) -> tuple[np.ndarray, np.ndarray]:
     return logs, leaves
 
 
+def tree_logs(vocab: Any) -> np.ndarray:
+    """bool [C]: the cells that are a tree's logs."""
+    return _kinds(vocab)[0]
+
+
 def reach(kb: Any) -> int:
     """How far along leaves a log keeps them, in this knowledge base's version."""
     return int(_data()["range_legacy" if kb.era == "legacy" else "range_modern"])

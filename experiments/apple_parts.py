@@ -1,6 +1,7 @@
 """The apple by the shipped networks in turn: what a felling policy lacks (issue 20, round 33).
 
     python -m experiments.apple_parts --episodes 50 --seed 1 [--first K --stride S] [--finish log|expert|none]
+        [--finisher CKPT]
 
 The felling expert farms an apple as players do (skills/experts.py): it fells oak trunks whole,
 so that their leaves decay (worlds/gridworld/decay.py) and drop what a hand would, and picks up
@@ -11,7 +12,7 @@ table's apple worlds grown as a task's maps, from dawn (as `experiments.task_map
   about (sense.PickUp), as it walks to eggs;
 - else a trunk already cut at its foot still holds logs (`hanging`: logs with air under them,
   and the logs above those): who finishes it is `--finish`: `log` (the log's network, its target
-  map those logs), `expert` (the scripted felling expert, so not a policy figure: the most a
+  map those logs; `--finisher` names another checkpoint for it), `expert` (the scripted felling expert, so not a policy figure: the most a
   learned finisher could give here), or `none` (no finishing, the next job goes on);
 - else the log's network fells oaks, its target map oak logs only.
 
@@ -47,7 +48,14 @@ def hanging(env: Any, i: int, logs: list[int]) -> list[tuple[int, int, int]]:
 
 
 def run(
-    episodes: int, seed: int, first: int = 0, stride: int = 1, finish: str = "log", budget: int = 2400, last: int = 0
+    episodes: int,
+    seed: int,
+    first: int = 0,
+    stride: int = 1,
+    finish: str = "log",
+    budget: int = 2400,
+    last: int = 0,
+    finisher: str | None = None,
 ):
     """Yield one row per world first, first + stride, ... (below `last`, where given) of the skill
     table's apple worlds."""
@@ -68,6 +76,10 @@ def run(
     kb = load_kb("1.11.2")
     policy = GoalPolicy.load("controller", kb=kb, device="cpu")
     ctl = LearnedController(kb, policy, GridScriptedController(kb), seed=seed, use_fallback=False)
+    fin = ctl
+    if finisher:
+        fin_policy = GoalPolicy.load("controller", kb=kb, device="cpu", path=finisher)
+        fin = LearnedController(kb, fin_policy, GridScriptedController(kb), seed=seed + 1, use_fallback=False)
     log, egg, apple = Goal("mine", {"log": 1}), Goal("mine", {"egg": 1}), Goal("mine", {"apple": 1})
     eps = episodes_for(episodes, seed, "mine:apple")
     for k in range(first, min(last or len(eps), len(eps)), stride):
@@ -106,7 +118,8 @@ def run(
                 expert = None if a is None or expert.result is not None else expert
             else:
                 expert = None
-                info = ctl._step(w, ctl._observe(w, lut), sub, policy.codes([sub]), idle, shield)
+                c = fin if job == "finish" else ctl
+                info = c._step(w, c._observe(w, lut), sub, c.policy.codes([sub]), idle, shield)
             if kb.count(info.get("gained", {}), "apple"):
                 ok, error = True, None
                 break
@@ -140,14 +153,29 @@ def main(argv: list[str] | None = None) -> int:
         help="who fells what is left of a cut trunk: the log's network (default), the scripted expert "
         "(an upper bound, not a policy figure), or no one",
     )
+    ap.add_argument(
+        "--finisher",
+        default="",
+        metavar="CKPT",
+        help="with --finish log: the checkpoint whose log network finishes (default: the shipped set's)",
+    )
     a = ap.parse_args(argv)
     if min(a.episodes, a.stride) < 1 or min(a.first, a.last) < 0:
         ap.error("--episodes and --stride must be 1 or more, --first and --last 0 or more")
     rows = []
-    for row in run(a.episodes, a.seed, a.first, a.stride, a.finish, last=a.last):
+    for row in run(a.episodes, a.seed, a.first, a.stride, a.finish, last=a.last, finisher=a.finisher or None):
         rows.append(row)
         print(json.dumps(row), flush=True)
-    print(json.dumps({"finish": a.finish, "worlds": len(rows), "ok": sum(r["ok"] for r in rows)}))
+    print(
+        json.dumps(
+            {
+                "finish": a.finish,
+                "finisher": a.finisher or "shipped",
+                "worlds": len(rows),
+                "ok": sum(r["ok"] for r in rows),
+            }
+        )
+    )
     return 0
 
 

@@ -12,16 +12,17 @@ table's apple worlds grown as a task's maps, from dawn (as `experiments.task_map
   about (sense.PickUp), as it walks to eggs;
 - else a trunk already cut at its foot still holds logs (`hanging`: logs with air under them,
   and the logs above those): who finishes it is `--finish`: `log` (the log's network, its target
-  map those logs; `--finisher` names another checkpoint for it), `expert` (the scripted felling expert, so not a policy figure: the most a
-  learned finisher could give here), or `none` (no finishing, the next job goes on);
+  map those logs; `--finisher` names another checkpoint for it), `expert` (the scripted felling
+  expert, so not a policy figure: the most a learned finisher could give here), or `none` (no
+  finishing, the next job goes on);
 - else the log's network fells oaks, its target map oak logs only.
 
 Actions are sampled as the learned controller samples them (skills/learned/controller.py), with
 its idle and shield rules, from one generator per process, so a world's try also depends on the
 worlds run before it there: repeat a figure with the same --first, --stride and --last. There is
-no 600-step stall rule, only the task's 2,400 steps. One JSON
-line per world as it ends: ok, steps, the steps each job drove, oak logs felled, oak leaves gone,
-logs left hanging; then the summary.
+no 600-step stall rule, only the task's 2,400 steps. One JSON line per world as it ends: ok,
+steps, the steps each job drove, oak logs felled, oak leaves gone, logs left hanging; then the
+summary.
 """
 
 from __future__ import annotations

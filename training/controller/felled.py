@@ -11,8 +11,8 @@ one world loses its lowest logs, from one to all but its top one (drawn evenly),
 DIRT_P of them the agent is given dirt to pillar with (an apple's try carries what it dug); in the
 others the expert digs its dirt first, as a task's try that holds none must.  The expert then
 walks into a trunk's foot, faces up, breaks the log above, pillars up one and breaks the next,
-which is what finishing a cut trunk takes.  Only the training data does this; every episode starts as its map
-grows.
+which is what finishing a cut trunk takes.  Only the training data does this; every episode
+starts as its map grows.
 """
 
 from __future__ import annotations

@@ -31,13 +31,25 @@ def test_a_dye_variant_comes_only_from_a_block_whose_drop_names_it(kb):
     w = flat(kb)
     lapis = {w.env.vocab.cells[c] for c in w.sources(Goal("mine", {"lapis_lazuli": 4}))[0]}
     assert lapis == {"lapis_ore"}
-    assert w.sources(Goal("mine", {"cocoa_beans": 3})) == (set(), set())  # not lapis ore, whose slot it shares
+    cocoa = {w.env.vocab.cells[c] for c in w.sources(Goal("mine", {"cocoa_beans": 3}))[0]}
+    assert cocoa == {"cocoa"}  # not lapis ore, whose slot it shares
 
 
-@pytest.mark.parametrize("item", ["cocoa_beans", "dye"])
-def test_a_route_through_cocoa_pods_is_refused_naming_the_jungle(kb, item):
-    why = refusal(kb, {item: 1})
-    assert why is not None and "cocoa pods" in why and "jungles are not built" in why
+@pytest.mark.parametrize("item", ["cocoa_beans", "dye", "stained_glass"])
+def test_a_route_through_cocoa_pods_is_taken_on_a_map_grown_with_a_jungle(kb, item):
+    assert refusal(kb, {item: 1}) is None and grows_in([item if item != "stained_glass" else "dye"], kb) == ("jungle",)
+    w = GridWorld(kb)
+    w.reset(seed=0, options={"target": {item: 1}})  # seed 0's plains hold lapis ore but no cocoa pod
+    assert "jungle" in {w.env.vocab.biomes[b] for b in np.unique(w.env.biome_map[0])}
+    assert w.goal_distance(Goal("mine", {"cocoa_beans": 1})) > 0
+
+
+def test_cocoa_beans_held_in_dyes_one_slot_fill_a_recipe_that_asks_for_any_dye(kb):
+    w = flat(kb, blocks=[(9, 65, 8, "crafting_table")], inventory={"cocoa_beans": 1, "glass": 8})
+    assert w.inventory.get("dye") == 1  # the one slot of 1.11.2's dye (metadata.py)
+    obs, _, _, _, info = w.step({"action": "craft", "item": "stained_glass"})
+    assert info["ok"], info["error"]
+    assert w.has("stained_glass", 8) and not w.inventory.get("dye")
 
 
 @pytest.mark.parametrize("item", ["lapis_block", "purple_dye", "cyan_dye"])

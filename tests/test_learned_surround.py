@@ -29,10 +29,10 @@ def test_the_surroundings_map_puts_a_far_tree_and_cow_where_they_are(kb):
     obs = surround.observe(w)
     a = obs[surround.KEY]
     v = w.env.vocab
-    assert a.shape == (len(v.cells) + len(v.mobs), surround.SIDE, surround.SIDE) and a.dtype == np.uint8
+    assert a.shape == (v.n_policy_cells + v.n_policy_mobs, surround.SIDE, surround.SIDE) and a.dtype == np.uint8
     log = a[v.cell_id["oak_log"]]
     assert log.sum() == 3 and log[(-6 + 22) // 3, (15 + 22) // 3] == 3  # [z, x] like the local grid
-    cow = a[len(v.cells) + v.mobs.index("cow")]
+    cow = a[v.n_policy_cells + v.mobs.index("cow")]
     assert cow.sum() == 1 and cow[(20 + 22) // 3, (-18 + 22) // 3] == 1
     assert obs["blocks"].shape[-1] == 9 and (obs["blocks"] == v.cell_id["oak_log"]).sum() == 0  # not in the 9x9 view
 

@@ -139,8 +139,9 @@ def _around_reference(env, rows):
     from skills.learned.surround import POOL, RADIUS, SIDE
     from worlds.gridworld import spec
 
-    n_cells = len(env.vocab.cells)
-    out = np.zeros((len(rows), n_cells + len(env.vocab.mobs), SIDE, SIDE), np.int64)
+    v = env.vocab  # the kinds as the network reads them: a jungle log counts as an oak log (spec.py)
+    n_cells = v.n_policy_cells
+    out = np.zeros((len(rows), n_cells + v.n_policy_mobs, SIDE, SIDE), np.int64)
     for k, e in enumerate(rows):
         px, py, pz = env.pos[e]
         for dz in range(-RADIUS, RADIUS + 1):
@@ -148,7 +149,7 @@ def _around_reference(env, rows):
                 for dy in spec.VIEW_LEVELS:
                     x, y, z = px + dx, py + dy, pz + dz
                     inside = 0 <= x < env.X and 0 <= z < env.Z and 0 <= y < env.H
-                    cell = env.cells[e, x, z, y] if inside else spec.VOID
+                    cell = v.cell_as[env.cells[e, x, z, y]] if inside else spec.VOID
                     out[k, cell, min((dz + RADIUS) // POOL, SIDE - 1), min((dx + RADIUS) // POOL, SIDE - 1)] += 1
         for m in range(env.mob_kind.shape[1]):
             kind = env.mob_kind[e, m]
@@ -159,7 +160,12 @@ def _around_reference(env, rows):
                 and abs(rz) <= RADIUS
                 and spec.VIEW_LEVELS[0] <= ry <= spec.VIEW_LEVELS[-1]
             ):
-                out[k, n_cells + kind, min((rz + RADIUS) // POOL, SIDE - 1), min((rx + RADIUS) // POOL, SIDE - 1)] += 1
+                out[
+                    k,
+                    n_cells + v.mob_as[kind],
+                    min((rz + RADIUS) // POOL, SIDE - 1),
+                    min((rx + RADIUS) // POOL, SIDE - 1),
+                ] += 1
     return np.minimum(out, 255).astype(np.uint8)
 
 

@@ -118,7 +118,7 @@ class Bag:
 
     def take(self, name: str, n: int) -> None:
         """Remove n of name (any of its variants: the most-held first)."""
-        vs = sorted(self.kb.variants(name) or [name], key=lambda v: -self.items.get(v, 0))
+        vs = sorted(self.kb.holders(name), key=lambda v: -self.items.get(v, 0))
         for v in vs:
             k = min(n, self.items.get(v, 0))
             if k:

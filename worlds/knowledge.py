@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import yaml
@@ -429,9 +429,20 @@ class KnowledgeBase:
         """Does a held item (concrete name) satisfy a requirement (generic or concrete)?"""
         return held in self.variants(required) or held == required
 
-    def count(self, inventory: dict[str, int], name: str) -> int:
+    def holders(self, name: str) -> list[str]:
+        """The inventory names that count as `name`: its variants, and for 1.11.2's metadata base
+        item (dye) the base itself too, which a world with one slot for all of its variants (the
+        grid world's cocoa beans) holds them under."""
         vs = self.variants(name) or [name]
-        return sum(int(inventory.get(v, 0)) for v in vs)
+        n = self._name(name)
+        return [*vs, n] if n not in vs and n in self._variant_bases else vs
+
+    @cached_property
+    def _variant_bases(self) -> frozenset[str]:
+        return frozenset(self._variant_of.values())
+
+    def count(self, inventory: dict[str, int], name: str) -> int:
+        return sum(int(inventory.get(v, 0)) for v in self.holders(name))
 
     def count_for(self, inventory: dict[str, int], recipe: Recipe, ingredient: str) -> int:
         """How many held items can fill `ingredient`'s slots of `recipe` (its accepted

@@ -2,7 +2,8 @@
 
 - grid: the egocentric block ids [L, V, V] and the mob ids [L, V, V] stacked into one
   [2L, V, V] id grid; mob ids are shifted past the cell ids so that one embedding table
-  holds both.
+  holds both.  Every id is the network's (spec.Vocab `cell_as`, `mob_as`, `biome_as`): a
+  kind the world gained after a network's vocabulary reads as its stand-in.
 - vec: log(1 + count) of every inventory item, the facing (one-hot), the time of day,
   health, mining progress, the depth (y / HEIGHT) and the biome (one-hot).
 - goal: (skill index, target index) from `spec.goal_code`.
@@ -31,11 +32,11 @@ LEARNED_SKILLS = (
 
 def net_shape(vocab: spec.Vocab, **sizes: int) -> NetShape:
     return NetShape(
-        n_cells=len(vocab.cells) + len(vocab.mobs),
+        n_cells=vocab.n_policy_cells + vocab.n_policy_mobs,
         grid_layers=2 * len(spec.VIEW_LEVELS),
         view=spec.VIEW,
         vec_dim=vec_dim(vocab),
-        n_targets=vocab.n_items + len(vocab.mobs),
+        n_targets=vocab.n_items + vocab.n_policy_mobs,
         n_skills=len(SKILLS),
         n_actions=len(spec.PRIMITIVES),
         **{"around": surround.SIDE, "faced": 1, **sizes},
@@ -43,7 +44,7 @@ def net_shape(vocab: spec.Vocab, **sizes: int) -> NetShape:
 
 
 def vec_dim(vocab: spec.Vocab) -> int:
-    return vocab.n_items + len(spec.FACINGS) + 2 + 3 + len(vocab.biomes)
+    return vocab.n_items + len(spec.FACINGS) + 2 + 3 + vocab.n_policy_biomes
 
 
 def time_column(vocab: spec.Vocab) -> int:
@@ -67,9 +68,8 @@ def encode_obs(obs: dict[str, Any], vocab: spec.Vocab) -> tuple[np.ndarray, np.n
     """One observation or a batch -> (grid int16 [n, 2L, V, V], vec float32 [n, D])."""
     o, _ = _batched(obs)
     n = o["blocks"].shape[0]
-    grid = np.concatenate(
-        [o["blocks"].astype(np.int16), o["mobs"].astype(np.int16) + np.int16(len(vocab.cells))], axis=1
-    )
+    blocks, mobs = (vocab.cell_as[o["blocks"]], vocab.mob_as[o["mobs"]]) if vocab.grown else (o["blocks"], o["mobs"])
+    grid = np.concatenate([blocks.astype(np.int16), mobs.astype(np.int16) + np.int16(vocab.n_policy_cells)], axis=1)
     parts = [np.log1p(np.maximum(o["inventory"], 0).astype(np.float32))]
     facing = np.zeros((n, len(spec.FACINGS)), np.float32)
     facing[np.arange(n), o["facing"].reshape(n).astype(np.int64)] = 1.0
@@ -78,8 +78,8 @@ def encode_obs(obs: dict[str, Any], vocab: spec.Vocab) -> tuple[np.ndarray, np.n
     parts.append(o["health"].reshape(n, 1).astype(np.float32) / 20.0)
     parts.append(o["mining"].reshape(n, 1).astype(np.float32))
     parts.append(o["position"].reshape(n, 3)[:, 1:2].astype(np.float32) / spec.HEIGHT)
-    biome = np.zeros((n, len(vocab.biomes)), np.float32)
-    biome[np.arange(n), o["biome"].reshape(n).astype(np.int64)] = 1.0
+    biome = np.zeros((n, vocab.n_policy_biomes), np.float32)
+    biome[np.arange(n), vocab.biome_as[o["biome"].reshape(n).astype(np.int64)]] = 1.0
     parts.append(biome)
     return grid, np.concatenate(parts, axis=1)
 
@@ -89,7 +89,9 @@ def encode_extras(obs: dict[str, Any], vocab: spec.Vocab, shape: NetShape | None
     where the observation carries the surroundings map (an error where `shape` needs it and
     it does not)."""
     f = surround.faced(obs)
-    f[:, 1] += len(vocab.cells)
+    if vocab.grown:
+        f[:, 0], f[:, 1] = vocab.cell_as[f[:, 0]], vocab.mob_as[f[:, 1]]
+    f[:, 1] += vocab.n_policy_cells
     out = {"faced": f.astype(np.int16)}
     if surround.KEY in obs:
         a = np.asarray(obs[surround.KEY])

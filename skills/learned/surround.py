@@ -5,8 +5,9 @@ needs are often 2 to 20 cells away, and DEPS's horizon predictor sees the observ
 which the target is visible. `around(env)` gives, for each world of a batched grid world,
 the cells and mobs within RADIUS = 22 cells (on the same levels as the local grid), pooled
 into POOL x POOL columns: uint8 [n, C, SIDE, SIDE], C = one channel per cell id, then one per
-mob id (features.py's id layout), each the count of that kind in the pooled columns (0 to
-POOL * POOL * levels). It is an observation (what is in view around the agent, the agent
+mob id, as a learned network reads them (features.py's id layout: a kind the world gained
+after the network's vocabulary counts as its stand-in, spec.Vocab `cell_as`), each the count
+of that kind in the pooled columns (0 to POOL * POOL * levels). It is an observation (what is in view around the agent, the agent
 at the centre), not the world's path distances (that is the `oracle` selector).
 
 `faced(obs)` gives the ids of the cell and the mob the agent faces (where attack and use
@@ -39,10 +40,12 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
     block of columns around the agent of each world (rows: which worlds; default all)."""
     rows = np.arange(env.n) if rows is None else np.asarray(rows)
     n = len(rows)
-    n_cells = len(env.vocab.cells)
-    C = n_cells + len(env.vocab.mobs)
+    v = env.vocab
+    n_cells = v.n_policy_cells
+    C = n_cells + v.n_policy_mobs
     pos = env.pos[rows].astype(np.int64)
-    out = _cell_counts(env, rows, _window(env, rows, pos), C).reshape(-1)
+    window = _window(env, rows, pos)
+    out = _cell_counts(env, rows, v.cell_as[window] if v.grown else window, C).reshape(-1)
     # mobs: their own channels, a few hundred at most
     kind = env.mob_kind[rows].astype(np.int64)
     rel = env.mob_pos[rows] - pos[:, None, :]
@@ -57,7 +60,7 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
     if me.size:
         r = rel[me, mm]
         block = (me * SIDE + _BLOCK[r[:, 2] + RADIUS]) * SIDE + _BLOCK[r[:, 0] + RADIUS]
-        np.add.at(out, block * C + n_cells + kind[me, mm], 1)
+        np.add.at(out, block * C + n_cells + v.mob_as[kind[me, mm]].astype(np.int64), 1)
     return out.reshape(n, SIDE, SIDE, C).transpose(0, 3, 1, 2)
 
 

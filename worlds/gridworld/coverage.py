@@ -35,6 +35,15 @@ def _sourced(env: Any, goal: Any) -> bool:
     return bool(cells or mobs)
 
 
+def _route_sources(env: Any, goal: Any) -> set[int]:
+    """The cells a mine goal of the route takes its item from: a bare-handed goal's that need no
+    tool where it has any (dye: cocoa pods, not lapis ore), as `_sourced` judges them."""
+    cells, mobs = goal_sources(env, goal)
+    if goal.tool is None and not mobs and any(not env.rules.needs_tool[c] for c in cells):
+        return {c for c in cells if not env.rules.needs_tool[c]}
+    return cells
+
+
 def _why(kb: Any, goal: Any, reasons: dict) -> str:
     """The data file's reason for the missing thing: the goal's item, else the block the
     recipe book's route takes it from (dye: cocoa)."""
@@ -157,7 +166,7 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
     for g in goals:
         if g.action != "mine":
             continue
-        cells, _ = goal_sources(env, g)
+        cells = _route_sources(env, g)
         if not cells:
             continue
         item, n = next(iter(g.obj.items()))
@@ -191,11 +200,17 @@ def _density(spec: dict, cell: str) -> float:
     kinds = spec.get("tree") or []
     kinds = [kinds] if isinstance(kinds, str) else kinds
     trees = game_data()["trees"]
-    mine = [k for k in kinds if cell in (trees[k]["log"], trees[k]["leaves"])]
+    mine = [k for k in kinds if cell in _tree_cells(trees[k])]
     per_tree = float(spec.get("trees", 0)) / len(kinds) if kinds else 0.0
     ground = GROUND_PER_CHUNK * (cell in (spec.get("surface"), spec.get("filler")))  # a desert's sandstone
     snow = GROUND_PER_CHUNK * (cell == "snow_layer" and "snow_above" in spec)  # the hills' snowy tops
     return float((spec.get("plants") or {}).get(cell, 0)) + per_tree * len(mine) + ground + snow
+
+
+def _tree_cells(tree: dict) -> tuple[str, ...]:
+    """The cells one tree of a species brings: its log, its leaves, what hangs from it or grows
+    on its trunk (vines, cocoa pods)."""
+    return (tree["log"], tree["leaves"], *(tree.get("hanging") or {}), *(tree.get("on_trunk") or {}))
 
 
 def grows_in(items: list[str], kb: Any = None) -> tuple[str, ...]:
@@ -217,11 +232,34 @@ def grows_in(items: list[str], kb: Any = None) -> tuple[str, ...]:
     out = []
     for item in items:
         cells = names.get(item, [item]) + [c for c in dropped.get(item, []) if c not in names.get(item, [item])]
-        dens = {b: sum(_density(spec, c) for c in cells) for b, spec in game_data()["biomes"].items()}
-        best = max(dens, key=lambda b: dens[b])
-        if dens[best] > 0 and best not in out:
+        best = _densest(cells)
+        if (
+            best is None and kb is not None
+        ):  # a metadata item's blocks (1.11.2's dye: cocoa pods, whose drop names cocoa_beans)
+            best = _densest([c for c in _mined_from(kb, item) if c not in cells])
+        if best is not None and best not in out:
             out.append(best)
     return tuple(out)
+
+
+def _densest(cells: list[str]) -> str | None:
+    """The biome that grows the most of these cells; the biomes appended after the networks'
+    (`policy_as:`, the jungle and the swamp) only where no other grows any, so that a map grown
+    for logs or apples is the one it was before they were built."""
+    biomes = game_data()["biomes"]
+    for group in ([b for b, s in biomes.items() if not s.get("policy_as")], list(biomes)):
+        dens = {b: sum(_density(biomes[b], c) for c in cells) for b in group}
+        best = max(dens, key=lambda b: dens[b])
+        if dens[best] > 0:
+            return best
+    return None
+
+
+def _mined_from(kb: Any, item: str) -> list[str]:
+    """Cells whose block the knowledge base names as a way to mine `item`."""
+    v = make_vocab(kb)
+    blocks = {s.block for s in kb.mine_sources(item)}
+    return [v.cells[c] for c in range(2, len(v.cells)) if v.block_of[c] in blocks]
 
 
 def biome_refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None, main: str) -> str | None:

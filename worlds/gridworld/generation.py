@@ -126,6 +126,14 @@ def generate(
     cells[top] = np.broadcast_to(surface[:, :, None], cells.shape)[top]
     desert = bmap == names.index("desert") if "desert" in names else np.zeros_like(bmap, bool)
     cells[(y >= hh - 3) & (y < hh) & desert[:, :, None] & (y >= hh - 1)] = cid["sand"]
+    for b in names:  # a swamp's hollows below sea level hold still water, on dirt
+        flood = d["biomes"][b].get("flood_below")
+        if flood:
+            xs, zs = np.nonzero((bmap == names.index(b)) & (h < flood))
+            for x_, z_ in zip(xs.tolist(), zs.tolist()):
+                cells[x_, z_, h[x_, z_]] = cid["dirt"]
+                cells[x_, z_, h[x_, z_] + 1 : flood + 1] = cid["water"]
+            h[xs, zs] = flood
     cells[:, :, 0] = cid["bedrock"]
     for yy in range(1, 5):  # the ragged bedrock floor
         cells[:, :, yy][rng.random((X, Z)) < (5 - yy) / 5.0] = cid["bedrock"]
@@ -235,13 +243,15 @@ def generate(
                 box[box == 0] = leaf
             cells[tx, tz, ground] = cid["dirt"]
             cells[tx, tz, ground + 1 : top_y + 1] = cid[t["log"]]
+            _dress(rng, cells, t, cid, (tx, tz), ground, top_y)
+        grounds = d.get("plant_ground") or {}
         for plant, per_chunk in (spec.get("plants") or {}).items():
-            want_sand = plant in ("dead_bush", "cactus")
+            on = tuple(cid[g] for g in grounds[plant]) if plant in grounds else (grassy, cid["sand"])
             for _ in range(int(rng.poisson(per_chunk * area / 256.0))):
                 px, pz = cols[rng.integers(len(cols))]
                 gy = h[px, pz]
                 below = cells[px, pz, gy]
-                if cells[px, pz, gy + 1] != 0 or below not in ((cid["sand"],) if want_sand else (grassy, cid["sand"])):
+                if cells[px, pz, gy + 1] != 0 or below not in on:
                     continue
                 if plant == "sugar_cane":  # grows beside water
                     near = cells[max(0, px - 1) : px + 2, max(0, pz - 1) : pz + 2, gy]
@@ -287,6 +297,34 @@ def generate(
             break
     bx, bz = best or (sx, sz)
     return Map(cells, bmap, mobs, (int(bx), int(h[bx, bz]) + 1, int(bz)))
+
+
+def _dress(rng, cells, tree: dict, cid: dict, at: tuple[int, int], ground: int, top_y: int) -> None:
+    """What grows on a tree besides its log and leaves (gridworld.yaml `trees:`): cells hanging
+    from its lowest leaves outward, 1 to 3 long down through air (vines), and cells on its
+    trunk's sides in the three levels above the ground (cocoa pods).  No draw for a tree with
+    neither, so the other species' maps are unchanged."""
+    X, Z, _ = cells.shape
+    tx, tz = at
+    dy, r = CANOPY[0]
+    for cell, p in (tree.get("hanging") or {}).items():
+        y = top_y + dy
+        for ox in range(-r, r + 1):
+            for oz in range(-r, r + 1):
+                if max(abs(ox), abs(oz)) != r or rng.random() >= p:
+                    continue
+                x, z = tx + ox + np.sign(ox) * (abs(ox) >= abs(oz)), tz + oz + np.sign(oz) * (abs(oz) > abs(ox))
+                if not (0 <= x < X and 0 <= z < Z) or cells[tx + ox, tz + oz, y] != cid[tree["leaves"]]:
+                    continue
+                for k in range(int(rng.integers(1, 4))):
+                    if y - k <= ground or cells[x, z, y - k] != 0:
+                        break
+                    cells[x, z, y - k] = cid[cell]
+    for cell, p in (tree.get("on_trunk") or {}).items():
+        for y in range(ground + 1, min(ground + 4, top_y + 1)):
+            for ox, oz in ((0, -1), (0, 1), (1, 0), (-1, 0)):
+                if rng.random() < p and cells[tx + ox, tz + oz, y] == 0:
+                    cells[tx + ox, tz + oz, y] = cid[cell]
 
 
 def _herd(rng, cells, h, cols, mob: int, herd) -> list[tuple[int, int, int, int]]:

@@ -22,7 +22,11 @@ Vocabulary (`make_vocab(kb)`, deterministic for a knowledge-base version)
   index is its slot in the inventory vector.  `vocab.item_id[name]`.
 - `vocab.biomes`: biome names in id order (the data file's `biomes:` keys).
 - `vocab.version`: "grid-1/<mc version>/<hash of the four lists>"; equal strings mean
-  equal encodings.
+  equal encodings for a learned network.  The lists hashed are the network's kinds: a cell,
+  mob or biome appended with `policy_as:` in the data file (a jungle log, a lily pad, the
+  jungle) is read by a network as that stand-in among the kinds before it (`vocab.cell_as`,
+  `mob_as`, `biome_as`: each id's network id, `n_policy_cells` ...), so the shipped
+  checkpoints keep working on worlds that grew; `vocab.world_version` hashes every kind.
 
 Observation (one world: the arrays below; the batch: the same with a leading [n] axis)
 --------------------------------------------------------------------------------------
@@ -108,6 +112,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from worlds.base import WorldError
@@ -183,10 +188,38 @@ class Vocab:
     mob_id: dict[str, int] = field(hash=False, compare=False)
     item_id: dict[str, int] = field(hash=False, compare=False)
     biome_id: dict[str, int] = field(hash=False, compare=False)
+    # what a learned network reads each id as (module docstring): its stand-in among the kinds
+    # before the first `policy_as:` entry, the identity for those
+    cell_as: Any = field(default=None, hash=False, compare=False)  # uint8 [len(cells)]
+    mob_as: Any = field(default=None, hash=False, compare=False)  # uint8 [len(mobs)]
+    biome_as: Any = field(default=None, hash=False, compare=False)  # int64 [len(biomes)]
+    world_version: str = ""
 
     @property
     def n_items(self) -> int:
         return len(self.items)
+
+    @property
+    def n_policy_cells(self) -> int:
+        """Cell kinds a learned network knows (the data file's cells before any `policy_as:`)."""
+        return int(self.cell_as.max()) + 1
+
+    @property
+    def n_policy_mobs(self) -> int:
+        return int(self.mob_as.max()) + 1
+
+    @property
+    def n_policy_biomes(self) -> int:
+        return int(self.biome_as.max()) + 1
+
+    @property
+    def grown(self) -> bool:
+        """Whether any kind is read by a network as a stand-in (the world has more kinds than it)."""
+        return (
+            len(self.cells) > self.n_policy_cells
+            or len(self.mobs) > self.n_policy_mobs
+            or (len(self.biomes) > self.n_policy_biomes)
+        )
 
     def obs_shapes(self) -> dict[str, tuple[int, ...]]:
         """The shape of each observation array of one world (the batch adds [n])."""
@@ -221,7 +254,14 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
     blocks: list[str | None] = [None, None] + [c.get(era, c["name"]) for c in d["cells"]]
     mobs = ["none"] + [m["name"] for m in d["mobs"]]
     biomes = list(d["biomes"])
-    h = hashlib.sha1(repr((cells, blocks, mobs, items, biomes)).encode()).hexdigest()[:10]
+    cell_as = _stand_ins(cells, [{}, {}] + d["cells"], "cells")
+    mob_as = _stand_ins(mobs, [{}] + d["mobs"], "mobs")
+    biome_as = _stand_ins(biomes, list(d["biomes"].values()), "biomes")
+    nc, nm, nb = int(cell_as.max()) + 1, int(mob_as.max()) + 1, int(biome_as.max()) + 1
+
+    def digest(cs: list, bs: list, ms: list, bios: list) -> str:
+        return hashlib.sha1(repr((cs, bs, ms, items, bios)).encode()).hexdigest()[:10]
+
     return Vocab(
         mc_version,
         tuple(cells),
@@ -229,12 +269,32 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
         tuple(mobs),
         items,
         tuple(biomes),
-        f"{SPEC_VERSION}/{mc_version}/{h}",
+        f"{SPEC_VERSION}/{mc_version}/{digest(cells[:nc], blocks[:nc], mobs[:nm], biomes[:nb])}",
         {c: i for i, c in enumerate(cells)},
         {m: i for i, m in enumerate(mobs)},
         {**{it: i for i, it in enumerate(items)}, **{v: items.index(base) for v, base in variants}},
         {b: i for i, b in enumerate(biomes)},
+        cell_as.astype(np.uint8),
+        mob_as.astype(np.uint8),
+        biome_as,
+        f"{SPEC_VERSION}/{mc_version}/{digest(cells, blocks, mobs, biomes)}",
     )
+
+
+def _stand_ins(names: list[str], rows: list[dict], what: str) -> np.ndarray:
+    """int64 [len(names)]: each kind's id as a learned network reads it: itself for the kinds
+    before the first `policy_as:` row, the id of the named stand-in for those after it."""
+    out = np.arange(len(names))
+    first = next((i for i, r in enumerate(rows) if (r or {}).get("policy_as")), len(names))
+    for i in range(first, len(names)):
+        stand_in = (rows[i] or {}).get("policy_as")
+        if not stand_in or stand_in not in names[:first]:
+            raise GridWorldError(
+                f"gridworld.yaml {what}: {names[i]!r} comes after the networks' kinds, so it needs a policy_as: "
+                f"naming one of them (got {stand_in!r})"
+            )
+        out[i] = names.index(stand_in)
+    return out
 
 
 def goal_code(goal: Any, vocab: Vocab, kb: Any = None) -> tuple[int, int]:
@@ -245,7 +305,7 @@ def goal_code(goal: Any, vocab: Vocab, kb: Any = None) -> tuple[int, int]:
     if goal.action == "find":
         return SKILLS.index("find"), find_target(name, vocab)
     if goal.action == "kill" and name in vocab.mob_id:
-        return ACTIONS.index("kill"), vocab.n_items + vocab.mob_id[name]
+        return ACTIONS.index("kill"), vocab.n_items + int(vocab.mob_as[vocab.mob_id[name]])
     if name not in vocab.item_id and kb is not None:
         vs = kb.variants(name)
         name = vs[0] if vs else name
@@ -260,7 +320,7 @@ def find_target(word: str, vocab: Vocab) -> int:
     from worlds.context_tasks import matches
 
     if word in vocab.mob_id:
-        return vocab.n_items + vocab.mob_id[word]
+        return vocab.n_items + int(vocab.mob_as[vocab.mob_id[word]])
     for c, cell in enumerate(vocab.cells[2:], start=2):
         names = [n for n in (cell, vocab.block_of[c]) if n]
         if matches(word, set(names), "blocks"):

@@ -94,16 +94,26 @@ def test_a_swamp_is_flooded_at_sea_level_with_lily_pads_on_its_water(vocab, seed
     "item, biome",
     [("melon", "jungle"), ("cocoa_beans", "jungle"), ("vine", "jungle"), ("waterlily", "swampland")],
 )
-def test_the_scripted_expert_gets_each_on_a_map_grown_for_it(kb, item, biome):
+def test_the_scripted_expert_gets_each_on_a_map_made_of_its_biome(kb, item, biome):
     w = GridWorld(kb)
-    w.reset(seed=0, options={"target": {item: 1}})  # seed 0 is a plains map: grown with the biome that has it
-    assert biome in {w.env.vocab.biomes[b] for b in np.unique(w.env.biome_map[0])}
+    w.reset(seed=0, options={"target": {item: 1}})  # seed 0's is a plains map: a task's is where they grow
+    assert w.biome == biome
     held = {"vine": {"shears": 1}}.get(item, {})  # only shears collect vines (the route makes them first)
     for k, n in held.items():
         w.env.inv[0, w.env.vocab.item_id[k]] = n
     out = GridScriptedController(kb).run(Goal("mine", {item: 1}), w)
     assert out["ok"], out["error"]
     assert w.has(item)
+
+
+def test_a_map_asked_of_another_biome_grows_a_jungle_among_its_neighbours(kb):
+    w = GridWorld(kb)
+    w.reset(seed=0, options={"target": {"melon": 1}, "biome": "desert"})
+    assert w.biome == "desert" and "jungle" in {w.env.vocab.biomes[b] for b in np.unique(w.env.biome_map[0])}
+    assert w.goal_distance(Goal("mine", {"melon": 1})) > 0
+    plain = GridWorld(kb)
+    plain.reset(seed=0, options={"target": {"log": 1}})  # what the seeds' biomes grow: the seed's own map
+    assert plain.biome == "plains"
 
 
 def test_a_jungle_and_a_swamp_can_be_asked_for_and_unbuilt_biomes_still_say_why(kb):

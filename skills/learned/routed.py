@@ -13,6 +13,12 @@ fine-tune lifted, its card saying how they were chosen
 
 Every goal is still driven by the torch policy alone; `RoutedPolicy.part_for` says which
 checkpoint drives a goal, and its card gives that checkpoint's measured success.
+
+Two goals may share a goal code: 1.11.2's lapis lazuli and cocoa beans are both dye's one item
+(worlds/gridworld/metadata.py), driven by `controller.pt` and `controller-jungle.pt` (round 35).
+So a goal goes to the first part whose card names it, and `codes` gives each row a third column,
+its part, which `act` reads (and strips) before the part sees its (skill, target) code; a
+two-column code, as the batched rollouts make with `spec.goal_code`, is routed by the code.
 """
 
 from __future__ import annotations
@@ -43,32 +49,40 @@ class RoutedPolicy:
         self.parts = list(parts)
         self.goals = set().union(*(p.goals for p in parts))
         self._route: dict[tuple[int, int], int] = {}  # a goal's (skill, target) code -> the part that drives it
+        self._by_key: dict[str, int] = {}  # a goal's key ('mine:cocoa_beans') -> the first part whose card names it
         for k, p in enumerate(parts):
             for key in sorted(p.goals):
                 action, _, thing = key.partition(":")
-                code = self.codes([Goal(action, {thing: 1})])[0]
+                code = self.parts[0].codes([Goal(action, {thing: 1})])[0]
                 self._route.setdefault((int(code[0]), int(code[1])), k)
+                self._by_key.setdefault(key, k)
 
     def codes(self, goals: Sequence[Any]) -> np.ndarray:
-        return self.parts[0].codes(goals)
+        """int64 [n, 3]: each goal's (skill, target) code and the part that drives it."""
+        two = self.parts[0].codes(goals)
+        part = [self._by_key.get(goal_key(g), self._parts_of(c)[0]) for g, c in zip(goals, two)]
+        return np.concatenate([two, np.asarray(part, np.int64).reshape(-1, 1)], axis=1)
 
     def knows(self, goal: Any) -> bool:
         return goal_key(goal) in self.goals
 
     def part_for(self, goal: Any) -> Any:
         """The checkpoint that drives `goal` (the first one, for a goal none was trained for)."""
-        return self.parts[self._parts_of(self.codes([goal]))[0]]
+        return self.parts[int(self.codes([goal])[0, 2])]
 
     def measured_success(self, goal: Any) -> float | None:
         return self.part_for(goal).measured_success(goal)
 
     def _parts_of(self, codes: np.ndarray) -> np.ndarray:
-        c = np.asarray(codes).reshape(-1, 2)
-        return np.array([self._route.get((int(s), int(t)), 0) for s, t in c], dtype=np.int64)
+        c = np.asarray(codes)
+        if c.ndim == 2 and c.shape[1] == 3:  # made by `codes`: the part is said
+            return c[:, 2].astype(np.int64)
+        return np.array([self._route.get((int(s), int(t)), 0) for s, t in c.reshape(-1, 2)], dtype=np.int64)
 
     def act(self, obs: dict, codes: np.ndarray, mask: np.ndarray | None = None, **kw: Any) -> np.ndarray:
         """GoalPolicy.act, each world's row acted on by the checkpoint that drives its goal."""
         part = self._parts_of(codes)
+        codes = np.asarray(codes)[..., :2]
         if (part == part[0]).all():
             return self.parts[part[0]].act(obs, codes, mask, **kw)
         n = len(part)

@@ -64,6 +64,16 @@ NEW_IN_ROUND_8: dict[str, dict] = {
     "tallgrass": {"shears": 1, "stone_pickaxe": 1},
     "wheat_seeds": {},
 }
+# Round 35's goals: what the jungle and the swamp give (worlds/data/gridworld.yaml), the planners'
+# goals for the harvest list's tasks the grid world took once it built them. Their evaluation worlds
+# are drawn apart too, and every world made for one is of the biome it grows in (`own_biome`).
+NEW_IN_ROUND_35: dict[str, dict] = {
+    "melon": {},
+    "cocoa_beans": {},
+    "dye": {},
+    "vine": {"shears": 1, "stone_pickaxe": 1},
+    "waterlily": {},
+}
 # The goals the policy learns: (action, item, weight, what is held at the start besides extras).
 # What is held is what the oracle's route holds when it reaches the goal: the goal's own tool and
 # the best pickaxe crafted on the way (a bucket's or the shears' iron was mined with a stone
@@ -94,6 +104,8 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     # issue 20, round 8: what the oracle's routes mine for the harvest list the grid world takes
     # (experiments/world_parity.py: 20 goals in 39 of its 214 tasks), each with the tools its route holds there
     *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_8.items()),
+    # issue 20, round 35: the jungle's and the swamp's (melons, cocoa pods, vines, lily pads)
+    *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_35.items()),
 )
 # Goals whose weights the issue-20 runs raise (the weak ones of the skill table); see `goal_weights`.
 FOCUS = {"mine:iron_ore": 2.5, "mine:coal": 2.0, "kill:cow": 1.5, "kill:pig": 1.5, "kill:sheep": 1.5}
@@ -203,6 +215,16 @@ def source_biome(kb: Any, goal: Goal) -> dict:
     return {"biome": where[0]} if where else {}
 
 
+def own_biome(kb: Any, goal: Goal) -> dict:
+    """`source_biome` for a goal whose source grows only in a biome no seed's map is of (the
+    jungle's melons, the swamp's lily pads: gridworld.yaml's biomes after the networks', which are
+    not in the seeds' cycle), else {}: a world made for it is of that biome."""
+    from worlds.gridworld.spec import game_data
+
+    own = source_biome(kb, goal)
+    return own if game_data()["biomes"].get(own.get("biome") or "", {}).get("policy_as") else {}
+
+
 def new_world(
     rng: np.random.Generator, env: BatchGridWorld, scatter_p: float, source_biome_p: float = 0.0
 ) -> tuple[bool, Goal, dict]:
@@ -213,6 +235,8 @@ def new_world(
     opts = start_options(rng, inv)
     if not scatter and source_biome_p and rng.random() < source_biome_p:
         opts.update(source_biome(env.kb, goal))
+    elif not scatter:
+        opts.update(own_biome(env.kb, goal))  # drawing nothing: the other goals' worlds are as they were
     night = find_goals.night_start(rng) if goal.action == "find" else None
     if night is not None:
         opts["time_of_day"] = night

@@ -80,7 +80,9 @@ def rollout(
         items = [next(iter(g.obj)) for g in goals]
         ids = [_item_ids(kb, v, it) for it in items]
         start = np.array([env.inv[i, ids[i]].sum() if ids[i] else 0 for i in range(len(chunk))])
-        codes = np.array([goal_code(g, v, kb) for g in goals], np.int64)
+        codes = (  # a set of checkpoints says which drives each goal (two goals may share a code: routed.py)
+            policy.codes(goals) if policy is not None else np.array([goal_code(g, v, kb) for g in goals], np.int64)
+        )
         experts = [expert_for(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
         done = np.zeros(len(chunk), bool)
         end = np.full(len(chunk), "", object)  # how each try ended, set where it ends (ENDS)

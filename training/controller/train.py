@@ -24,7 +24,7 @@ from skills.learned.model import GoalNet
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy
 from training.controller import find_goals
-from training.controller.data import NEW_IN_ROUND_8, TRAIN_GOALS, collect, start_options
+from training.controller.data import NEW_IN_ROUND_8, NEW_IN_ROUND_35, TRAIN_GOALS, collect, own_biome, start_options
 from training.controller.fit import concat, evaluate, fit, split
 from training.controller.seeds import with_source
 from worlds.gridworld.spec import make_vocab
@@ -101,7 +101,9 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     frng = np.random.default_rng(20_000 + seed)  # find goals' own draws: the mine and kill worlds stay as they were
     urng = np.random.default_rng(30_000 + seed)  # and a held item used on a mob (milk): its own draws too
     nrng = np.random.default_rng(40_000 + seed)  # and round 8's goals theirs
-    probe = BatchGridWorld(1, load_kb("1.11.2"))
+    jrng = np.random.default_rng(50_000 + seed)  # and round 35's (the jungle's and the swamp's) theirs
+    kb = load_kb("1.11.2")
+    probe = BatchGridWorld(1, kb)
     eps = []
     for k in range(n):
         action, item, _, inv = TRAIN_GOALS[k % len(TRAIN_GOALS)]
@@ -113,9 +115,9 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
             probe.reset([world_seed], [options])
             eps.append((find_goals.settle(probe, 0, goal, frng), world_seed, options))
             continue
-        r = nrng if item in NEW_IN_ROUND_8 else urng if inv.get("bucket") else rng
+        r = jrng if item in NEW_IN_ROUND_35 else nrng if item in NEW_IN_ROUND_8 else urng if inv.get("bucket") else rng
         world_seed = int(r.integers(2**30, 2**31 - 1))
-        options = {**start_options(r, dict(inv)), "time_of_day": 0.1}
+        options = {**start_options(r, dict(inv)), "time_of_day": 0.1, **own_biome(kb, goal)}
         eps.append((goal, with_source(probe, goal, world_seed, options), options))
     return eps
 

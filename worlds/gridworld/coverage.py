@@ -262,6 +262,21 @@ def _mined_from(kb: Any, item: str) -> list[str]:
     return [v.cells[c] for c in range(2, len(v.cells)) if v.block_of[c] in blocks]
 
 
+def sole_biome(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = None) -> str | None:
+    """The biome a task's map is made of when no biome is asked for and its route mines what only
+    that biome grows, of those appended after the networks' (melons, cocoa: a jungle; lily pads:
+    a swamp), as a player goes where they grow; else None. The seeds' own biomes never hold them."""
+    route = _route(kb, target, inventory)
+    if route is None:
+        return None
+    biomes = game_data()["biomes"]
+    for g in route[0]:
+        where = grows_in(list(g.obj), kb) if g.action == "mine" else ()
+        if where and biomes[where[0]].get("policy_as"):
+            return where[0]
+    return None
+
+
 def biome_refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None, main: str) -> str | None:
     """One line when the route mines an ore that forms only under other main biomes (emerald
     ore: extreme hills, gridworld.yaml `ores:`), naming the biome to ask for; else None."""

@@ -84,17 +84,20 @@ class GridWorld:
             why = refusal(self.kb, self.target, o.get("inventory"))
             if why:
                 raise GridWorldError(why)
-            from worlds.gridworld.coverage import biome_refusal, ore_biomes
+            from worlds.gridworld.coverage import biome_refusal, ore_biomes, sole_biome
             from worlds.gridworld.generation import base_biome
 
             cycle = game_data()["biome_cycle"]
             asked = o.get("biome") or self.biome_given
             main = base_biome(asked)[0] or cycle[(seed or 0) % len(cycle)]
             if not asked:  # no biome asked for, and the seed's has no emerald ore: the map is made
-                # where the ore forms (a player would go there), as a map is grown for short blocks
+                # where the ore forms (a player would go there), as a map is grown for short blocks;
+                # so is it where melons or lily pads grow (a jungle, a swamp: no seed's biome)
                 needed = ore_biomes(self.kb, self.target, o.get("inventory"), main)
                 if needed:
                     o["biome"] = main = needed[2][0]
+                elif sole := sole_biome(self.kb, self.target, o.get("inventory")):
+                    o["biome"] = main = sole
             why = biome_refusal(self.kb, self.target, o.get("inventory"), main)
             if why:
                 raise GridWorldError(why)

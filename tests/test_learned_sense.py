@@ -126,7 +126,8 @@ def test_collection_with_the_target_map_gives_auxiliary_labels(kb):
     data, stats = collect(kb, 2, 3, n_envs=2, target=True)
     n = len(data["action"])
     assert n > 0 and stats["ok"] >= 1
-    assert data["around"].shape[1] == len(make_vocab(kb).cells) + len(make_vocab(kb).mobs) + len(sense.BANDS)
+    v = make_vocab(kb)  # the kinds as the network reads them (a jungle log as an oak log: spec.py)
+    assert data["around"].shape[1] == v.n_policy_cells + v.n_policy_mobs + len(sense.BANDS)
     assert data["aux_dir"].shape == (n,) and int(data["aux_dir"].max()) < 27
     assert (data["aux_dir"] >= 0).any() and bool((data["aux_dist"] >= 0).all())
 

@@ -142,6 +142,18 @@ def test_the_networks_read_the_new_kinds_as_their_stand_ins(kb, vocab):
         np.testing.assert_array_equal(got, want)
 
 
+def test_the_surroundings_map_counts_a_jungles_kinds_as_their_stand_ins(kb, vocab):
+    from skills.learned.surround import around
+    from worlds.gridworld.batch import BatchGridWorld
+
+    grown, plain = BatchGridWorld(2, kb), BatchGridWorld(2, kb)
+    for env in (grown, plain):
+        env.reset([1, 2], [{"biome": "jungle"}, {"biome": "forest"}])
+    plain.cells[:] = vocab.cell_as[plain.cells]  # the same worlds written in the networks' kinds
+    assert (grown.cells[0] >= vocab.n_policy_cells).any() and not (plain.cells >= vocab.n_policy_cells).any()
+    np.testing.assert_array_equal(around(grown), around(plain))
+
+
 def test_a_kind_after_the_networks_must_name_a_stand_in_before_it():
     rows = [{}, {"name": "a"}, {"name": "b", "policy_as": "a"}]
     np.testing.assert_array_equal(_stand_ins(["none", "a", "b"], rows, "cells"), [0, 1, 1])

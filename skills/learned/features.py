@@ -68,7 +68,11 @@ def encode_obs(obs: dict[str, Any], vocab: spec.Vocab) -> tuple[np.ndarray, np.n
     """One observation or a batch -> (grid int16 [n, 2L, V, V], vec float32 [n, D])."""
     o, _ = _batched(obs)
     n = o["blocks"].shape[0]
-    blocks, mobs = (vocab.cell_as[o["blocks"]], vocab.mob_as[o["mobs"]]) if vocab.grown else (o["blocks"], o["mobs"])
+    blocks, mobs = o["blocks"], o["mobs"]
+    if vocab.grown and blocks.max(initial=0) >= vocab.n_policy_cells:  # a kind a network never saw: its stand-in
+        blocks = vocab.cell_as[blocks]
+    if vocab.grown and mobs.max(initial=0) >= vocab.n_policy_mobs:
+        mobs = vocab.mob_as[mobs]
     grid = np.concatenate([blocks.astype(np.int16), mobs.astype(np.int16) + np.int16(vocab.n_policy_cells)], axis=1)
     parts = [np.log1p(np.maximum(o["inventory"], 0).astype(np.float32))]
     facing = np.zeros((n, len(spec.FACINGS)), np.float32)

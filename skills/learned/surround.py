@@ -45,7 +45,11 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
     C = n_cells + v.n_policy_mobs
     pos = env.pos[rows].astype(np.int64)
     window = _window(env, rows, pos)
-    out = _cell_counts(env, rows, v.cell_as[window] if v.grown else window, C).reshape(-1)
+    if v.grown:  # the kinds a network never saw, as their stand-ins: only in the windows holding one (a
+        new = window.reshape(n, -1).max(axis=1) >= n_cells  # look-up over every cell costs half the count)
+        if new.any():
+            window[new] = v.cell_as[window[new]]
+    out = _cell_counts(env, rows, window, C).reshape(-1)
     # mobs: their own channels, a few hundred at most
     kind = env.mob_kind[rows].astype(np.int64)
     rel = env.mob_pos[rows] - pos[:, None, :]

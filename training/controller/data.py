@@ -216,13 +216,13 @@ def source_biome(kb: Any, goal: Goal) -> dict:
 
 
 def own_biome(kb: Any, goal: Goal) -> dict:
-    """`source_biome` for a goal whose source grows only in a biome no seed's map is of (the
-    jungle's melons, the swamp's lily pads: gridworld.yaml's biomes after the networks', which are
-    not in the seeds' cycle), else {}: a world made for it is of that biome."""
-    from worlds.gridworld.spec import game_data
+    """Reset options for a mine goal whose source grows only in a biome no seed's map is of (the
+    jungle's melons, the swamp's lily pads: coverage.appended_biome), else {}: a world made for
+    it is of that biome."""
+    from worlds.gridworld.coverage import appended_biome
 
-    own = source_biome(kb, goal)
-    return own if game_data()["biomes"].get(own.get("biome") or "", {}).get("policy_as") else {}
+    where = appended_biome(kb, next(iter(goal.obj))) if goal.action == "mine" else None
+    return {"biome": where} if where else {}
 
 
 def new_world(

@@ -233,9 +233,7 @@ def grows_in(items: list[str], kb: Any = None) -> tuple[str, ...]:
     for item in items:
         cells = names.get(item, [item]) + [c for c in dropped.get(item, []) if c not in names.get(item, [item])]
         best = _densest(cells)
-        if (
-            best is None and kb is not None
-        ):  # a metadata item's blocks (1.11.2's dye: cocoa pods, whose drop names cocoa_beans)
+        if best is None and kb is not None:  # a metadata item's blocks (1.11.2's dye: cocoa pods)
             best = _densest([c for c in _mined_from(kb, item) if c not in cells])
         if best is not None and best not in out:
             out.append(best)
@@ -262,18 +260,20 @@ def _mined_from(kb: Any, item: str) -> list[str]:
     return [v.cells[c] for c in range(2, len(v.cells)) if v.block_of[c] in blocks]
 
 
+def appended_biome(kb: Any, item: str) -> str | None:
+    """The biome that alone grows `item`'s blocks when it is one appended after the networks'
+    (melons, cocoa: a jungle; lily pads: a swamp), which no seed's map is of; else None."""
+    where = grows_in([item], kb)
+    return where[0] if where and game_data()["biomes"][where[0]].get("policy_as") else None
+
+
 def sole_biome(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = None) -> str | None:
     """The biome a task's map is made of when no biome is asked for and its route mines what only
-    that biome grows, of those appended after the networks' (melons, cocoa: a jungle; lily pads:
-    a swamp), as a player goes where they grow; else None. The seeds' own biomes never hold them."""
+    an appended biome grows (`appended_biome`), as a player goes where they grow; else None."""
     route = _route(kb, target, inventory)
-    if route is None:
-        return None
-    biomes = game_data()["biomes"]
-    for g in route[0]:
-        where = grows_in(list(g.obj), kb) if g.action == "mine" else ()
-        if where and biomes[where[0]].get("policy_as"):
-            return where[0]
+    for g in route[0] if route else []:
+        if g.action == "mine" and (where := appended_biome(kb, next(iter(g.obj)))):
+            return where
     return None
 
 

@@ -27,6 +27,7 @@ def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         knowledge=ctx.settings.knowledge,
         seed=ctx.settings.seed,
         observation=world_state(ctx.world),
+        gives=getattr(ctx.world, "gives", None),
     )
     result = ctx.planner.plan(request)
     cause = result.no_plan_cause()

@@ -41,3 +41,6 @@ class World(Protocol):
     def inventory(self) -> dict[str, int]: ...
 
     def has(self, name: str, count: int = 1) -> bool: ...
+
+    # Optional: `gives(goal) -> bool`, where a world builds less than the recipe book knows (the
+    # grid world: no dungeons, no skeletons). The oracle's re-plans route around what it lacks.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from worlds.costs import SkillCosts, default_costs
@@ -37,6 +38,15 @@ class Unreachable(Exception):
     """No plan reaches the target; the message says which item failed and why."""
 
 
+def _probe(o: Option, name: str) -> Goal:
+    """The goal a mine, kill or use option would add to the plan, for a world to judge."""
+    if is_use(o):
+        return Goal(o.source.skill, {name: 1}, dict(o.inputs), o.source.uses)
+    if o.kind == "kill":
+        return Goal("kill", {name if o.chance < 1 else o.source: 1})
+    return Goal("mine", {name: 1}, {}, o.source.min_tool)
+
+
 class _Planner:
     def __init__(
         self,
@@ -45,8 +55,9 @@ class _Planner:
         allowed: set[str],
         costs: SkillCosts,
         prefetch: dict[tuple[str, str], int] | None = None,
+        gives: Callable[[Goal], bool] | None = None,
     ):
-        self.kb, self.allowed, self.costs = kb, allowed, costs
+        self.kb, self.allowed, self.costs, self.gives = kb, allowed, costs, gives
         # second pass: the first time (action, item) is done, do it for the whole amount the
         # first pass needed in total (mine 3 logs at once rather than 1 + 1 + 1)
         self.prefetch = dict(prefetch or {})
@@ -172,6 +183,10 @@ class _Planner:
 
     def why_none(self, name: str) -> str:
         every = options(self.kb, name, self.costs)
+        sourceless = [o for o in every if o.kind in self.allowed and not self._given(o, name)]
+        if sourceless:
+            how = " or ".join(sorted({o.kind for o in sourceless}))
+            return f"this world has no block or mob that gives {name} (by {how})"
         if not every:
             missing = self.kb.unmodelled(name)
             if missing:
@@ -183,11 +198,16 @@ class _Planner:
             f"(allowed: {', '.join(sorted(self.allowed))})"
         )
 
+    def _given(self, o: Option, name: str) -> bool:
+        return self.gives is None or o.kind in ("craft", "smelt") or self.gives(_probe(o, name))
+
     def ranked(self, name: str, short: int) -> list[Option]:
         scored = []
         for i, o in enumerate(options(self.kb, name, self.costs)):
             if o.kind not in self.allowed or any(name in route_items(self.kb, x) for x in o.inputs):
                 continue  # not allowed, or circular (diamond from a diamond block)
+            if not self._given(o, name):
+                continue  # the world has no block or mob that gives it this way (no dungeons: mossy cobblestone)
             per = option_cost(self.kb, o, self.uc)
             per = per if per < INF else 1e12  # unknown cost: try last, may still work from the inventory
             extra = 0.0
@@ -423,8 +443,12 @@ def solve(
     *,
     allowed_skills=None,
     costs: SkillCosts | None = None,
+    gives: Callable[[Goal], bool] | None = None,
 ) -> list[Goal]:
-    """Goals that obtain `target` ({item: count}) from `inventory`; raises Unreachable."""
+    """Goals that obtain `target` ({item: count}) from `inventory`; raises Unreachable.
+
+    `gives(goal)`, where a world offers it (the grid world builds no dungeons), says whether
+    that world has a source for a mine, kill or use goal; ways it has none for are left out."""
     allowed = set(allowed_skills) if allowed_skills else set(ACTIONS)
     costs = costs or default_costs()
     wanted: dict[str, int] = {}
@@ -435,7 +459,7 @@ def solve(
         wanted[canon] = wanted.get(canon, 0) + int(n)
 
     def run(prefetch=None) -> list[Goal]:
-        p = _Planner(kb, dict(inventory or {}), allowed, costs, prefetch)
+        p = _Planner(kb, dict(inventory or {}), allowed, costs, prefetch, gives)
         for name, n in wanted.items():
             p.obtain(name, n)
             p.reserve(name, n)  # later targets must not eat this one

@@ -29,6 +29,7 @@ class PlanRequest:
     knowledge: str = "target"  # recipe facts in the prompt: none | target | tree (worlds/facts.py)
     seed: int = 0  # the episode's seed (sampling seeds derive from it)
     observation: dict[str, Any] = field(default_factory=dict)  # the world's context_state(), normalised
+    gives: Any = None  # goal -> bool where the world builds less than the recipe book knows (World.gives)
 
     @property
     def round(self) -> int:

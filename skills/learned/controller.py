@@ -339,15 +339,13 @@ def make_learned_controller(kb: Any, settings: Any, fallback: Any, task: Any = N
 
 
 def route_goals(kb: Any, task: Any) -> list[Any]:
-    """The recipe book's goals for a task (its find goal, for a context task); [] if none."""
+    """The goals of the route the grid world gives a task (coverage.route; its find goal, for a context
+    task); [] if none."""
     from worlds.context_tasks import conditions
-    from worlds.solver import Unreachable, solve
+    from worlds.gridworld.coverage import route
     from worlds.types import Goal
 
     if not task.target and task.context:
         conds = dict(conditions(task))
         return [Goal("find", {str(conds.pop("find", "thing")): 1}, where={k: str(v) for k, v in conds.items()})]
-    try:
-        return solve(kb, dict(task.target), dict(task.inventory or {}))
-    except (Unreachable, ValueError):
-        return []
+    return route(kb, dict(task.target), dict(task.inventory or {})) or []

@@ -56,16 +56,42 @@ def _why(kb: Any, goal: Any, reasons: dict) -> str:
     return "no block or mob of the grid world gives it"
 
 
-def _route(kb: Any, target: dict[str, int], inventory: dict[str, int] | None) -> tuple[list, Any] | None:
-    """The oracle's route to the target, and the grid world's rules to read it against; None
-    where the solver cannot reach the target (that is left to the planner, which says so)."""
+def _env(kb: Any) -> Any:
+    return SimpleNamespace(vocab=make_vocab(kb), rules=make_rules(kb), kb=kb)
+
+
+@cache
+def gives(kb: Any) -> Any:
+    """`goal -> bool`: whether the grid world has a source for a mine, kill or use goal (a block,
+    a mob, an egg a chicken lays), for the solver to route around what is not built here
+    (mossy cobblestone from dungeons: craft it from a vine). One per knowledge base."""
+    env = _env(kb)
+
+    @cache
+    def judge(action: str, item: str, tool: str | None) -> bool:
+        return _sourced(env, SimpleNamespace(action=action, obj={item: 1}, tool=tool))
+
+    return lambda goal: judge(goal.action, next(iter(goal.obj)), goal.tool)
+
+
+def route(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = None) -> list | None:
+    """The oracle's route here: the recipe book's shortest way that the grid world has sources for;
+    else the book's own shortest (whose gap `refusal` names); None where the solver finds none."""
     from worlds.solver import Unreachable, solve
 
-    try:
-        goals = solve(kb, dict(target), dict(inventory or {}))
-    except (Unreachable, ValueError):
-        return None
-    return goals, SimpleNamespace(vocab=make_vocab(kb), rules=make_rules(kb), kb=kb)
+    for judge in (gives(kb), None):
+        try:
+            return solve(kb, dict(target), dict(inventory or {}), gives=judge)
+        except (Unreachable, ValueError):
+            continue
+    return None
+
+
+def _route(kb: Any, target: dict[str, int], inventory: dict[str, int] | None) -> tuple[list, Any] | None:
+    """`route`, and the grid world's rules to read it against; None where the solver cannot reach
+    the target (that is left to the planner, which says so)."""
+    goals = route(kb, target, inventory)
+    return None if goals is None else (goals, _env(kb))
 
 
 def missing(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = None) -> list[tuple[str, str]]:
@@ -154,13 +180,9 @@ def chance_need(n: int) -> float:
 def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int] | None = None) -> list[str]:
     """The items of the route's mine goals that world i's map holds fewer source blocks of
     than MARGIN times the count mined (a block that drops several counts as several)."""
-    from worlds.solver import Unreachable, solve
-
-    try:
-        goals = solve(env.kb, dict(target), dict(inventory or {}))
-    except (Unreachable, ValueError):
-        return []
     import numpy as np
+
+    goals = route(env.kb, target, inventory) or []
 
     out = []
     for g in goals:

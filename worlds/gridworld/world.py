@@ -221,6 +221,13 @@ class GridWorld:
         """How the agent died ("the agent burned in lava"), None while it lives."""
         return self.env.death(self.i)
 
+    def gives(self, goal: Any) -> bool:
+        """Whether this world has a source for a mine, kill or use goal: the planners' recipe book
+        knows blocks it does not build (dungeons' mossy cobblestone), and routes around them."""
+        from worlds.gridworld.coverage import gives
+
+        return bool(gives(self.kb)(goal))
+
     def has(self, name: str, count: int = 1) -> bool:
         shared = slot_count(self.env, self.i, name)  # lapis_lazuli: dye's one slot (metadata.py)
         return (shared if shared is not None else functional.bag_of(self.env, self.i).held(name)) >= count

@@ -46,15 +46,21 @@ class SubObjective:
 
 
 def parse_task(
-    task: Task, inventory: dict[str, int], kb: Any, knowledge: Any = None, allowed_skills: tuple[str, ...] | None = None
+    task: Task,
+    inventory: dict[str, int],
+    kb: Any,
+    knowledge: Any = None,
+    allowed_skills: tuple[str, ...] | None = None,
+    gives: Any = None,
 ) -> tuple[list[SubObjective], str | None]:
-    """(sub-objectives from what is held now, or [] with the reason there are none)."""
+    """(sub-objectives from what is held now, or [] with the reason there are none); `gives` is
+    the world's (World.gives), where it builds less than the recipe book knows."""
     if not task.target:
         conds = dict(conditions(task))
         thing = conds.pop("find", "thing")
         return [SubObjective("find", str(thing), 1, conditions=conds)], None
     try:
-        goals = solve(kb, task.target, inventory, allowed_skills=allowed_skills)
+        goals = solve(kb, task.target, inventory, allowed_skills=allowed_skills, gives=gives)
     except Unreachable as e:
         return [], str(e)
     subs = [SubObjective.from_goal(g) for g in goals]

@@ -159,7 +159,7 @@ class MP5Planner:
     # ------------------------------------------------------------------ planning
     def _sub_objectives(self, req: PlanRequest) -> tuple[list[SubObjective], str | None]:
         if self.subs is None or self.use_patroller:
-            subs, why = parse_task(req.task, req.inventory, req.kb, self.knowledge, req.allowed_skills)
+            subs, why = parse_task(req.task, req.inventory, req.kb, self.knowledge, req.allowed_skills, req.gives)
             self.subs = subs
             return subs, why
         return [s for s in self.subs if not s.done], None  # no patroller: carry on with the old list

@@ -1,0 +1,76 @@
+"""The grid world's routes go around what it does not build (worlds/solver.py `gives`,
+worlds/gridworld/coverage.py `route`).
+
+Found by trying a task as a user would: on seed 0, "obtain mossy cobblestone" with the learned
+controller lost its last cobblestone to the policy's pillar while it cut a vine, and the
+oracle's re-plan from {vine, pickaxes} asked to mine mossy cobblestone, a dungeon block the
+grid world never builds, until the run ended.  The grid world now tells the planners what it
+has sources for, and the re-plan mines one cobblestone and crafts."""
+
+from __future__ import annotations
+
+import pytest
+
+from nodes.planners.base import PlanRequest
+from nodes.planners.oracle import OraclePlanner
+from worlds.gridworld import coverage
+from worlds.gridworld.world import GridWorld
+from worlds.knowledge import load_kb
+from worlds.solver import Unreachable, solve
+from worlds.types import Task
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb("1.11.2")
+
+
+MOSSY = Task("ObtainMossy", "user", "obtain mossy cobblestone", {"mossy_cobblestone": 1}, 12000)
+HELD = {"vine": 1, "wooden_pickaxe": 1, "stone_pickaxe": 1, "shears": 1}
+
+
+def _plan(kb, gives) -> str:
+    result = OraclePlanner().plan(PlanRequest(MOSSY, dict(HELD), [], [], [], kb=kb, gives=gives))
+    assert result.no_plan_cause() is None
+    return result.text
+
+
+def test_the_replan_after_a_lost_cobblestone_crafts_instead_of_mining_a_dungeon_block(kb):
+    world = GridWorld(kb, size=(16, 16))
+    text = _plan(kb, world.gives)
+    assert "mine({'cobblestone':1}" in text and "craft({'mossy_cobblestone':1}" in text
+    assert "mine({'mossy_cobblestone'" not in text
+    # the recipe book alone (the text world, which has every block) mines it: one goal is shorter
+    assert _plan(kb, None).startswith("mine({'mossy_cobblestone':1}")
+
+
+def test_a_task_the_book_routes_through_a_missing_mob_is_taken_when_another_way_exists(kb):
+    # arrows: the book's shortest kills a skeleton (none here); flint, a feather and a stick make them
+    assert any(g.action == "kill" and "skeleton" in g.obj for g in solve(kb, {"arrow": 1}, {}))
+    assert coverage.refusal(kb, {"arrow": 1}) is None
+    goals = coverage.route(kb, {"arrow": 1}, {})
+    assert goals is not None and not any("skeleton" in g.obj for g in goals)
+    assert goals[-1].action == "craft" and {"flint", "feather", "stick"} <= set(goals[-1].materials)
+
+
+def test_with_no_way_at_all_the_refusal_still_names_the_missing_feature(kb):
+    why = coverage.refusal(kb, {"bone": 1})
+    assert why is not None and "skeleton" in why and "there are no skeletons" in why
+    with pytest.raises(Unreachable, match="this world has no block or mob that gives bone"):
+        solve(kb, {"bone": 1}, {}, gives=coverage.gives(kb))
+
+
+def test_routes_the_grid_world_already_had_sources_for_are_unchanged(kb):
+    """Every item of the recipe book that the book routes through blocks and mobs the grid
+    world has: the same goals with the world's filter as without it."""
+    compared = 0
+    for item in list(kb.item_names()):
+        try:
+            book = solve(kb, {item: 1}, {})
+        except (Unreachable, ValueError):
+            continue
+        if not all(coverage.gives(kb)(g) for g in book if g.action in ("mine", "kill")):
+            continue
+        assert solve(kb, {item: 1}, {}, gives=coverage.gives(kb)) == book, item
+        compared += 1
+    assert compared >= 200

@@ -305,8 +305,15 @@ def cmd_kb(a: argparse.Namespace) -> int:
             '(wooden_pickaxe, "Wooden Pickaxe", planks, log)'
         )
     bounded("--count", a.count, 1, MAX_COUNT)
+    grid = getattr(a, "world", "textworld") == "gridworld"
     try:
-        plan = solve(kb, {item: a.count}, {})
+        if grid:  # the grid world's own route, or the one line it refuses the item with
+            from worlds.gridworld import coverage
+
+            why = coverage.refusal(kb, {item: a.count})
+            if why:
+                raise Unreachable(why)
+        plan = solve(kb, {item: a.count}, {}, gives=coverage.gives(kb) if grid else None)
         plan_text = [g.code() for g in plan]
         steps = steps_estimate(kb, plan)
     except Unreachable as e:
@@ -327,6 +334,7 @@ def cmd_kb(a: argparse.Namespace) -> int:
         "raw_materials": raw,
         "oracle_plan": plan_text,
         "oracle_steps": steps,
+        "world": "gridworld" if grid else "textworld",
     }
     if a.json:
         _emit_json(info)
@@ -450,6 +458,13 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--count", type=int, default=1, help=f"how many to make, 1 to {MAX_COUNT} (default: 1)")
     k.add_argument(
         "--mc-version", default="1.11.2", choices=MC_VERSIONS, help="Minecraft data version (default: 1.11.2)"
+    )
+    k.add_argument(
+        "--world",
+        default="textworld",
+        choices=("textworld", "gridworld"),
+        help="whose plan: the recipe book's (textworld, the default, every block exists) or the grid world's, "
+        "around what it does not build, else why it refuses the item",
     )
     k.add_argument("--json", action="store_true", help="print the answer as JSON on the last line")
     k.set_defaults(fn=cmd_kb)

@@ -74,3 +74,21 @@ def test_routes_the_grid_world_already_had_sources_for_are_unchanged(kb):
         assert solve(kb, {item: 1}, {}, gives=coverage.gives(kb)) == book, item
         compared += 1
     assert compared >= 200
+
+
+def test_deps_kb_gives_the_grid_worlds_route_or_its_refusal(capsys):
+    import json
+
+    from agent.cli import main
+
+    assert main(["kb", "arrow", "--json"]) == 0
+    book = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert book["world"] == "textworld" and book["oracle_plan"] == ["kill({'skeleton':1}, null)"]
+    assert main(["kb", "arrow", "--world", "gridworld", "--json"]) == 0
+    grid = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert grid["world"] == "gridworld" and grid["oracle_plan"][-1].startswith("craft({'arrow':4}")
+    assert not any("skeleton" in line for line in grid["oracle_plan"])
+    assert main(["kb", "bone", "--world", "gridworld", "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out.strip().splitlines()[-1])["oracle_plan"] == []
+    assert "there are no skeletons" in out.err

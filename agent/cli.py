@@ -211,6 +211,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     from worlds.knowledge import load_kb
 
     if a.resume:
+        if a.max_steps is not None:
+            raise UserError("--max-steps sets a new run's budget; a run continued with --resume keeps its own")
         task, settings = _stored_run(a.trace_dir, a.resume, llm=a.llm)
         thread = a.resume
     elif not a.task:
@@ -218,6 +220,12 @@ def cmd_run(a: argparse.Namespace) -> int:
     else:
         settings, filled = _settings_taught(a)
         task = resolve_task(a.task, load_kb(settings.mc_version))
+        if a.max_steps is not None:
+            from dataclasses import replace
+
+            from worlds.tasks import MAX_STEPS
+
+            task = replace(task, max_steps=bounded("--max-steps", a.max_steps, 1, MAX_STEPS))
         thread = new_thread(task)
         if filled:
             _err(f"settings {settings.llm} was taught with: {', '.join(filled)} (a flag given overrides one)")
@@ -370,6 +378,8 @@ def cmd_doctor(a: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from worlds.tasks import MAX_STEPS
+
     p = _Parser(
         prog="deps",
         description="DEPS (Describe, Explain, Plan and Select) for Minecraft, "
@@ -397,6 +407,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--exit-code",
         action="store_true",
         help="exit 1 when the episode fails (by default a finished episode exits 0 either way)",
+    )
+    r.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"the episode's step budget in MineDojo steps (1/20 s of game time each; the grid world "
+        f"gives the same game time in its own steps), 1 to {MAX_STEPS:,}; default: the task's own "
+        "(a suite's, or 12,000 for an instruction, more where its shortest plan needs it)",
     )
     r.add_argument(
         "--resume",

@@ -175,10 +175,30 @@ def test_a_route_through_a_night_mob_is_refused_when_night_never_falls_in_the_ep
     w = GridWorld(kb)
     with pytest.raises(ValueError, match="kills a spider, which spawns only at night") as e:
         w.reset(seed=0, options={"target": {"bow": 1}, "max_steps": 2400})  # dawn to step 2400; dusk at 2592
-    assert "max_steps of at least" in str(e.value)
+    assert "deps run --max-steps" in str(e.value)
     w.reset(seed=0, options={"target": {"bow": 1}, "max_steps": 2400, "time_of_day": "night"})  # night now
     w.reset(seed=0, options={"target": {"bow": 1}, "max_steps": 3000})  # night falls at step 2592
     assert refusal(kb, {"bow": 1}) is None  # spiders are built: no refusal for the kind of world
+
+
+def test_the_budget_a_night_refusal_suggests_is_enough_for_the_hunt(kb, capsys):
+    """String is refused in a task's 12,000 steps; given the --max-steps the refusal names (to dusk
+    and a kill goal's 600 steps after it), the scripted expert gets it. Suggesting just dusk
+    (12,965) left it the night's first 8 steps."""
+    import json
+    import re
+
+    from agent.cli import main
+
+    assert main(["run", "obtain string", "--world", "gridworld", "--planner", "oracle", "--quiet"]) == 2
+    need = re.search(r"deps run --max-steps (\d+)", capsys.readouterr().err)
+    assert need and int(need.group(1)) > 12965
+    args = ["run", "obtain string", "--world", "gridworld", "--planner", "oracle", "--controller", "scripted"]
+    assert main([*args, "--max-steps", need.group(1), "--quiet", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["success"] and result["env_steps"] > 2592  # after dusk, as spiders come
+    assert main([*args, "--max-steps", "5", "--resume", "x"]) == 2
+    assert "--max-steps sets a new run's budget" in capsys.readouterr().err
 
 
 def test_the_expert_waits_for_a_night_mob_instead_of_giving_up(kb):

@@ -129,6 +129,12 @@ def refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = 
     )
 
 
+# Grid steps after dusk that the budget a night refusal suggests gives the hunt itself: one kill
+# goal's budget of steps without progress (skills/learned/controller.py GOAL_BUDGET).  Just to
+# dusk was too little: "obtain string" given the night's first 8 steps spent them all.
+NIGHT_HUNT = 600
+
+
 def night_refusal(
     kb: Any, target: dict[str, int], inventory: dict[str, int] | None, start: int, steps: int
 ) -> str | None:
@@ -151,13 +157,13 @@ def night_refusal(
         mobs = goal_sources(env, g)[1] if g.action == "kill" else set()
         if mobs and env.rules.mob_hostile[sorted(mobs)].all():
             mob = env.vocab.mobs[min(mobs)]
+            need = math.ceil((wait + NIGHT_HUNT) * float(d["seconds_per_step"]) / float(d["task_step_seconds"]))
             wanted = ", ".join(f"{n} {k}" for k, n in target.items())
             return (
                 f"the grid world cannot give {wanted} in this episode: the recipe book's way to it kills a {mob}, "
                 f"which spawns only at night, and night falls {wait} steps after the start, beyond the episode's "
-                f"{steps}; accepted: a task with more steps (max_steps of at least "
-                f"{math.ceil((wait + 1) * float(d['seconds_per_step']) / float(d['task_step_seconds']))}), "
-                "or --world textworld"
+                f"{steps}; accepted: a task with steps for the night and the hunt (max_steps {need} or more: "
+                f"deps run --max-steps {need}, or a suite file's max_steps), or --world textworld"
             )
     return None
 

@@ -334,10 +334,13 @@ def cmd_kb(a: argparse.Namespace) -> int:
     except ValueError as e:  # nothing gives it (bedrock): the raw materials are unknown, not an error
         raw = {}
         _err(f"no raw materials: {e}")
+    how = how_to_make(kb, item)
+    if grid and plan_text and item in plan[-1].obj:  # the grid world's own way (no skeletons: arrows crafted)
+        how = plan[-1].text
     info = {
         "item": item,
         "version": kb.version,
-        "how_to_make": how_to_make(kb, item),
+        "how_to_make": how,
         "variants": kb.variants(item),
         "raw_materials": raw,
         "oracle_plan": plan_text,

@@ -87,6 +87,7 @@ def test_deps_kb_gives_the_grid_worlds_route_or_its_refusal(capsys):
     assert main(["kb", "arrow", "--world", "gridworld", "--json"]) == 0
     grid = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert grid["world"] == "gridworld" and grid["oracle_plan"][-1].startswith("craft({'arrow':4}")
+    assert grid["how_to_make"].startswith("craft 4 arrow from") and book["how_to_make"].startswith("kill 1 skeleton")
     assert not any("skeleton" in line for line in grid["oracle_plan"])
     assert main(["kb", "bone", "--world", "gridworld", "--json"]) == 0
     out = capsys.readouterr()

@@ -313,7 +313,7 @@ def cmd_kb(a: argparse.Namespace) -> int:
             '(wooden_pickaxe, "Wooden Pickaxe", planks, log)'
         )
     bounded("--count", a.count, 1, MAX_COUNT)
-    grid = getattr(a, "world", "textworld") == "gridworld"
+    grid, gives = getattr(a, "world", "textworld") == "gridworld", None
     try:
         if grid:  # the grid world's own route, or the one line it refuses the item with
             from worlds.gridworld import coverage
@@ -321,7 +321,8 @@ def cmd_kb(a: argparse.Namespace) -> int:
             why = coverage.refusal(kb, {item: a.count})
             if why:
                 raise Unreachable(why)
-        plan = solve(kb, {item: a.count}, {}, gives=coverage.gives(kb) if grid else None)
+            gives = coverage.gives(kb)
+        plan = solve(kb, {item: a.count}, {}, gives=gives)
         plan_text = [g.code() for g in plan]
         steps = steps_estimate(kb, plan)
     except Unreachable as e:

@@ -3,11 +3,12 @@
 It re-plans from the current inventory after a failure (in a stochastic world a goal can
 fail for no fault of the plan). It is the upper bound of a perfect planner in every report.
 It routes around what the world does not build, where the world says (`World.gives`: the grid
-world has no dungeons, so mossy cobblestone is crafted from a vine).  When the recipe data has no way to the task (from what is held, with the allowed skills),
-it says so with the cause, and the episode ends at once with that cause.  It cannot learn
-from the world (a grid world with no cocoa nearby): when the plan it would give again has
-already failed twice in a row at the same goal with the same cause, it stops there and
-gives the world's cause instead of re-planning to the round budget.
+world has no dungeons, so mossy cobblestone is crafted from a vine).  When the recipe data has
+no way to the task (from what is held, with the allowed skills), it says so with the cause,
+and the episode ends at once with that cause.  It cannot learn from the world (a grid world
+with no cocoa nearby): when the plan it would give again has already failed twice in a row at
+the same goal with the same cause, it stops there and gives the world's cause instead of
+re-planning to the round budget.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld import decay, eggs, functional, ground
+from worlds.gridworld import decay, eggs, functional, ground, metadata
 from worlds.gridworld.generation import Map, check_biome, generate
 from worlds.gridworld.layout import build_layout
 from worlds.gridworld.mobs import HOSTILE_CAP, step_mobs
@@ -105,6 +105,7 @@ class BatchGridWorld:
         self.weather: list[Schedule | None] = [None] * n
         self.rng = np.random.default_rng(0)
         ground.init(self)
+        metadata.init(self)
         eggs.init(self)
         decay.init(self)
         self.drop_rng = np.random.default_rng(0)
@@ -164,6 +165,7 @@ class BatchGridWorld:
         from worlds.inventory import Bag
 
         bag = Bag(self.kb, biome=self.biome_name(i))
+        metadata.reset_one(self, i)
         for name, k in (o.get("inventory") or {}).items():
             if int(k) > 0:
                 bag.add({bag.concrete(name, what="initial inventory"): int(k)})
@@ -416,6 +418,8 @@ class BatchGridWorld:
                 ev["gained"] = {v.items[tool[1]]: tool[2]}
             elif cn:
                 ev["gained"] = dict(rules.drops[cc])
+                for name, k in rules.drops[cc].items():  # lapis ore's lapis_lazuli: dye's slot, kept apart
+                    metadata.gain(self, int(i), name, int(k))
                 self._chance_drops(int(i), rules.chance[cc], ev)
             else:
                 ok[i] = False

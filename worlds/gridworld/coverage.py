@@ -15,7 +15,6 @@ from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
-from worlds.gridworld.metadata import variant_inputs
 from worlds.gridworld.rules import make_rules
 from worlds.gridworld.sources import goal_sources, placeable_chance_sources
 from worlds.gridworld.spec import game_data, make_vocab
@@ -105,10 +104,6 @@ def missing(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = 
     for g in goals:
         if g.action in ("mine", "kill") and not _sourced(env, g):
             what, why = next(iter(g.obj)), _why(kb, g, reasons)
-            if (what, why) not in out:
-                out.append((what, why))
-        for what in variant_inputs(kb, g):  # lapis_lazuli into a lapis block: one dye slot here
-            why = reasons["metadata_input"].format(item=what, base=kb.variant_items()[what])
             if (what, why) not in out:
                 out.append((what, why))
     return out

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from worlds.gridworld import metadata
 from worlds.gridworld.spec import EQUIP_SLOTS, FACING_VECTORS, game_data
 from worlds.inventory import Bag, Refusal, slot_of
 
@@ -24,7 +25,7 @@ def bag_of(env: Any, i: int) -> Bag:
     v = env.vocab
     bag = Bag(env.kb, biome=env.biome_name(i))
     row = env.inv[i]
-    bag.items = {v.items[j]: int(row[j]) for j in np.nonzero(row)[0]}
+    bag.items = metadata.expand(env, i, {v.items[j]: int(row[j]) for j in np.nonzero(row)[0]})
     bag.equipment = {EQUIP_SLOTS[s]: v.items[int(it) - 1] for s, it in enumerate(env.equip[i]) if it > 0}
     bag.fuel_credit = float(env.fuel[i])
     return bag
@@ -33,7 +34,7 @@ def bag_of(env: Any, i: int) -> Bag:
 def store_bag(env: Any, i: int, bag: Bag) -> None:
     v = env.vocab
     env.inv[i] = 0
-    for k, n in bag.items.items():
+    for k, n in metadata.fold(env, i, bag.items).items():
         if n:
             env.inv[i, v.item_id[k]] = n
     env.equip[i] = 0

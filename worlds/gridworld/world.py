@@ -14,6 +14,7 @@ import numpy as np
 
 from worlds.gridworld import functional, paths
 from worlds.gridworld.batch import DEFAULT_MAX_STEPS, BatchGridWorld
+from worlds.gridworld import metadata
 from worlds.gridworld.metadata import slot_count
 from worlds.gridworld.render import render
 from worlds.gridworld.spec import (
@@ -192,7 +193,7 @@ class GridWorld:
     @property
     def inventory(self) -> dict[str, int]:
         row, v = self.env.inv[self.i], self.env.vocab
-        return {v.items[j]: int(row[j]) for j in np.nonzero(row)[0]}
+        return metadata.expand(self.env, self.i, {v.items[j]: int(row[j]) for j in np.nonzero(row)[0]})
 
     @property
     def equipment(self) -> dict[str, str]:

@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld import functional, paths
+from worlds.gridworld import functional, metadata, paths
 from worlds.gridworld.batch import DEFAULT_MAX_STEPS, BatchGridWorld
-from worlds.gridworld import metadata
 from worlds.gridworld.metadata import slot_count
 from worlds.gridworld.render import render
 from worlds.gridworld.spec import (

@@ -3,6 +3,8 @@ world's primitive actions (worlds/gridworld/spec.py).
 
 - mine X: the nearest block that gives X (digging down to ores, through whatever is in the
   way, with the tools held), then break it; a held bucket used on water, lava or a cow.
+- mine obsidian: pour a held water bucket on a lava source (worlds/gridworld/pour.py), then
+  break the obsidian it makes.
 - mine egg: walk to an egg a chicken laid (worlds/gridworld/eggs.py), or wait by a chicken.
 - mine apple: fell oak trunks, so that their leaves decay (decay.py), and pick the apples up.
   Any goal's item lying on the ground (ground.py) is walked to before a block is broken.
@@ -28,6 +30,7 @@ import numpy as np
 from worlds.gridworld import functional, paths
 from worlds.gridworld.ground import ground_items
 from worlds.gridworld.metadata import slot_count
+from worlds.gridworld.pour import made, pour_holds, pour_sources
 from worlds.gridworld.sources import (
     felling_sources,
     goal_sources,
@@ -284,7 +287,23 @@ class Expert:
                 self._finish(False, f"needs {article(w.uses)} to get {self.item} from {w.where()}", {w.uses: 1})
                 return None
             self._use_item = held[0].uses
+        pours = pour_sources(env, self.item)  # lava, for obsidian: poured on with a held water bucket
+        if pours:
+            bag = functional.bag_of(env, i)
+            self._pour_item = next((h for h in pour_holds(self.item) if bag.held(h) >= 1), None)
+            made_here = np.isin(env.cells[i], sorted(cells - pours)).any()
+            if self._pour_item is None and not made_here:
+                w = pour_holds(self.item)[0]
+                self._finish(False, f"needs {article(w)} to make {self.item} from lava", {w: 1})
+                return None
+            if self._pour_item is None:
+                cells = cells - pours
         terrain = paths.Terrain(env, i)
+        made_cells = cells - pours
+        if pours and made_cells and not any(terrain.can_harvest[c] for c in made_cells):
+            c = min(made_cells)  # obsidian wants a diamond pickaxe: no pour before one is held
+            self._finish(False, env.rules.why_not(c), {"tool": env.rules.min_tool[c]})
+            return None
         ok_cells = {c for c in cells if terrain.can_harvest[c] or env.rules.liquid[c]}
         if cells and not ok_cells and not mobs:
             c = min(cells, key=lambda c: (env.rules.min_tool[c] is not None, c))
@@ -362,6 +381,9 @@ class Expert:
             d = tuple(int(v) for v in np.array(t) - env.pos[i])
             if d in FACING_VECTORS and self._still_there(t, cells, mobs):
                 use = getattr(self, "_use_item", None)
+                pour = getattr(self, "_pour_item", None)
+                if use is None and pour is not None and made(env, pour, self._cell(t)) is not None:
+                    use = pour  # lava in front: pour the water bucket on it, then break the obsidian
                 if use is not None:
                     if int(env.facing[i]) != FACING_VECTORS.index(d):
                         return face_action(d), -1
@@ -375,9 +397,12 @@ class Expert:
             return step
         return self._follow()
 
+    def _cell(self, t) -> int:
+        return int(self.env.cells_at(np.array([self.i]), np.array([t]))[0])
+
     def _still_there(self, t, cells, mobs) -> bool:
         env, i = self.env, self.i
-        c = int(env.cells_at(np.array([i]), np.array([t]))[0])
+        c = self._cell(t)
         if c in cells:
             return True
         here = (env.mob_kind[i] > 0) & (env.mob_pos[i] == np.array(t)).all(axis=1)  # two mobs may share a cell

@@ -44,3 +44,5 @@ class World(Protocol):
 
     # Optional: `gives(goal) -> bool`, where a world builds less than the recipe book knows (the
     # grid world: no dungeons, no skeletons). The oracle's re-plans route around what it lacks.
+    # With `gives.holds(goal) -> tuple[str, ...]` too, the plans make those items before that mine
+    # goal and keep them (the grid world's water bucket, poured on lava to make obsidian).

@@ -201,6 +201,14 @@ class _Planner:
     def _given(self, o: Option, name: str) -> bool:
         return self.gives is None or o.kind in ("craft", "smelt") or self.gives(_probe(o, name))
 
+    def _holds(self, o: Option, name: str) -> tuple[str, ...]:
+        """What the world wants held, and keeps, for this mine option (`gives.holds`: the grid
+        world's water bucket, poured on lava to make obsidian); () elsewhere."""
+        holds = getattr(self.gives, "holds", None)
+        if holds is None or o.kind != "mine" or is_use(o):
+            return ()
+        return tuple(holds(_probe(o, name)))
+
     def ranked(self, name: str, short: int) -> list[Option]:
         scored = []
         for i, o in enumerate(options(self.kb, name, self.costs)):
@@ -217,6 +225,7 @@ class _Planner:
                 tools = o.source.tools if o.kind == "mine" else ((o.tool,) if o.tool else None)
             if tools and not any(self.held(t) for t in tools):
                 extra = self.uc.get(tools[0], 1e12)
+            extra += sum(self.uc.get(h, 1e12) for h in self._holds(o, name) if not self.held(h))
             scored.append((per * short + extra, i, o))
         return [o for _, _, o in sorted(scored, key=lambda s: (s[0], s[1]))]
 
@@ -237,8 +246,12 @@ class _Planner:
         elif o.kind == "mine":
             s = o.source
             held = self.need_tool(s.tools) if s.tools else []
+            kept = self._holds(o, name)
+            for h in kept:
+                held += self.need_tool((h,))
             self.release(held)
             how = f" with {a(s.min_tool)}" if s.min_tool else ""
+            how += "".join(f", holding {a(h)}" for h in kept)
             src = f" from {s.block}" if s.block != s.item else ""
             if s.chance < 1:  # break until the item has come as often as wanted, as the world does
                 self._until(name, short, lambda: break_gains(self.kb, s, self.chance))
@@ -448,7 +461,9 @@ def solve(
     """Goals that obtain `target` ({item: count}) from `inventory`; raises Unreachable.
 
     `gives(goal)`, where a world offers it (the grid world builds no dungeons), says whether
-    that world has a source for a mine, kill or use goal; ways it has none for are left out."""
+    that world has a source for a mine, kill or use goal; ways it has none for are left out.
+    Where it also has `gives.holds(goal)`, the items named there are made before that mine goal
+    and kept, as its tools are (the grid world's water bucket, poured on lava for obsidian)."""
     allowed = set(allowed_skills) if allowed_skills else set(ACTIONS)
     costs = costs or default_costs()
     wanted: dict[str, int] = {}

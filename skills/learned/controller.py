@@ -36,6 +36,7 @@ from skills.learned.policy import GoalPolicy, pick_device
 from skills.learned.progress import Progress
 from skills.learned.shield import Shield
 from skills.learned.surround import observe
+from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.sources import placeable_chance_sources
 from worlds.gridworld.spec import FUNCTIONAL, NEEDS_ITEM, PRIMITIVE_ID, PRIMITIVES
 
@@ -63,16 +64,18 @@ def _outcome(ok: bool, error: str | None, steps: int, gained: dict[str, int], mi
 def item_args(kb: Any, goal: Any, has: Callable[[str], bool]) -> dict[str, str]:
     """The item each item-taking primitive is given in `goal`, by what is held (`has`): `use`
     the held item the goal's item is got with (a bucket on a cow for milk_bucket,
-    interactions.yaml), else a held block that gives it by chance and can be placed again
+    interactions.yaml), else the held item poured to make its source (a water bucket on lava, for
+    obsidian: worlds/gridworld/pour.py), else a held block that gives it by chance and can be placed again
     (gravel, for flint: sources.placeable_chance_sources), else the first building block held;
     `jump_place` (a pillar) that block. A primitive missing here has no item to take and is masked."""
     block = next((b for b in BUILDING if has(b)), None)
     ((item, _),) = list(goal.obj.items())[:1]
     ways = kb.interactions(item) if goal.action == "mine" else []
     tool = next((w.uses for w in ways if w.uses and has(w.uses)), None)
+    pour = next((h for h in pour_holds(item) if has(h)), None) if goal.action == "mine" else None
     again = placeable_chance_sources(kb, item) if goal.action == "mine" else ()
     source = next((b for b in again if has(b)), None)  # gravel for flint: placed, then broken again
-    out = {"use": tool or source or block, "jump_place": block}
+    out = {"use": tool or pour or source or block, "jump_place": block}
     return {p: it for p, it in out.items() if it is not None}
 
 

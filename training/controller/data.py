@@ -74,6 +74,11 @@ NEW_IN_ROUND_35: dict[str, dict] = {
     "vine": {"shears": 1, "stone_pickaxe": 1},
     "waterlily": {},
 }
+# Round 36's goal: obsidian, made by pouring the held water bucket on a lava source, then broken
+# with the diamond pickaxe (worlds/gridworld/pour.py). Its evaluation worlds are drawn apart too.
+NEW_IN_ROUND_36: dict[str, dict] = {
+    "obsidian": {"water_bucket": 1, "diamond_pickaxe": 1},
+}
 # The goals the policy learns: (action, item, weight, what is held at the start besides extras).
 # What is held is what the oracle's route holds when it reaches the goal: the goal's own tool and
 # the best pickaxe crafted on the way (a bucket's or the shears' iron was mined with a stone
@@ -106,6 +111,8 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_8.items()),
     # issue 20, round 35: the jungle's and the swamp's (melons, cocoa pods, vines, lily pads)
     *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_35.items()),
+    # issue 20, round 36: obsidian (a water bucket poured on lava)
+    *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_36.items()),
 )
 # Goals whose weights the issue-20 runs raise (the weak ones of the skill table); see `goal_weights`.
 FOCUS = {"mine:iron_ore": 2.5, "mine:coal": 2.0, "kill:cow": 1.5, "kill:pig": 1.5, "kill:sheep": 1.5}

@@ -24,7 +24,15 @@ from skills.learned.model import GoalNet
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy
 from training.controller import find_goals
-from training.controller.data import NEW_IN_ROUND_8, NEW_IN_ROUND_35, TRAIN_GOALS, collect, own_biome, start_options
+from training.controller.data import (
+    NEW_IN_ROUND_8,
+    NEW_IN_ROUND_35,
+    NEW_IN_ROUND_36,
+    TRAIN_GOALS,
+    collect,
+    own_biome,
+    start_options,
+)
 from training.controller.fit import concat, evaluate, fit, split
 from training.controller.seeds import with_source
 from worlds.gridworld.spec import make_vocab
@@ -102,6 +110,10 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     urng = np.random.default_rng(30_000 + seed)  # and a held item used on a mob (milk): its own draws too
     nrng = np.random.default_rng(40_000 + seed)  # and round 8's goals theirs
     jrng = np.random.default_rng(50_000 + seed)  # and round 35's (the jungle's and the swamp's) theirs
+    orng = np.random.default_rng(60_000 + seed)  # and round 36's (obsidian) its own
+    own = {
+        i: g for goals, g in ((NEW_IN_ROUND_8, nrng), (NEW_IN_ROUND_35, jrng), (NEW_IN_ROUND_36, orng)) for i in goals
+    }
     kb = load_kb("1.11.2")
     probe = BatchGridWorld(1, kb)
     eps = []
@@ -115,7 +127,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
             probe.reset([world_seed], [options])
             eps.append((find_goals.settle(probe, 0, goal, frng), world_seed, options))
             continue
-        r = jrng if item in NEW_IN_ROUND_35 else nrng if item in NEW_IN_ROUND_8 else urng if inv.get("bucket") else rng
+        r = own.get(item) or (urng if inv.get("bucket") else rng)
         world_seed = int(r.integers(2**30, 2**31 - 1))
         options = {**start_options(r, dict(inv)), "time_of_day": 0.1, **own_biome(kb, goal)}
         eps.append((goal, with_source(probe, goal, world_seed, options), options))

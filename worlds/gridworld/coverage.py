@@ -15,6 +15,7 @@ from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
+from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.rules import make_rules
 from worlds.gridworld.sources import goal_sources, placeable_chance_sources
 from worlds.gridworld.spec import game_data, make_vocab
@@ -59,18 +60,32 @@ def _env(kb: Any) -> Any:
     return SimpleNamespace(vocab=make_vocab(kb), rules=make_rules(kb), kb=kb)
 
 
+class _Gives:
+    """`gives(goal) -> bool`: whether the grid world has a source for a mine, kill or use goal (a
+    block, a mob, an egg a chicken lays), for the solver to route around what is not built here
+    (mossy cobblestone from dungeons: craft it from a vine); `gives.holds(goal)`: what a mine
+    goal's source wants held and kept (a water bucket, poured on lava for obsidian: pour.py)."""
+
+    def __init__(self, kb: Any):
+        env = _env(kb)
+
+        @cache
+        def judge(action: str, item: str, tool: str | None) -> bool:
+            return _sourced(env, SimpleNamespace(action=action, obj={item: 1}, tool=tool))
+
+        self._judge = judge
+
+    def __call__(self, goal: Any) -> bool:
+        return self._judge(goal.action, next(iter(goal.obj)), goal.tool)
+
+    def holds(self, goal: Any) -> tuple[str, ...]:
+        return pour_holds(next(iter(goal.obj))) if goal.action == "mine" else ()
+
+
 @cache
-def gives(kb: Any) -> Any:
-    """`goal -> bool`: whether the grid world has a source for a mine, kill or use goal (a block,
-    a mob, an egg a chicken lays), for the solver to route around what is not built here
-    (mossy cobblestone from dungeons: craft it from a vine). One per knowledge base."""
-    env = _env(kb)
-
-    @cache
-    def judge(action: str, item: str, tool: str | None) -> bool:
-        return _sourced(env, SimpleNamespace(action=action, obj={item: 1}, tool=tool))
-
-    return lambda goal: judge(goal.action, next(iter(goal.obj)), goal.tool)
+def gives(kb: Any) -> _Gives:
+    """The grid world's `_Gives` for this knowledge base (one per knowledge base)."""
+    return _Gives(kb)
 
 
 def route(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = None) -> list | None:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from worlds.gridworld import metadata
+from worlds.gridworld.pour import made
 from worlds.gridworld.spec import EQUIP_SLOTS, FACING_VECTORS, game_data
 from worlds.inventory import Bag, Refusal, slot_of
 
@@ -105,6 +106,10 @@ def use(env: Any, i: int, item: str) -> Result:
     at = env.pos[i] + np.array(FACING_VECTORS[int(env.facing[i])])
     cell = int(env.cells_at(np.array([i]), at[None])[0])
     mob = env.mob_at(i, at)
+    makes = made(env, item, cell)
+    if makes is not None and mob is None:  # a water bucket poured on lava: obsidian (pour.py)
+        env.cells[i, at[0], at[2], at[1]] = makes
+        return True, None, {}, {}, 0
     for way in _ways(kb, item):
         hit = (way.on == "mob" and mob is not None and v.mobs[mob] == way.source) or (
             way.on == "block" and v.block_of[cell] == way.source

@@ -1,6 +1,7 @@
 """Where a goal's item comes from in the grid world: the cell kinds whose block gives it
 when broken, the mobs that drop it (or the mob itself, for `kill cow`), and the blocks or
-mobs a held item is used on (a bucket on water or a cow: interactions.yaml).  A metadata
+mobs a held item is used on (a bucket on water or a cow: interactions.yaml), and the cells a
+held item is poured on to make a source (lava, for obsidian: pour.py).  A metadata
 item (1.11.2's lapis_lazuli, a variant of dye) comes from the blocks whose drop names it."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from worlds.gridworld.metadata import shared_slot
+from worlds.gridworld.pour import pour_sources
 from worlds.gridworld.spec import game_data
 
 
@@ -45,6 +47,7 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
             cells.add(c)  # a chance drop (gravel's flint) too: broken again until it comes
         elif v.block_of[c] == canon or v.cells[c] == canon:  # "mine stone": break the named block
             cells.add(c)
+    cells |= pour_sources(env, canon)  # lava, for obsidian: a water bucket poured on it (pour.py)
     for way in (w for w in kb.interactions(canon) if w.uses):  # pick-ups (eggs): ground.ground_items
         if way.on == "mob" and way.source in v.mob_id:
             mobs.add(v.mob_id[way.source])

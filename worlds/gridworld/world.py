@@ -221,12 +221,15 @@ class GridWorld:
         """How the agent died ("the agent burned in lava"), None while it lives."""
         return self.env.death(self.i)
 
-    def gives(self, goal: Any) -> bool:
-        """Whether this world has a source for a mine, kill or use goal: the planners' recipe book
-        knows blocks it does not build (dungeons' mossy cobblestone), and routes around them."""
+    @property
+    def gives(self) -> Any:
+        """`gives(goal) -> bool`: whether this world has a source for a mine, kill or use goal: the
+        planners' recipe book knows blocks it does not build (dungeons' mossy cobblestone), and
+        routes around them; `gives.holds(goal)`: what a mine goal wants held and kept (a water
+        bucket, poured on lava for obsidian)."""
         from worlds.gridworld.coverage import gives
 
-        return bool(gives(self.kb)(goal))
+        return gives(self.kb)
 
     def has(self, name: str, count: int = 1) -> bool:
         shared = slot_count(self.env, self.i, name)  # lapis_lazuli: dye's one slot (metadata.py)

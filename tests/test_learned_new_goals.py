@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from training.controller.data import NEW_IN_ROUND_8, NEW_IN_ROUND_35, TRAIN_GOALS
+from training.controller.data import NEW_IN_ROUND_8, NEW_IN_ROUND_35, NEW_IN_ROUND_36, NEW_IN_ROUND_37, TRAIN_GOALS
 
 
 @pytest.fixture(scope="module")
@@ -31,22 +31,31 @@ def test_adding_round_8_s_goals_left_the_other_evaluation_worlds_as_they_were(mo
     assert old == [(g.code(), s, o) for g, s, o in before]
 
 
-def test_adding_round_35_s_goals_left_the_other_evaluation_worlds_as_they_were(monkeypatch, kb):
+@pytest.mark.parametrize(
+    ("round_goals", "biomes"),
+    [
+        (NEW_IN_ROUND_35, ("jungle", "swampland")),
+        (NEW_IN_ROUND_36, None),  # obsidian: lava lakes are under every biome
+        (NEW_IN_ROUND_37, ("swampland", "ice_plains")),
+    ],
+    ids=["round 35", "round 36", "round 37"],
+)
+def test_adding_a_round_s_goals_left_the_other_evaluation_worlds_as_they_were(monkeypatch, kb, round_goals, biomes):
     from training.controller import train
     from worlds.gridworld.batch import BatchGridWorld
     from worlds.gridworld.sources import source_blocks
 
     everything = train.eval_episodes(2 * len(train.TRAIN_GOALS), 1)
-    new = [e for e in everything if next(iter(e[0].obj)) in NEW_IN_ROUND_35]
-    assert len(new) == 2 * len(NEW_IN_ROUND_35)
+    new = [e for e in everything if next(iter(e[0].obj)) in round_goals]
+    assert len(new) == 2 * len(round_goals)
     probe = BatchGridWorld(1, kb)
-    for goal, seed, options in new:  # a world of the jungle or the swamp, holding the goal's source
-        assert options["biome"] in ("jungle", "swampland")
+    for goal, seed, options in new:  # a world of the biome it grows in, holding the goal's source
+        assert biomes is None or options["biome"] in biomes
         probe.reset([seed], [options])
         assert source_blocks(probe, 0, goal) > 0
-    monkeypatch.setattr(train, "TRAIN_GOALS", tuple(g for g in train.TRAIN_GOALS if g[1] not in NEW_IN_ROUND_35))
+    monkeypatch.setattr(train, "TRAIN_GOALS", tuple(g for g in train.TRAIN_GOALS if g[1] not in round_goals))
     before = train.eval_episodes(2 * len(train.TRAIN_GOALS), 1)
-    old = [(g.code(), s, o) for g, s, o in everything if next(iter(g.obj)) not in NEW_IN_ROUND_35]
+    old = [(g.code(), s, o) for g, s, o in everything if next(iter(g.obj)) not in round_goals]
     assert old == [(g.code(), s, o) for g, s, o in before]
 
 

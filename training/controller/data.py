@@ -79,6 +79,13 @@ NEW_IN_ROUND_35: dict[str, dict] = {
 NEW_IN_ROUND_36: dict[str, dict] = {
     "obsidian": {"water_bucket": 1, "diamond_pickaxe": 1},
 }
+# Round 37's goals: a swamp's mushrooms and the ice plains' snow (worlds/data/gridworld.yaml), for the
+# harvest list's mushroom stew, snowballs and snow; their worlds are of that biome (`own_biome`).
+NEW_IN_ROUND_37: dict[str, dict] = {
+    "brown_mushroom": {},
+    "red_mushroom": {},
+    "snowball": {"wooden_shovel": 1},
+}
 # The goals the policy learns: (action, item, weight, what is held at the start besides extras).
 # What is held is what the oracle's route holds when it reaches the goal: the goal's own tool and
 # the best pickaxe crafted on the way (a bucket's or the shears' iron was mined with a stone
@@ -113,6 +120,8 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_35.items()),
     # issue 20, round 36: obsidian (a water bucket poured on lava)
     *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_36.items()),
+    # issue 20, round 37: mushrooms (swamps) and snowballs (ice plains)
+    *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_37.items()),
 )
 # Goals whose weights the issue-20 runs raise (the weak ones of the skill table); see `goal_weights`.
 FOCUS = {"mine:iron_ore": 2.5, "mine:coal": 2.0, "kill:cow": 1.5, "kill:pig": 1.5, "kill:sheep": 1.5}

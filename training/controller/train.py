@@ -28,6 +28,7 @@ from training.controller.data import (
     NEW_IN_ROUND_8,
     NEW_IN_ROUND_35,
     NEW_IN_ROUND_36,
+    NEW_IN_ROUND_37,
     TRAIN_GOALS,
     collect,
     own_biome,
@@ -111,8 +112,16 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     nrng = np.random.default_rng(40_000 + seed)  # and round 8's goals theirs
     jrng = np.random.default_rng(50_000 + seed)  # and round 35's (the jungle's and the swamp's) theirs
     orng = np.random.default_rng(60_000 + seed)  # and round 36's (obsidian) its own
+    srng = np.random.default_rng(70_000 + seed)  # and round 37's (mushrooms, snowballs) theirs
     own = {
-        i: g for goals, g in ((NEW_IN_ROUND_8, nrng), (NEW_IN_ROUND_35, jrng), (NEW_IN_ROUND_36, orng)) for i in goals
+        i: g
+        for goals, g in (
+            (NEW_IN_ROUND_8, nrng),
+            (NEW_IN_ROUND_35, jrng),
+            (NEW_IN_ROUND_36, orng),
+            (NEW_IN_ROUND_37, srng),
+        )
+        for i in goals
     }
     kb = load_kb("1.11.2")
     probe = BatchGridWorld(1, kb)

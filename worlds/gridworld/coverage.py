@@ -241,8 +241,9 @@ def _density(spec: dict, cell: str) -> float:
     mine = [k for k in kinds if cell in _tree_cells(trees[k])]
     per_tree = float(spec.get("trees", 0)) / len(kinds) if kinds else 0.0
     ground = GROUND_PER_CHUNK * (cell in (spec.get("surface"), spec.get("filler")))  # a desert's sandstone
-    snow = GROUND_PER_CHUNK * (cell == "snow_layer" and "snow_above" in spec)  # the hills' snowy tops
-    return float((spec.get("plants") or {}).get(cell, 0)) + per_tree * len(mine) + ground + snow
+    snow = GROUND_PER_CHUNK * (cell == "snow_layer" and bool(spec.get("snow_cover")))  # the ice plains' ground
+    plants = {**(spec.get("plants") or {}), **(spec.get("shade_plants") or {})}  # a swamp's mushrooms too
+    return float(plants.get(cell, 0)) + per_tree * len(mine) + ground + snow
 
 
 def _tree_cells(tree: dict) -> tuple[str, ...]:
@@ -254,7 +255,7 @@ def _tree_cells(tree: dict) -> tuple[str, ...]:
 def grows_in(items: list[str], kb: Any = None) -> tuple[str, ...]:
     """Biomes whose plants, trees, ground or snow (gridworld.yaml) include a block these items
     come from, the densest first (cactus: desert; pumpkin: plains; log2, acacia's: savanna;
-    sandstone: desert; snowballs: extreme hills)."""
+    sandstone: desert; snowballs: ice plains; mushrooms: swamps)."""
     names: dict[str, list[str]] = {}
     for c in game_data()["cells"]:  # reeds -> sugar_cane; log -> oak, birch and spruce logs
         names.setdefault(c.get("legacy", c["name"]), []).append(c["name"])

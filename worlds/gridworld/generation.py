@@ -49,6 +49,39 @@ def check_biome(biome: str | None) -> None:
     raise GridWorldError(f"unknown biome {biome!r} for the grid world; accepted: {', '.join(names)}")
 
 
+def _shade_plants(rng: np.random.Generator, cells: np.ndarray, h: np.ndarray, bmap, names, cid) -> None:
+    """A biome's `shade_plants` (a swamp's mushrooms), per chunk, on grass under two or more
+    leaves (light below 13), from their own stream `rng` (gridworld.yaml: maps made before are unchanged)."""
+    d = game_data()
+    leaves = [cid[t["leaves"]] for t in d["trees"].values()]
+    for bi, b in enumerate(names):
+        plants = d["biomes"][b].get("shade_plants") or {}
+        cols = np.argwhere(bmap == bi)
+        if not plants or len(cols) == 0:
+            continue
+        x, z = cols[:, 0], cols[:, 1]
+        shade = np.isin(cells[x, z], leaves).sum(1) >= 2
+        grass = cells[x, z, h[x, z]] == cid["grass_block"]
+        free = cells[x, z, h[x, z] + 1] == 0
+        spots = cols[shade & grass & free]
+        for plant, per_chunk in plants.items():
+            for _ in range(int(rng.poisson(per_chunk * len(cols) / 256.0))):
+                if len(spots):
+                    px, pz = spots[rng.integers(len(spots))]
+                    if cells[px, pz, h[px, pz] + 1] == 0:
+                        cells[px, pz, h[px, pz] + 1] = cid[plant]
+
+
+def _snow_cover(cells: np.ndarray, h: np.ndarray, bmap, names, cid) -> None:
+    """A `snow_cover` biome (the ice plains): a snow layer on the ground of every open column."""
+    for bi, b in enumerate(names):
+        if game_data()["biomes"][b].get("snow_cover"):
+            xs, zs = np.nonzero(bmap == bi)
+            top = h[xs, zs] + 1
+            open_ = (cells[xs, zs, top] == 0) & np.isin(cells[xs, zs, h[xs, zs]], [cid["grass_block"], cid["dirt"]])
+            cells[xs[open_], zs[open_], top[open_]] = cid["snow_layer"]
+
+
 def base_biome(biome: str | None) -> tuple[str | None, list | None]:
     """(the built biome a name stands for, its variant's surface heights or None)."""
     v = (game_data().get("biome_variants") or {}).get(biome or "")
@@ -276,6 +309,9 @@ def generate(
             if len(cols):
                 mobs += _herd(rng, cells, h, cols, vocab.mob_id[animal], m["herd"])
 
+    _shade_plants(np.random.default_rng((seed, 1)), cells, h, bmap, names, cid)
+    _snow_cover(cells, h, bmap, names, cid)
+
     sx, sz = spawn_xz
     best = None
     for r in range(0, max(X, Z)):
@@ -289,7 +325,7 @@ def generate(
             (cx, cz)
             for cx, cz in ring
             if cells[cx, cz, h[cx, cz]] not in (cid["water"], cid["lava"])
-            and cells[cx, cz, h[cx, cz] + 1] == 0
+            and cells[cx, cz, h[cx, cz] + 1] in (0, cid["snow_layer"])  # the ice plains' snow is stood in
             and cells[cx, cz, h[cx, cz] + 2] == 0
         ]
         if ring:

@@ -1,0 +1,106 @@
+"""Mushrooms in the swamp's shade and the ice plains' snow (issue 20, parity with the text world):
+where the game grows them, maps made before unchanged, and the tasks they give solved."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from worlds.gridworld import coverage
+from worlds.gridworld.generation import generate
+from worlds.gridworld.spec import game_data, make_vocab
+from worlds.gridworld.world import GridWorld
+from worlds.knowledge import load_kb
+from worlds.types import Goal
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb("1.11.2")
+
+
+@pytest.fixture(scope="module")
+def vocab(kb):
+    return make_vocab(kb)
+
+
+def test_a_swamps_mushrooms_grow_on_grass_in_the_shade_of_two_leaves(vocab):
+    cid = vocab.cell_id
+    leaves = [cid[t["leaves"]] for t in game_data()["trees"].values()]
+    found = 0
+    for seed in range(4):
+        m = generate(seed, vocab, (48, 48), biome="swampland")
+        for name in ("brown_mushroom", "red_mushroom"):
+            for x, z, y in np.argwhere(m.cells == cid[name]):
+                assert m.cells[x, z, y - 1] == cid["grass_block"]
+                assert np.isin(m.cells[x, z, y + 1 :], leaves).sum() >= 2
+                found += 1
+    assert found >= 8  # 3 a chunk, 9 chunks a map, on four maps: some tries find no shade
+
+
+def test_the_mushrooms_drew_from_a_stream_of_their_own_so_a_swamp_map_is_otherwise_unchanged(vocab, monkeypatch):
+    with_them = generate(3, vocab, (48, 48), biome="swampland")
+    data = {**game_data()}
+    data["biomes"] = {b: {k: v for k, v in s.items() if k != "shade_plants"} for b, s in data["biomes"].items()}
+    monkeypatch.setattr("worlds.gridworld.generation.game_data", lambda: data)
+    without = generate(3, vocab, (48, 48), biome="swampland")
+    mushroom = np.isin(with_them.cells, [vocab.cell_id["brown_mushroom"], vocab.cell_id["red_mushroom"]])
+    assert mushroom.any() and not np.isin(without.cells, [vocab.cell_id["brown_mushroom"]]).any()
+    assert np.array_equal(np.where(mushroom, 0, with_them.cells), without.cells)
+    assert with_them.mobs == without.mobs and with_them.spawn == without.spawn
+
+
+def test_the_ice_plains_lie_under_snow_and_the_agent_starts_in_it(kb, vocab):
+    cid = vocab.cell_id
+    m = generate(0, vocab, (48, 48), biome="ice_plains")
+    ice = np.argwhere(m.biome == vocab.biome_id["ice_plains"])
+    tops = [m.cells[x, z, y] for x, z in ice for y in [np.nonzero(m.cells[x, z])[0].max()]]
+    assert np.mean([t == cid["snow_layer"] for t in tops]) > 0.9  # the rest: the spruces' leaves
+    w = GridWorld(kb)
+    w.reset(seed=0, options={"biome": "ice_plains"})
+    assert w.biome == "ice_plains"
+
+
+def test_snow_gives_snowballs_to_a_shovel_and_nothing_to_a_hand(kb):
+    w = GridWorld(kb, size=(16, 16))
+    layout = {
+        "ground": 64,
+        "blocks": [[8, 65, 7, "snow_layer"], [8, 65, 9, "snow_layer"]],
+        "mobs": [],
+        "agent": [8, 65, 8],
+    }
+    for inv, got in (({"wooden_shovel": 1}, True), ({}, False)):
+        w.reset(seed=0, options={"layout": layout, "inventory": inv})
+        from skills.experts import Expert
+
+        e = Expert(w.env, 0, Goal("mine", {"snowball": 1}, {}, "wooden_shovel"))
+        for _ in range(40):
+            a = e.act()
+            if a is None:
+                break
+            w.env.step(np.array([a], np.int64))
+        assert w.has("snowball") == got
+
+
+@pytest.mark.parametrize(
+    ("item", "biome"),
+    [
+        ("snowball", "ice_plains"),
+        ("snow", "ice_plains"),
+        ("brown_mushroom", "swampland"),
+        ("mushroom_stew", "swampland"),
+    ],
+)
+def test_the_tasks_are_taken_on_a_map_of_the_biome_that_grows_them(kb, item, biome):
+    assert coverage.refusal(kb, {item: 1}) is None and coverage.sole_biome(kb, {item: 1}) == biome
+
+
+@pytest.mark.parametrize("task", ["obtain mushroom stew", "obtain a snow block"])
+def test_a_user_gets_them_in_the_grid_world(capsys, task):
+    from agent.cli import main
+
+    args = ["run", task, "--world", "gridworld", "--planner", "oracle", "--controller", "scripted"]
+    assert main([*args, "--quiet", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["success"]

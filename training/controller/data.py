@@ -86,6 +86,9 @@ NEW_IN_ROUND_37: dict[str, dict] = {
     "red_mushroom": {},
     "snowball": {"wooden_shovel": 1},
 }
+# and its kills: the ice plains' rabbits (hide and meat), and rabbits until a foot drops (1 in 10), a goal
+# of its own: its route kills for the item, not the mob (worlds/solver.py `_until`)
+NEW_KILLS_IN_ROUND_37 = ("rabbit", "rabbit_foot")
 # The goals the policy learns: (action, item, weight, what is held at the start besides extras).
 # What is held is what the oracle's route holds when it reaches the goal: the goal's own tool and
 # the best pickaxe crafted on the way (a bucket's or the shears' iron was mined with a stone
@@ -122,6 +125,7 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_36.items()),
     # issue 20, round 37: mushrooms (swamps) and snowballs (ice plains)
     *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_37.items()),
+    *(("kill", mob, 0.5, {}) for mob in NEW_KILLS_IN_ROUND_37),
 )
 # Goals whose weights the issue-20 runs raise (the weak ones of the skill table); see `goal_weights`.
 FOCUS = {"mine:iron_ore": 2.5, "mine:coal": 2.0, "kill:cow": 1.5, "kill:pig": 1.5, "kill:sheep": 1.5}
@@ -233,11 +237,11 @@ def source_biome(kb: Any, goal: Goal) -> dict:
 
 def own_biome(kb: Any, goal: Goal) -> dict:
     """Reset options for a mine goal whose source grows only in a biome no seed's map is of (the
-    jungle's melons, the swamp's lily pads: coverage.appended_biome), else {}: a world made for
-    it is of that biome."""
-    from worlds.gridworld.coverage import appended_biome
+    jungle's melons, the swamp's lily pads), or a kill goal whose mob lives only there (the ice
+    plains' rabbits: coverage.appended_home), else {}: a world made for it is of that biome."""
+    from worlds.gridworld.coverage import appended_home
 
-    where = appended_biome(kb, next(iter(goal.obj))) if goal.action == "mine" else None
+    where = appended_home(kb, goal)
     return {"biome": where} if where else {}
 
 

@@ -29,6 +29,7 @@ from training.controller.data import (
     NEW_IN_ROUND_35,
     NEW_IN_ROUND_36,
     NEW_IN_ROUND_37,
+    NEW_KILLS_IN_ROUND_37,
     TRAIN_GOALS,
     collect,
     own_biome,
@@ -120,6 +121,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
             (NEW_IN_ROUND_35, jrng),
             (NEW_IN_ROUND_36, orng),
             (NEW_IN_ROUND_37, srng),
+            (NEW_KILLS_IN_ROUND_37, srng),
         )
         for i in goals
     }

@@ -308,12 +308,34 @@ def appended_biome(kb: Any, item: str) -> str | None:
 
 def sole_biome(kb: Any, target: dict[str, int], inventory: dict[str, int] | None = None) -> str | None:
     """The biome a task's map is made of when no biome is asked for and its route mines what only
-    an appended biome grows (`appended_biome`), as a player goes where they grow; else None."""
+    an appended biome grows (`appended_biome`) or kills a mob only it has (a rabbit), as a player
+    goes where they are; else None."""
     route = _route(kb, target, inventory)
     for g in route[0] if route else []:
-        if g.action == "mine" and (where := appended_biome(kb, next(iter(g.obj)))):
+        if where := appended_home(kb, g):
             return where
     return None
+
+
+def appended_home(kb: Any, goal: Any) -> str | None:
+    """The appended biome that alone has a mine goal's blocks (`appended_biome`) or a kill goal's
+    mob (the mob itself, or those that drop the item: a rabbit's foot), else None."""
+    if goal.action == "mine":
+        return appended_biome(kb, next(iter(goal.obj)))
+    if goal.action == "kill":
+        env = _env(kb)
+        for mob in sorted(goal_sources(env, goal)[1]):
+            if where := _home(env.vocab.mobs[mob]):
+                return where
+    return None
+
+
+def _home(mob: str) -> str | None:
+    """The biome an appended mob lives in (a rabbit: the ice plains, gridworld.yaml `mobs:`), else None."""
+    d = game_data()
+    if not any(m["name"] == mob and m.get("policy_as") for m in d["mobs"]):
+        return None
+    return next((b for b, s in d["biomes"].items() if mob in (s.get("animals") or [])), None)
 
 
 def biome_refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None, main: str) -> str | None:

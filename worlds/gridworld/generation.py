@@ -303,8 +303,8 @@ def generate(
             m = mob_rows[animal]
             for _ in range(int(rng.poisson(m["per_chunk"] * len(cols) / 256.0))):
                 mobs += _herd(rng, cells, h, cols, vocab.mob_id[animal], m["herd"])
-    for animal, m in mob_rows.items():  # guarantee one herd of each passive animal
-        if not m.get("hostile") and not any(k == vocab.mob_id[animal] for k, *_ in mobs):
+    for animal, m in mob_rows.items():  # guarantee one herd of each passive animal (not of an appended one)
+        if not m.get("hostile") and not m.get("policy_as") and not any(k == vocab.mob_id[animal] for k, *_ in mobs):
             cols = np.argwhere(cells[np.arange(X)[:, None], np.arange(Z)[None, :], h] == grassy)
             if len(cols):
                 mobs += _herd(rng, cells, h, cols, vocab.mob_id[animal], m["herd"])

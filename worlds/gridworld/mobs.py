@@ -9,6 +9,7 @@ hp float32 [n, M], goal int64 [n, M, 2] (the x, z a stroll heads for) and stroll
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -129,11 +130,14 @@ def _restock_animals(env: Any) -> None:
     if not due.any():
         return
     rules, rng, low = env.rules, env.rng, int(game_data()["animals_min"])
-    grass = env.vocab.cell_id["grass_block"]
+    grass, snow = env.vocab.cell_id["grass_block"], env.vocab.cell_id["snow_layer"]
+    homes = _homes(env.vocab)
     for k in range(1, len(env.vocab.mobs)):
         if rules.mob_hostile[k]:
             continue
         for i in np.nonzero(due & ((env.mob_kind == k).sum(axis=1) < low))[0]:
+            if k in homes and not np.isin(env.biome_map[i], homes[k]).any():
+                continue  # a rabbit wanders in only where its biome is (gridworld.yaml `mobs:`)
             for _ in range(20):
                 x, z = int(rng.integers(0, env.X)), int(rng.integers(0, env.Z))
                 if abs(x - env.pos[i, 0]) + abs(z - env.pos[i, 2]) < 12:
@@ -141,10 +145,23 @@ def _restock_animals(env: Any) -> None:
                 col = env.cells[i, x, z]
                 solid = np.nonzero(rules.solid[col])[0]
                 y = int(solid[-1]) + 1 if solid.size else 0
-                if solid.size and col[y - 1] == grass and y < env.H and col[y] == 0:
+                if solid.size and col[y - 1] == grass and y < env.H and col[y] in (0, snow):
                     if env.animal_room(int(i)) or _make_room(env, int(i), low):
                         env.add_mob(i, k, x, y, z)
                     break
+
+
+@cache
+def _homes(vocab: Any) -> dict[int, list[int]]:
+    """Appended passive mobs (`policy_as:`) -> the ids of the biomes whose `animals:` name them."""
+    d = game_data()
+    return {
+        vocab.mob_id[m["name"]]: [
+            vocab.biome_id[b] for b, s in d["biomes"].items() if m["name"] in (s.get("animals") or [])
+        ]
+        for m in d["mobs"]
+        if m.get("policy_as") and not m.get("hostile")
+    }
 
 
 def _make_room(env: Any, i: int, low: int) -> bool:

@@ -36,6 +36,7 @@ def checkpoint_path(kind: str) -> Path:
 # shipped checkpoints after `<kind>.pt` that drive the goals it was not trained for, in order
 SHIPPED_MORE = {
     "controller": (
+        "controller-obsidian.pt",
         "controller-jungle.pt",
         "controller-harvest10.pt",
         "controller-harvest9.pt",

@@ -127,3 +127,13 @@ def test_a_user_hunts_rabbits_on_a_map_of_the_ice_plains(capsys, kb, task, item)
     args = ["run", task, "--world", "gridworld", "--planner", "oracle", "--controller", "scripted"]
     assert main([*args, "--quiet", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["success"]
+
+
+def test_deps_run_help_names_every_biome_the_grid_world_builds():
+    from dataclasses import fields
+
+    from nodes.registry import GridWorldOptions
+
+    text = next(f for f in fields(GridWorldOptions) if f.name == "biome").metadata["help"]
+    built = list(game_data()["biomes"]) + list(game_data()["biome_variants"])
+    assert [b for b in built if b not in text] == []

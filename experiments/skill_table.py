@@ -4,8 +4,9 @@ Every skill the policy was trained for (mine X, kill M: training/controller/data
 TRAIN_GOALS) is tried on the same fresh generated worlds (seeds never used in training, the
 start inventory the skill needs) by both drivers, one goal per world, batched; success is the
 goal's item in the inventory (or the mob killed by the agent) within `--budget` steps for a
-kill; a mine goal within `--mine-budget` steps, the learned one ending after `--budget` steps
-of no progress (skills/learned/progress.py: a leaf broken for a sapling); a find: its conditions
+kill; a mine goal, or a kill goal for a drop (a rabbit's foot, 1 kill in 10), within
+`--mine-budget` steps, the learned one ending after `--budget` steps of no progress
+(skills/learned/progress.py: a leaf broken for a sapling, a rabbit killed); a find: its conditions
 met within `--find-budget` steps, each walk within `--budget`. Both budgets default to a task's
 episode (2400 grid steps, MP5's context tasks and the harvest list), as the controllers run a goal. Mean steps are over the
 successful tries. `--baseline PATH` adds another checkpoint's column on

@@ -137,3 +137,42 @@ def test_deps_run_help_names_every_biome_the_grid_world_builds():
     text = next(f for f in fields(GridWorldOptions) if f.name == "biome").metadata["help"]
     built = list(game_data()["biomes"]) + list(game_data()["biome_variants"])
     assert [b for b in built if b not in text] == []
+
+
+def test_a_kill_for_a_drop_runs_as_a_mine_goal_for_a_chance_drop_does(kb):
+    """Kill rabbits until a foot drops (1 in 10): each rabbit killed is progress, and the skill
+    table's try runs to a task's end as the controllers run it (600 steps cut it at 0.85)."""
+    from skills.learned.progress import Progress, drop_kill
+    from training.controller.rollout import rollout
+
+    w = GridWorld(kb)
+    w.reset(seed=0, options={"biome": "ice_plains"})
+    foot, rabbit = Goal("kill", {"rabbit_foot": 1}), Goal("kill", {"rabbit": 1})
+    assert drop_kill(w.env, foot) and not drop_kill(w.env, rabbit)
+    p = Progress(w.env, 0, foot)
+    assert p.made({"killed": "rabbit"}) and not Progress(w.env, 0, rabbit).made({"killed": "rabbit"})
+    episodes = [(foot, 7, {"biome": "ice_plains"})]
+    short = rollout(kb, episodes, "scripted", None, budget=600, n_envs=1, seed=1, mine_budget=5)
+    long = rollout(kb, episodes, "scripted", None, budget=600, n_envs=1, seed=1, mine_budget=2400)
+    assert short[0]["steps"] <= 5 and long[0]["ok"]
+
+
+def test_the_learned_controller_counts_a_kill_goals_drop(kb, monkeypatch):
+    """The learned controller ends a kill goal for a drop when the item comes, not when a rabbit
+    dies: a policy that always attacks, facing a rabbit that drops a foot."""
+    from skills.learned import controller as lc
+
+    w = GridWorld(kb, size=(16, 16))
+    layout = {"ground": 64, "blocks": [], "mobs": [[8, 65, 7, "rabbit"]], "agent": [8, 65, 8]}
+    w.reset(seed=0, options={"layout": layout, "inventory": {}})
+    w.env.rules.mob_chance[w.env.vocab.mob_id["rabbit"]][:] = [(w.env.vocab.item_id["rabbit_foot"], 1.0)]
+    try:
+        ctl = lc.LearnedController.__new__(lc.LearnedController)
+        ctl.kb, ctl.goal_budget = kb, 50
+        ctl.policy = type("P", (), {"codes": lambda self, g: None, "net": type("N", (), {"shape": None})()})()
+        ctl._observe = lambda world, luts: None
+        ctl._step = lambda world, obs, goal, code, idle, shield: world.step({"action": "attack"})[4]
+        out = ctl._drive(Goal("kill", {"rabbit_foot": 1}), w)
+    finally:
+        w.env.rules.mob_chance[w.env.vocab.mob_id["rabbit"]][:] = [(w.env.vocab.item_id["rabbit_foot"], 0.1)]
+    assert out["ok"] and w.has("rabbit_foot"), out

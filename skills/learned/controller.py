@@ -33,7 +33,7 @@ from skills.learned.idle import IdleActions
 from skills.learned.options import LearnedOptions
 from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy, pick_device
-from skills.learned.progress import Progress
+from skills.learned.progress import Progress, drop_kill
 from skills.learned.shield import Shield
 from skills.learned.surround import observe
 from worlds.gridworld.pour import pour_holds
@@ -299,10 +299,11 @@ class LearnedController:
                     steps += info.get("cost", 1)
                     for k, n in info.get("gained", {}).items():
                         gained[k] = gained.get(k, 0) + n
-                    if goal.action == "kill" and info.get("killed") == item:
-                        got += 1
-                        break
-                    if goal.action == "mine" and self.kb.count(gained, item) > got:
+                    if goal.action == "kill" and not drop_kill(world.env, goal):
+                        if info.get("killed") == item:
+                            got += 1
+                            break
+                    elif self.kb.count(gained, item) > got:  # a mine goal's item, or a kill goal's drop
                         got = self.kb.count(gained, item)
                         break
         return end(True, None)

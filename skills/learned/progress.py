@@ -14,6 +14,7 @@ holder with no pickaxe breaks stone by hand (30 steps a block), so the dig alone
 
 So the budget bounds the steps since the pursuit last made progress (`Progress.made`):
 - a source block of the goal broken (the leaf that dropped nothing this time), or
+- a mob of a kill goal for its drop killed (a rabbit that dropped no foot: `drop_kill`), or
 - the agent within WAIT_REACH columns of a mob that gives the item without being hit or used
   (a chicken, for an egg), where the scripted expert waits, or
 - the agent nearer the goal's nearest source than ever before in this unit of the pursuit
@@ -48,12 +49,20 @@ WAIT_REACH = 3  # columns from a laying mob within which the scripted expert wai
 NEAREST = 4096  # source cells nearest the start that the distance is measured to
 
 
+def drop_kill(env: Any, goal: Any) -> bool:
+    """A kill goal for an item its mobs drop (a rabbit's foot, 1 kill in 10), not for the mob itself:
+    like a mine goal for a chance drop, it runs until the item has come, each kill renewing its budget."""
+    return goal.action == "kill" and next(iter(goal.obj)) not in env.vocab.mob_id
+
+
 class Progress:
     """One mine goal's signs of progress in world `i` of a batched grid world."""
 
     def __init__(self, env: Any, i: int, goal: Any):
         self.env, self.i = env, i
-        cells, mobs = goal_sources(env, goal) if goal.action == "mine" else (set(), set())
+        drop = drop_kill(env, goal)  # kill until a rabbit's foot drops: each kill of a rabbit is progress
+        cells, mobs = goal_sources(env, goal) if goal.action == "mine" or drop else (set(), set())
+        self.kills = {env.vocab.mobs[m] for m in mobs} if drop else set()
         if goal.action == "mine":  # an apple: felling an oak is progress (its leaves decay)
             cells = cells | felling_sources(env, next(iter(goal.obj)))
         self.cells = {env.vocab.cells[c] for c in cells}  # the names a step's event gives as "broke"
@@ -96,6 +105,9 @@ class Progress:
         """Did the step that gave `event` (the world's event for this world, or None) make progress?"""
         if event and event.get("broke") in self.cells:
             self.forget_broken()
+            return True
+        if event and event.get("killed") in self.kills:  # a source mob killed that dropped nothing this time
+            self.best = self.distance()
             return True
         d = self.distance()
         if d < self.best:

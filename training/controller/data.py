@@ -30,6 +30,7 @@ from skills.find import expert_for
 from skills.learned import sense
 from skills.learned.controller import ATTACK, hold_attack
 from skills.learned.features import encode_extras, encode_obs, mining_column
+from skills.learned.progress import drop_kill
 from skills.learned.surround import KEY, around, observe_batch
 from training.controller import find_goals
 from training.controller.curriculum import start_near_source
@@ -154,6 +155,8 @@ def pursuit_cap(env: Any, goal: Goal) -> int:
     drop it, worlds/gridworld/sources.py: felling_sources), decisions that break no block; under
     PURSUIT_CAP its pursuits were cut off while it waited (issue 20, round 24)."""
     if goal.action == "mine" and felling_sources(env, next(iter(goal.obj))):
+        return STEP_CAP
+    if drop_kill(env, goal):  # kills until a rabbit's foot drops (1 in 10): kills break no block
         return STEP_CAP
     return PURSUIT_CAP
 

@@ -18,7 +18,7 @@ from skills.find import Approach, Shelter, expert_for, find_conditions
 from skills.learned import sense
 from skills.learned.controller import ATTACK, NO_ITEM, hold_attack, item_args
 from skills.learned.idle import IdleActions
-from skills.learned.progress import Progress
+from skills.learned.progress import Progress, drop_kill
 from skills.learned.shield import Shield
 from skills.learned.surround import KEY, around
 from training.controller.data import safe_act
@@ -97,8 +97,10 @@ def rollout(
         shield = Shield(env.rules)  # nor one its view shows to be fatal
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
-        limit = np.array([{"find": find_budget, "mine": mine_budget}.get(g.action) or budget for g in goals])
-        progress = {i: Progress(env, i, g) for i, g in enumerate(goals) if g.action == "mine" and driver == "learned"}
+        # a kill goal for a drop (a rabbit's foot) runs as a mine goal does: to its end, with the progress rule
+        runs = ["mine" if drop_kill(env, g) else g.action for g in goals]
+        limit = np.array([{"find": find_budget, "mine": mine_budget}.get(r) or budget for r in runs])
+        progress = {i: Progress(env, i, g) for i, g in enumerate(goals) if runs[i] == "mine" and driver == "learned"}
         idle_for = np.zeros(len(chunk), int)  # a learned mine goal's steps since it last made progress
         walked = np.zeros(len(chunk), int)  # a learned find's policy steps since it stood where it heads
         recorder = Recorder(len(chunk), why) if why else None
@@ -154,13 +156,13 @@ def rollout(
             for i, ev in info["events"].items():
                 if experts is not None:
                     experts[i].feedback(ev)
-                if not done[i] and goals[i].action == "kill" and ev.get("killed") == items[i]:
+                if not done[i] and runs[i] == "kill" and ev.get("killed") == items[i]:
                     done[i], ok[i] = True, True
             for i in np.nonzero(~done)[0]:
                 if goals[i].action == "find":
                     if found(env, i, goals[i]):
                         done[i], ok[i] = True, True
-                elif goals[i].action != "kill" and ids[i] and env.inv[i, ids[i]].sum() > start[i]:
+                elif runs[i] != "kill" and ids[i] and env.inv[i, ids[i]].sum() > start[i]:
                     done[i], ok[i] = True, True
             for i, prog in progress.items():  # a learned mine goal: `budget` steps of no progress end it
                 if live[i] and not done[i] and not hid[i]:  # the hole's steps are no policy's stall

@@ -37,6 +37,7 @@ def checkpoint_path(kind: str) -> Path:
 SHIPPED_MORE = {
     "controller": (
         "controller-obsidian.pt",
+        "controller-swamp-snow.pt",
         "controller-jungle.pt",
         "controller-harvest10.pt",
         "controller-harvest9.pt",

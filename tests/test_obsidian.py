@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from tests.expert_steps import run_expert
 from worlds.gridworld.coverage import gives, refusal
 from worlds.gridworld.spec import FACING_VECTORS
 from worlds.gridworld.world import GridWorld
@@ -73,12 +74,7 @@ def test_the_expert_pours_then_breaks_and_says_what_is_missing(kb):
     from skills.experts import Expert
 
     w, at = facing_lava(kb, {"water_bucket": 1, "diamond_pickaxe": 1})
-    e = Expert(w.env, 0, Goal("mine", {"obsidian": 1}, {}, "diamond_pickaxe"))
-    for _ in range(100):
-        a = e.act()
-        if a is None:
-            break
-        w.env.step(np.array([a], np.int64))
+    e = run_expert(w, Goal("mine", {"obsidian": 1}, {}, "diamond_pickaxe"), 100)
     assert e.result["ok"] and w.has("obsidian") and w.has("water_bucket")
     assert cell(w, at) == "air"  # broken where the lava was
     for held, why in (({"diamond_pickaxe": 1}, "needs a water_bucket"), ({"water_bucket": 1}, "diamond_pickaxe")):

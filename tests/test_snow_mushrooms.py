@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from tests.expert_steps import run_expert
 from worlds.gridworld import coverage
 from worlds.gridworld.generation import generate
 from worlds.gridworld.spec import game_data, make_vocab
@@ -73,14 +74,7 @@ def test_snow_gives_snowballs_to_a_shovel_and_nothing_to_a_hand(kb):
     }
     for inv, got in (({"wooden_shovel": 1}, True), ({}, False)):
         w.reset(seed=0, options={"layout": layout, "inventory": inv})
-        from skills.experts import Expert
-
-        e = Expert(w.env, 0, Goal("mine", {"snowball": 1}, {}, "wooden_shovel"))
-        for _ in range(40):
-            a = e.act()
-            if a is None:
-                break
-            w.env.step(np.array([a], np.int64))
+        run_expert(w, Goal("mine", {"snowball": 1}, {}, "wooden_shovel"), 40)
         assert w.has("snowball") == got
 
 

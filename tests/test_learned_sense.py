@@ -179,6 +179,7 @@ def test_the_pipeline_resumes_from_what_its_directory_holds(tmp_path, capsys):
     from training.controller.pipeline import main
 
     args = ["--out", str(tmp_path), "--workers", "1", "--episodes", "2", "--steps", "2", "--batch-size", "8"]
+    args += ["--focus", "mine:dirt=1,*=0.001"]  # two short pursuits that end well, whatever the goals list holds
     args += ["--channels", "4", "--hidden", "16", "--rounds", "0"]
     assert main(args) == 0
     part, bc = tmp_path / "data" / "bc-0.pt", tmp_path / "bc" / "controller.pt"

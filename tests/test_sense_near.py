@@ -156,6 +156,7 @@ def test_the_pipeline_widens_an_init_net_with_near_and_refuses_to_drop_it(kb, tm
     path = checkpoint.save(tmp_path / "init.pt", init, vocab_version=vocab.version, goals=["mine:log"], card={})
     out = tmp_path / "run"
     args = ["--out", str(out), "--workers", "1", "--episodes", "2", "--steps", "2", "--batch-size", "8"]
+    args += ["--focus", "mine:dirt=1,*=0.001"]  # two short pursuits that end well, whatever the goals list holds
     assert main([*args, "--rounds", "0", "--init", str(path), "--near"]) == 0
     assert "the near map joins" in capsys.readouterr().err
     card = json.loads((out / "controller.card.json").read_text())

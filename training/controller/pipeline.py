@@ -478,6 +478,10 @@ def run(cfg: PipelineConfig, log=print) -> dict:
         bc, more = with_rows(bc, cfg.with_data)
         st = {**st, "rows": int(len(bc["action"])), "with_data": {"dir": cfg.with_data, "rows": more}}
         log(f"--with-data: {more} expert rows from {cfg.with_data} join this run's")
+    if bc is None:
+        raise LearnedError(
+            f"behaviour cloning: none of the {st['pursuits']} expert pursuits ended well; try more --episodes"
+        )
     if rows is not None:  # the other goals' rows move no weight that is fitted
         mine = torch.isin(bc["goal"][:, 1], torch.as_tensor(rows))
         bc = {k: v[mine] for k, v in bc.items()}

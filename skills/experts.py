@@ -288,18 +288,17 @@ class Expert:
                 return None
             self._use_item = held[0].uses
         pours = pour_sources(env, self.item)  # lava, for obsidian: poured on with a held water bucket
+        made_cells = cells - pours
         if pours:
             bag = functional.bag_of(env, i)
             self._pour_item = next((h for h in pour_holds(self.item) if bag.held(h) >= 1), None)
-            made_here = np.isin(env.cells[i], sorted(cells - pours)).any()
-            if self._pour_item is None and not made_here:
-                w = pour_holds(self.item)[0]
-                self._finish(False, f"needs {article(w)} to make {self.item} from lava", {w: 1})
-                return None
-            if self._pour_item is None:
-                cells = cells - pours
+            if self._pour_item is None:  # no bucket: only obsidian already made, if any
+                if not np.isin(env.cells[i], sorted(made_cells)).any():
+                    w = pour_holds(self.item)[0]
+                    self._finish(False, f"needs {article(w)} to make {self.item} from lava", {w: 1})
+                    return None
+                cells = made_cells
         terrain = paths.Terrain(env, i)
-        made_cells = cells - pours
         if pours and made_cells and not any(terrain.can_harvest[c] for c in made_cells):
             c = min(made_cells)  # obsidian wants a diamond pickaxe: no pour before one is held
             self._finish(False, env.rules.why_not(c), {"tool": env.rules.min_tool[c]})

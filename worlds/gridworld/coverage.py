@@ -18,7 +18,7 @@ from typing import Any
 from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.rules import make_rules
 from worlds.gridworld.sources import goal_sources, placeable_chance_sources
-from worlds.gridworld.spec import game_data, make_vocab
+from worlds.gridworld.spec import animal_homes, game_data, make_vocab
 
 
 def _sourced(env: Any, goal: Any) -> bool:
@@ -325,17 +325,9 @@ def appended_home(kb: Any, goal: Any) -> str | None:
     if goal.action == "kill":
         env = _env(kb)
         for mob in sorted(goal_sources(env, goal)[1]):
-            if where := _home(env.vocab.mobs[mob]):
+            if where := next(iter(animal_homes().get(env.vocab.mobs[mob], [])), None):
                 return where
     return None
-
-
-def _home(mob: str) -> str | None:
-    """The biome an appended mob lives in (a rabbit: the ice plains, gridworld.yaml `mobs:`), else None."""
-    d = game_data()
-    if not any(m["name"] == mob and m.get("policy_as") for m in d["mobs"]):
-        return None
-    return next((b for b, s in d["biomes"].items() if mob in (s.get("animals") or [])), None)
 
 
 def biome_refusal(kb: Any, target: dict[str, int], inventory: dict[str, int] | None, main: str) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld.spec import game_data
+from worlds.gridworld.spec import animal_homes, game_data
 
 DIRS = np.array([(0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0)], dtype=np.int64)
 UP = np.array([0, 1, 0], dtype=np.int64)
@@ -153,15 +153,8 @@ def _restock_animals(env: Any) -> None:
 
 @cache
 def _homes(vocab: Any) -> dict[int, list[int]]:
-    """Appended passive mobs (`policy_as:`) -> the ids of the biomes whose `animals:` name them."""
-    d = game_data()
-    return {
-        vocab.mob_id[m["name"]]: [
-            vocab.biome_id[b] for b, s in d["biomes"].items() if m["name"] in (s.get("animals") or [])
-        ]
-        for m in d["mobs"]
-        if m.get("policy_as") and not m.get("hostile")
-    }
+    """spec.animal_homes by ids: mob id -> the ids of the biomes it lives in."""
+    return {vocab.mob_id[m]: [vocab.biome_id[b] for b in bs] for m, bs in animal_homes().items()}
 
 
 def _make_room(env: Any, i: int, low: int) -> bool:

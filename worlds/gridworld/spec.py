@@ -175,6 +175,17 @@ def game_data() -> dict:
         return yaml.safe_load(f)
 
 
+def animal_homes() -> dict[str, list[str]]:
+    """Each passive mob appended after the networks' (`policy_as:`, a rabbit) -> the biomes whose
+    `animals:` name it, the only ones it lives in (gridworld.yaml `mobs:`)."""
+    d = game_data()
+    return {
+        m["name"]: [b for b, s in d["biomes"].items() if m["name"] in (s.get("animals") or [])]
+        for m in d["mobs"]
+        if m.get("policy_as") and not m.get("hostile")
+    }
+
+
 @dataclass(frozen=True)
 class Vocab:
     mc_version: str

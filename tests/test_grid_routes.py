@@ -45,7 +45,8 @@ def test_the_replan_after_a_lost_cobblestone_crafts_instead_of_mining_a_dungeon_
 
 
 def test_a_task_the_book_routes_through_a_missing_mob_is_taken_when_another_way_exists(kb):
-    # arrows: the book's shortest kills a skeleton (none here); flint, a feather and a stick make them
+    # arrows: the book's shortest kills a skeleton (here only at night, after a task's dawn waits for
+    # dusk: gives.waits); flint, a feather and a stick make them by day
     assert any(g.action == "kill" and "skeleton" in g.obj for g in solve(kb, {"arrow": 1}, {}))
     assert coverage.refusal(kb, {"arrow": 1}) is None
     goals = coverage.route(kb, {"arrow": 1}, {})
@@ -54,10 +55,10 @@ def test_a_task_the_book_routes_through_a_missing_mob_is_taken_when_another_way_
 
 
 def test_with_no_way_at_all_the_refusal_still_names_the_missing_feature(kb):
-    why = coverage.refusal(kb, {"bone": 1})
-    assert why is not None and "skeleton" in why and "there are no skeletons" in why
-    with pytest.raises(Unreachable, match="this world has no block or mob that gives bone"):
-        solve(kb, {"bone": 1}, {}, gives=coverage.gives(kb))
+    why = coverage.refusal(kb, {"gunpowder": 1})
+    assert why is not None and "creeper" in why and "there are no creepers" in why
+    with pytest.raises(Unreachable, match="this world has no block or mob that gives gunpowder"):
+        solve(kb, {"gunpowder": 1}, {}, gives=coverage.gives(kb))
 
 
 def test_routes_the_grid_world_already_had_sources_for_are_unchanged(kb):
@@ -90,7 +91,7 @@ def test_deps_kb_gives_the_grid_worlds_route_or_its_refusal(capsys):
     assert grid["world"] == "gridworld" and grid["oracle_plan"][-1].startswith("craft({'arrow':4}")
     assert grid["how_to_make"].startswith("craft 4 arrow from") and book["how_to_make"].startswith("kill 1 skeleton")
     assert not any("skeleton" in line for line in grid["oracle_plan"])
-    assert main(["kb", "bone", "--world", "gridworld", "--json"]) == 0
+    assert main(["kb", "gunpowder", "--world", "gridworld", "--json"]) == 0
     out = capsys.readouterr()
     assert json.loads(out.out.strip().splitlines()[-1])["oracle_plan"] == []
-    assert "there are no skeletons" in out.err
+    assert "there are no creepers" in out.err

@@ -202,10 +202,11 @@ class _Planner:
         return self.gives is None or o.kind in ("craft", "smelt") or self.gives(_probe(o, name))
 
     def _holds(self, o: Option, name: str) -> tuple[str, ...]:
-        """What the world wants held, and keeps, for this mine option (`gives.holds`: the grid
-        world's water bucket, poured on lava to make obsidian); () elsewhere."""
+        """What the world wants held, and keeps, for this mine or kill option (`gives.holds`: the
+        grid world's water bucket, poured on lava to make obsidian; its sword against a skeleton's
+        arrows); () elsewhere."""
         holds = getattr(self.gives, "holds", None)
-        if holds is None or o.kind != "mine" or is_use(o):
+        if holds is None or o.kind not in ("mine", "kill") or is_use(o):
             return ()
         return tuple(holds(_probe(o, name)))
 
@@ -226,6 +227,9 @@ class _Planner:
             if tools and not any(self.held(t) for t in tools):
                 extra = self.uc.get(tools[0], 1e12)
             extra += sum(self.uc.get(h, 1e12) for h in self._holds(o, name) if not self.held(h))
+            waits = getattr(self.gives, "waits", None)
+            if o.kind == "kill" and waits is not None:  # the grid world's night mobs: dusk first
+                extra += waits(_probe(o, name))
             scored.append((per * short + extra, i, o))
         return [o for _, _, o in sorted(scored, key=lambda s: (s[0], s[1]))]
 
@@ -272,6 +276,9 @@ class _Planner:
                 Goal("mine", {name: units * o.yield_}, {}, s.min_tool, f"mine {units * o.yield_} {name}{src}{how}")
             )
         elif o.kind == "kill":
+            kept = self._holds(o, name)
+            self.release([r for h in kept for r in self.need_tool((h,))])
+            how = "".join(f", holding {a(h)}" for h in kept)
             if o.chance < 1:
                 self._until(name, short, lambda: kill_gains(self.kb, o.source, self.chance))
                 self.goals.append(
@@ -280,7 +287,7 @@ class _Planner:
                         {name: short},
                         {},
                         None,
-                        f"kill {o.source} until {short} {name} drop (1 in {round(1 / o.chance)} kills)",
+                        f"kill {o.source} until {short} {name} drop (1 in {round(1 / o.chance)} kills){how}",
                     )
                 )
                 return
@@ -288,7 +295,7 @@ class _Planner:
                 for d, k in kill_gains(self.kb, o.source, self.chance).items():
                     self._add(d, k)
             self.goals.append(
-                Goal("kill", {o.source: units}, {}, None, f"kill {units} {o.source} for {units * o.yield_} {name}")
+                Goal("kill", {o.source: units}, {}, None, f"kill {units} {o.source} for {units * o.yield_} {name}{how}")
             )
         elif o.kind == "craft":
             self.craft(o, name, units)

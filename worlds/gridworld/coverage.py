@@ -64,7 +64,9 @@ class _Gives:
     """`gives(goal) -> bool`: whether the grid world has a source for a mine, kill or use goal (a
     block, a mob, an egg a chicken lays), for the solver to route around what is not built here
     (mossy cobblestone from dungeons: craft it from a vine); `gives.holds(goal)`: what a mine
-    goal's source wants held and kept (a water bucket, poured on lava for obsidian: pour.py)."""
+    goal's source wants held and kept (a water bucket, poured on lava for obsidian: pour.py), and
+    what a kill goal's mob wants held (a sword against a mob that fights back: gridworld.yaml
+    `hunt_weapon`); `gives.waits(goal)`: the steps it waits for its source (the night's mobs)."""
 
     def __init__(self, kb: Any):
         env = _env(kb)
@@ -73,13 +75,37 @@ class _Gives:
         def judge(action: str, item: str, tool: str | None) -> bool:
             return _sourced(env, SimpleNamespace(action=action, obj={item: 1}, tool=tool))
 
-        self._judge = judge
+        @cache
+        def armed(item: str) -> tuple[str, ...]:
+            mobs = goal_sources(env, SimpleNamespace(action="kill", obj={item: 1}, tool=None))[1]
+            fights = any(env.rules.mob_hostile[m] for m in mobs)
+            return (str(game_data()["hunt_weapon"]),) if fights else ()
+
+        @cache
+        def waits(item: str) -> float:
+            mobs = goal_sources(env, SimpleNamespace(action="kill", obj={item: 1}, tool=None))[1]
+            if not mobs or not env.rules.mob_hostile[sorted(mobs)].all():
+                return 0.0
+            d = game_data()
+            dusk = float(d["night"][0]) * int(d["day_steps"])
+            return dusk * float(d["seconds_per_step"]) / float(d["task_step_seconds"])
+
+        self._judge, self._armed, self._waits = judge, armed, waits
 
     def __call__(self, goal: Any) -> bool:
         return self._judge(goal.action, next(iter(goal.obj)), goal.tool)
 
     def holds(self, goal: Any) -> tuple[str, ...]:
-        return pour_holds(next(iter(goal.obj))) if goal.action == "mine" else ()
+        item = next(iter(goal.obj))
+        if goal.action == "mine":
+            return pour_holds(item)
+        return self._armed(item) if goal.action == "kill" else ()
+
+    def waits(self, goal: Any) -> float:
+        """Task steps (of 1/20 s) a route waits before it can start `goal`: a kill of a mob that
+        comes only at night waits from a task's dawn to dusk, so a way by day ranks first (arrows
+        from flint rather than from a skeleton)."""
+        return self._waits(next(iter(goal.obj))) if goal.action == "kill" else 0.0
 
 
 @cache

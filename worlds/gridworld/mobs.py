@@ -1,6 +1,6 @@
 """Mobs, stepped for the whole batch at once: every mob strolls to a spot nearby now and
-then, hostile ones spawn on the surface at night, chase the agent and hit it, and zombies
-burn at sunrise.
+then, hostile ones spawn on the surface at night, chase the agent and hit it (a skeleton
+shoots it from afar, where it sees it), and zombies and skeletons burn at sunrise.
 
 State (owned by BatchGridWorld): kind uint8 [n, M] (0: empty slot), pos int64 [n, M, 3],
 hp float32 [n, M], goal int64 [n, M, 2] (the x, z a stroll heads for) and strolling bool
@@ -97,12 +97,11 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         flat_pos[movers[go]] = dest[go]
         # arrived, or the way is blocked: the stroll ends, as a failed path does
         flat_strolling[movers[~ch & ~go]] = False
-    if hostile is not None:  # at night, hostile mobs next to the agent hit it
+    if hostile is not None:  # at night, hostile mobs next to the agent hit it; skeletons shoot it from afar
         _hit_agents(env, hostile, night, int(d["attack_every"]))
-    # zombies burn in daylight
-    zombie = env.vocab.mob_id.get("zombie")
-    if zombie is not None:
-        kind[(kind == zombie) & ~night[:, None]] = 0
+        _shoot_agents(env, hostile, night)
+    # zombies and skeletons burn in daylight
+    kind[rules.mob_burns[kind] & ~night[:, None]] = 0
     _spawn_hostiles(env, night)
     _restock_animals(env)
 
@@ -119,6 +118,33 @@ def _hit_agents(env: Any, hostile: np.ndarray, night: np.ndarray, every: int) ->
         env.health -= dmg.astype(np.float32)
         for i in np.nonzero(hit.any(axis=1))[0]:
             env.last_hurt[i] = env.vocab.mobs[int(kind[i][hit[i]][0])]
+
+
+def _shoot_agents(env: Any, hostile: np.ndarray, night: np.ndarray) -> None:
+    """At night a mob that shoots (a skeleton) hits the agent it sees within its reach once per its
+    `every` steps: seen when no solid cell lies on the line between the two cells' centres."""
+    rules, kind = env.rules, env.mob_kind
+    reach = rules.mob_shot_reach[kind]
+    if not (reach > 0).any():
+        return
+    rel = env.mob_pos - env.pos[:, None, :]
+    due = (env.clock[:, None] % rules.mob_shot_every[kind]) == 0
+    near = hostile & night[:, None] & (reach > 0) & due & (np.abs(rel).max(axis=2) <= reach) & ~env.dead[:, None]
+    for i, m in zip(*np.nonzero(near)):
+        if in_sight(env, int(i), env.mob_pos[i, m], env.pos[i]):
+            env.health[i] -= rules.mob_shot_damage[kind[i, m]]
+            env.last_hurt[i] = env.vocab.mobs[int(kind[i, m])]
+
+
+def in_sight(env: Any, i: int, a: np.ndarray, b: np.ndarray) -> bool:
+    """No solid cell of world i on the line from cell a's centre to cell b's, looked at every
+    quarter cell (the two end cells aside); beyond the map counts as open."""
+    n = 4 * int(np.abs(b - a).max()) + 1
+    t = np.linspace(0.0, 1.0, n + 1)[1:-1, None]
+    cells = np.floor(a + 0.5 + t * (b - a)).astype(np.int64)
+    size = np.array([env.X, env.H, env.Z])
+    cells = cells[((cells >= 0) & (cells < size)).all(axis=1)]
+    return not bool(env.rules.solid[env.cells[i, cells[:, 0], cells[:, 2], cells[:, 1]]].any())
 
 
 RESTOCK_EVERY = 50

@@ -61,6 +61,10 @@ class Rules:
     placeable: dict[int, int]  # item id -> cell id
     place_cell: np.ndarray  # int [I]: cell id an item places as, -1 when not placeable
     seconds_per_step: float
+    mob_burns: np.ndarray  # bool [M]: removed at sunrise (zombies, skeletons)
+    mob_shot_reach: np.ndarray  # int [M]: cells within which it shoots the agent it sees; 0: it does not shoot
+    mob_shot_damage: np.ndarray  # float [M]: damage of one shot
+    mob_shot_every: np.ndarray  # int [M]: steps between its shots (>= 1)
 
     def break_steps(self, cell: np.ndarray, speed: np.ndarray, can: np.ndarray) -> np.ndarray:
         """Steps to break `cell` with tool `speed` (>= 1), harvesting or not (`can`)."""
@@ -159,6 +163,11 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
     mob_health = np.array([0.0] + [float(m["health"]) for m in mrows], dtype=np.float32)
     mob_damage = np.array([0.0] + [float(m.get("damage", 0)) for m in mrows], dtype=np.float32)
     mob_hostile = np.array([False] + [bool(m.get("hostile")) for m in mrows])
+    mob_burns = np.array([False] + [bool(m.get("burns")) for m in mrows])
+    shots = [{}] + [m.get("shoots") or {} for m in mrows]
+    mob_shot_reach = np.array([int(s.get("reach", 0)) for s in shots], dtype=np.int64)
+    mob_shot_damage = np.array([float(s.get("damage", 0)) for s in shots], dtype=np.float32)
+    mob_shot_every = np.array([max(1, int(s.get("every", 1))) for s in shots], dtype=np.int64)
     mob_drop_vec = np.zeros((M, I), np.int32)
     for m in range(1, M):
         for k, n in kb.mob_drops(v.mobs[m]).items():
@@ -223,6 +232,10 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
         placeable,
         place_cell,
         float(d["seconds_per_step"]),
+        mob_burns,
+        mob_shot_reach,
+        mob_shot_damage,
+        mob_shot_every,
     )
 
 

@@ -163,10 +163,34 @@ class Expert:
         hostile = env.rules.mob_hostile[env.mob_kind[i]] & (env.mob_kind[i] > 0)
         if not hostile.any() or not env.night()[i]:
             return None
-        for m in np.nonzero(hostile)[0]:
-            d = tuple(int(v) for v in env.mob_pos[i, m] - env.pos[i])
+        near = [tuple(int(v) for v in env.mob_pos[i, m] - env.pos[i]) for m in np.nonzero(hostile)[0]]
+        for d in near:
             if d in FACING_VECTORS:
                 return self._hit(d)
+        for d in near:  # one that hits from a cell the agent cannot strike (a diagonal): square up to it
+            if max(abs(c) for c in d) == 1:
+                step = self._square_up(d)
+                if step is not None:
+                    return step
+        return None
+
+    def _square_up(self, d: tuple[int, int, int]) -> tuple[int, int] | None:
+        """A step that leaves the mob at `d` (a diagonal one cell off) face to face with the agent,
+        or next to it where it will step in: on the same level, one step along x or z toward it;
+        a level up or down, one step away from it, so that it steps into the cell the agent left."""
+        env, i = self.env, self.i
+        if d[1] == 0:
+            moves = [(d[0], 0, 0), (0, 0, d[2])]
+        else:
+            moves = [(-d[0], 0, 0), (0, 0, -d[2])]
+        for mv in moves:
+            if mv == (0, 0, 0):
+                continue
+            to = env.pos[i] + np.array(mv)
+            here, under = (int(c) for c in env.cells_at(np.array([i, i]), np.stack([to, to - (0, 1, 0)])))
+            r = env.rules
+            if r.passable[here] and not r.liquid[here] and r.solid[under]:
+                return P["move_north"] + FACING_VECTORS.index(mv), -1
         return None
 
     def _hit(self, d: tuple[int, int, int]) -> tuple[int, int]:

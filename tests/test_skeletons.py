@@ -86,3 +86,19 @@ def test_a_bone_is_refused_in_a_day_s_task_and_the_expert_gets_one_at_night(kb, 
         assert result["env_steps"] > 2592  # the night came
         got.append(bool(result["success"]) and result["final_inventory"].get("bone", 0) >= 1)
     assert sum(got) >= 2, got
+
+
+def test_the_expert_squares_up_to_a_zombie_that_hits_from_a_diagonal(kb, monkeypatch):
+    """A zombie one cell off on a diagonal hits the agent, which strikes only the cell it faces:
+    whatever its goal, the expert steps so that the two are face to face (rotten flesh at night by
+    the scripted expert, seeds 1-8: 8 of 8 with this, 6 of 8 before)."""
+    from skills.experts import Expert
+    from worlds.gridworld.spec import FACING_VECTORS, PRIMITIVES
+
+    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 0.0)
+    w = flat(kb, time_of_day="night")
+    w.spawn("zombie", 9, 65, 7)  # east and north of the agent at (8, 65, 8)
+    a = Expert(w.env, 0, Goal("kill", {"cow": 1}))._defend()
+    assert a is not None and PRIMITIVES[a[0]] in ("move_east", "move_north")
+    to = w.env.pos[0] + np.array(FACING_VECTORS[a[0] - PRIMITIVES.index("move_north")])
+    assert tuple(int(c) for c in np.array([9, 65, 7]) - to) in FACING_VECTORS[:4]  # face to face from there

@@ -43,6 +43,8 @@ class World(Protocol):
     def has(self, name: str, count: int = 1) -> bool: ...
 
     # Optional: `gives(goal) -> bool`, where a world builds less than the recipe book knows (the
-    # grid world: no dungeons, no skeletons). The oracle's re-plans route around what it lacks.
+    # grid world: no dungeons, no creepers). The oracle's re-plans route around what it lacks.
     # With `gives.holds(goal) -> tuple[str, ...]` too, the plans make those items before that mine
-    # goal and keep them (the grid world's water bucket, poured on lava to make obsidian).
+    # or kill goal and keep them (the grid world's water bucket, poured on lava to make obsidian;
+    # its wooden sword before a hunt of the night's mobs); with `gives.waits(goal) -> float`, a
+    # goal's option is ranked as if it cost that many more steps (the wait for the night).

@@ -76,21 +76,13 @@ class _Gives:
             return _sourced(env, SimpleNamespace(action=action, obj={item: 1}, tool=tool))
 
         @cache
-        def armed(item: str) -> tuple[str, ...]:
-            mobs = goal_sources(env, SimpleNamespace(action="kill", obj={item: 1}, tool=None))[1]
-            fights = any(env.rules.mob_hostile[m] for m in mobs)
-            return (str(game_data()["hunt_weapon"]),) if fights else ()
+        def hostile(item: str) -> tuple[bool, bool]:
+            """(any of the mobs a kill for `item` hunts fights back, all of them come only at night)"""
+            mobs = sorted(goal_sources(env, SimpleNamespace(action="kill", obj={item: 1}, tool=None))[1])
+            fights = env.rules.mob_hostile[mobs]
+            return bool(fights.any()), bool(mobs) and bool(fights.all())
 
-        @cache
-        def waits(item: str) -> float:
-            mobs = goal_sources(env, SimpleNamespace(action="kill", obj={item: 1}, tool=None))[1]
-            if not mobs or not env.rules.mob_hostile[sorted(mobs)].all():
-                return 0.0
-            d = game_data()
-            dusk = float(d["night"][0]) * int(d["day_steps"])
-            return dusk * float(d["seconds_per_step"]) / float(d["task_step_seconds"])
-
-        self._judge, self._armed, self._waits = judge, armed, waits
+        self._judge, self._hostile = judge, hostile
 
     def __call__(self, goal: Any) -> bool:
         return self._judge(goal.action, next(iter(goal.obj)), goal.tool)
@@ -99,13 +91,17 @@ class _Gives:
         item = next(iter(goal.obj))
         if goal.action == "mine":
             return pour_holds(item)
-        return self._armed(item) if goal.action == "kill" else ()
+        fights = goal.action == "kill" and self._hostile(item)[0]
+        return (str(game_data()["hunt_weapon"]),) if fights else ()
 
     def waits(self, goal: Any) -> float:
         """Task steps (of 1/20 s) a route waits before it can start `goal`: a kill of a mob that
         comes only at night waits from a task's dawn to dusk, so a way by day ranks first (arrows
         from flint rather than from a skeleton)."""
-        return self._waits(next(iter(goal.obj))) if goal.action == "kill" else 0.0
+        if goal.action != "kill" or not self._hostile(next(iter(goal.obj)))[1]:
+            return 0.0
+        d = game_data()
+        return float(d["night"][0]) * int(d["day_steps"]) * float(d["seconds_per_step"]) / float(d["task_step_seconds"])
 
 
 @cache

@@ -210,6 +210,12 @@ class _Planner:
             return ()
         return tuple(holds(_probe(o, name)))
 
+    def _kept(self, o: Option, name: str) -> tuple[list[tuple[str, int]], str]:
+        """Make what the world wants held for this option (`_holds`), reserved while the caller's
+        tools are, and the goal text's ", holding a water_bucket"."""
+        kept = self._holds(o, name)
+        return [r for h in kept for r in self.need_tool((h,))], "".join(f", holding {a(h)}" for h in kept)
+
     def ranked(self, name: str, short: int) -> list[Option]:
         scored = []
         for i, o in enumerate(options(self.kb, name, self.costs)):
@@ -250,12 +256,9 @@ class _Planner:
         elif o.kind == "mine":
             s = o.source
             held = self.need_tool(s.tools) if s.tools else []
-            kept = self._holds(o, name)
-            for h in kept:
-                held += self.need_tool((h,))
-            self.release(held)
-            how = f" with {a(s.min_tool)}" if s.min_tool else ""
-            how += "".join(f", holding {a(h)}" for h in kept)
+            kept, holding = self._kept(o, name)
+            self.release(held + kept)
+            how = (f" with {a(s.min_tool)}" if s.min_tool else "") + holding
             src = f" from {s.block}" if s.block != s.item else ""
             if s.chance < 1:  # break until the item has come as often as wanted, as the world does
                 self._until(name, short, lambda: break_gains(self.kb, s, self.chance))
@@ -276,9 +279,8 @@ class _Planner:
                 Goal("mine", {name: units * o.yield_}, {}, s.min_tool, f"mine {units * o.yield_} {name}{src}{how}")
             )
         elif o.kind == "kill":
-            kept = self._holds(o, name)
-            self.release([r for h in kept for r in self.need_tool((h,))])
-            how = "".join(f", holding {a(h)}" for h in kept)
+            kept, how = self._kept(o, name)
+            self.release(kept)
             if o.chance < 1:
                 self._until(name, short, lambda: kill_gains(self.kb, o.source, self.chance))
                 self.goals.append(

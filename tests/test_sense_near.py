@@ -2,7 +2,8 @@
 each level from feet - 5 to feet + 5, cell by cell over the 15 x 15 cells around the agent. It
 equals a plain count; a network widened to read it acts exactly as before until its new
 weights move; a network that does not read it is unchanged when it is packed in; and the
-controller and the pipeline carry it where a network reads it."""
+controller and the pipeline carry it where a network reads it, and only for the goals such a
+network drives (issue 21: it cost every other goal's step 5 ms in a batch of 256)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,23 @@ def test_add_to_packs_the_near_map_after_the_target_bands_only_when_asked(kb):
     np.testing.assert_array_equal(both[:, c:], sense.near_map(env, [0, 1], luts))
 
 
+def test_add_to_packs_the_near_map_of_the_rows_asked_for_and_zeros_in_the_others(kb):
+    env = BatchGridWorld(4, kb)
+    obs = env.reset([1, 2, 3, 4])
+    goals = [Goal("mine", {"log": 1}), Goal("mine", {"dirt": 1}), Goal("kill", {"cow": 1}), Goal("mine", {"log": 1})]
+    luts = [sense.lut(env, g) for g in goals]
+    full = sense.add_to({**obs, KEY: around(env)}, env, [0, 1, 2, 3], luts, near=True)[KEY]
+    some = sense.add_to({**obs, KEY: around(env)}, env, [0, 1, 2, 3], luts, near=np.array([0, 1, 0, 1], bool))[KEY]
+    none = sense.add_to({**obs, KEY: around(env)}, env, [0, 1, 2, 3], luts, near=np.zeros(4, bool))[KEY]
+    c = none.shape[1]
+    assert full.shape == some.shape and full.shape[1] == c + len(sense.NEAR_LEVELS)
+    assert full[[1, 3], c:].any()  # the near maps compared are not empty
+    np.testing.assert_array_equal(some[[1, 3]], full[[1, 3]])
+    np.testing.assert_array_equal(some[[0, 2], :c], full[[0, 2], :c])
+    assert not some[[0, 2], c:].any()
+    np.testing.assert_array_equal(none, full[:, :c])  # no row asked for: no near levels at all
+
+
 def _inputs(shape, b, rng, near_levels):
     grid = torch.as_tensor(rng.integers(0, shape.n_cells, (b, shape.grid_layers, shape.view, shape.view)))
     vec = torch.as_tensor(rng.random((b, shape.vec_dim)), dtype=torch.float32)
@@ -142,6 +160,26 @@ def test_the_controller_feeds_the_near_map_when_any_checkpoint_reads_it(kb, tmp_
     assert out["driver"] == "policy" and seen
     want = plain.shape.n_cells + len(sense.BANDS) + len(sense.NEAR_LEVELS)
     assert all(s[0] == want for s in seen)
+
+
+def test_the_controller_leaves_the_near_map_out_for_a_goal_whose_network_does_not_read_it(kb, tmp_path):
+    import os
+
+    from skills.learned import checkpoint
+    from skills.learned.policy import GoalPolicy
+    from tests.test_learned_sense import mine_a_log_watching
+
+    vocab = make_vocab(kb)
+    plain = GoalNet(net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1))
+    near = GoalNet(net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1, near=11))
+    a = checkpoint.save(tmp_path / "a.pt", plain, vocab_version=vocab.version, goals=["mine:log"], card={})
+    b = checkpoint.save(tmp_path / "b.pt", near, vocab_version=vocab.version, goals=["mine:flint"], card={})
+    policy = GoalPolicy.load("controller", kb=kb, device="cpu", path=f"{a}{os.pathsep}{b}")
+    codes = policy.codes([Goal("mine", {"log": 1}), Goal("mine", {"flint": 1})])
+    assert sense.near_rows(policy, codes).tolist() == [False, True]
+    out, seen = mine_a_log_watching(kb, policy, policy.parts)
+    assert out["driver"] == "policy" and seen
+    assert all(s[0] == plain.shape.n_cells + len(sense.BANDS) for s in seen)  # the log's net: no near levels
 
 
 def test_the_pipeline_widens_an_init_net_with_near_and_refuses_to_drop_it(kb, tmp_path, capsys):

@@ -61,7 +61,7 @@ def policy_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda 
         if not shape.around:
             return obs
         o = {**obs, KEY: around(env)}
-        return sense.add_to(o, env, rows, luts, near=sense.reads_near(policy)) if luts else o
+        return sense.add_to(o, env, rows, luts, near=sense.near_rows(policy, codes)) if luts else o
 
     # the same net in fp32 beside it, where the policy runs in bf16 (skills/learned/policy.py: pick_precision)
     fp32 = None if policy.precision == "fp32" else GoalPolicy(policy.net, kb, policy.card, "cpu", precision="fp32")

@@ -195,10 +195,10 @@ class LearnedController:
             act["item"] = items[PRIMITIVES[a]]
         return world.step(act)[4]
 
-    def _observe(self, world: Any, luts: Any) -> dict:
+    def _observe(self, world: Any, luts: Any, code: np.ndarray) -> dict:
         obs = observe(world)
         if luts is not None:
-            sense.add_to(obs, world.env, [world.i], [luts], near=sense.reads_near(self.policy))
+            sense.add_to(obs, world.env, [world.i], [luts], near=sense.near_rows(self.policy, code))
         return obs
 
     def _find(self, goal: Any, world: Any) -> dict:
@@ -249,7 +249,7 @@ class LearnedController:
                         steps,
                         gained,
                     )
-                info = self._step(world, self._observe(world, luts), goal, code, idle, shield)
+                info = self._step(world, self._observe(world, luts, code), goal, code, idle, shield)
                 used += 1
             else:
                 used = 0 if not walk else used  # nowhere to walk to: the next walk has a fresh budget
@@ -294,7 +294,7 @@ class LearnedController:
                         info = world.step(shelter.action())[4]
                         sheltered += info.get("cost", 1)
                     else:
-                        info = self._step(world, self._observe(world, luts), goal, code, idle, shield)
+                        info = self._step(world, self._observe(world, luts, code), goal, code, idle, shield)
                         used = 0 if progress.made(info) else used + 1
                     steps += info.get("cost", 1)
                     for k, n in info.get("gained", {}).items():

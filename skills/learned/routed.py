@@ -60,7 +60,7 @@ class RoutedPolicy:
     def codes(self, goals: Sequence[Any]) -> np.ndarray:
         """int64 [n, 3]: each goal's (skill, target) code and the part that drives it."""
         two = self.parts[0].codes(goals)
-        part = [self._by_key.get(goal_key(g), self._parts_of(c)[0]) for g, c in zip(goals, two)]
+        part = [self._by_key.get(goal_key(g), self.parts_of(c)[0]) for g, c in zip(goals, two)]
         return np.concatenate([two, np.asarray(part, np.int64).reshape(-1, 1)], axis=1)
 
     def knows(self, goal: Any) -> bool:
@@ -73,7 +73,8 @@ class RoutedPolicy:
     def measured_success(self, goal: Any) -> float | None:
         return self.part_for(goal).measured_success(goal)
 
-    def _parts_of(self, codes: np.ndarray) -> np.ndarray:
+    def parts_of(self, codes: np.ndarray) -> np.ndarray:
+        """int64 [n]: the part that acts on each row of `codes`."""
         c = np.asarray(codes)
         if c.ndim == 2 and c.shape[1] == 3:  # made by `codes`: the part is said
             return c[:, 2].astype(np.int64)
@@ -81,7 +82,7 @@ class RoutedPolicy:
 
     def act(self, obs: dict, codes: np.ndarray, mask: np.ndarray | None = None, **kw: Any) -> np.ndarray:
         """GoalPolicy.act, each world's row acted on by the checkpoint that drives its goal."""
-        part = self._parts_of(codes)
+        part = self.parts_of(codes)
         codes = np.asarray(codes)[..., :2]
         if (part == part[0]).all():
             return self.parts[part[0]].act(obs, codes, mask, **kw)

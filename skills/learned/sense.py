@@ -286,14 +286,24 @@ def pack(around: np.ndarray, tmap: np.ndarray) -> np.ndarray:
     return np.concatenate([np.asarray(around), np.asarray(tmap, dtype=np.uint8)], axis=1)
 
 
-def add_to(obs: dict, env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]], near: bool = False) -> dict:
+def add_to(obs: dict, env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]], near: Any = False) -> dict:
     """The observation with the target map (and with `near`, the near map after it) packed into
-    its surroundings map (obs[KEY], one world's [C, S, S] or a batch's [n, C, S, S])."""
+    its surroundings map (obs[KEY], one world's [C, S, S] or a batch's [n, C, S, S]). `near` is
+    True, False, or bool [n] (`near_rows`): the near map of those rows only, zeros in the others,
+    whose goals go to networks that do not read it (issue 21: it cost 5 ms of a 256-world step
+    for every goal but flint's)."""
     a = np.asarray(obs[KEY])
     single = a.ndim == 3
     t = target_map(env, rows, luts, zoom=zoom_on())
-    if near:
-        t = np.concatenate([t, near_map(env, rows, luts)], axis=1)
+    want = np.broadcast_to(np.asarray(near, dtype=bool), (len(t),))
+    if want.any():
+        if want.all():
+            n_map = near_map(env, rows, luts)
+        else:
+            k = np.nonzero(want)[0]
+            n_map = np.zeros((len(t), len(NEAR_LEVELS), SIDE, SIDE), np.uint8)
+            n_map[k] = near_map(env, np.asarray(rows, dtype=np.int64).reshape(-1)[k], [luts[j] for j in k.tolist()])
+        t = np.concatenate([t, n_map], axis=1)
     obs[KEY] = pack(a[None] if single else a, t)[0 if single else slice(None)]
     return obs
 
@@ -302,3 +312,14 @@ def reads_near(policy: Any) -> bool:
     """Whether a policy (GoalPolicy, or RoutedPolicy over several) has a network that reads the
     near map: then every observation it is given carries one (the others' nets skip it)."""
     return any(getattr(p.net.shape, "near", 0) for p in getattr(policy, "parts", [policy]))
+
+
+def near_rows(policy: Any, codes: np.ndarray) -> np.ndarray:
+    """bool [n]: whether the network that acts on each row's goal (`codes`, as `policy.codes`
+    gives them) reads the near map; a RoutedPolicy sends each goal to one of its parts."""
+    n = len(codes)
+    parts = getattr(policy, "parts", None)
+    if parts is None:
+        return np.full(n, bool(getattr(policy.net.shape, "near", 0)))
+    reads = np.array([bool(getattr(p.net.shape, "near", 0)) for p in parts])
+    return reads[policy.parts_of(codes)]

@@ -74,15 +74,15 @@ def rollout(
         goals = [g for g, _, _ in chunk]
         targeted = driver == "learned" and bool(getattr(policy.net.shape, "target", 0))
         luts = [sense.lut(env, g) for g in goals] if targeted else []
-        near = targeted and sense.reads_near(policy)
+        codes = (  # a set of checkpoints says which drives each goal (two goals may share a code: routed.py)
+            policy.codes(goals) if policy is not None else np.array([goal_code(g, v, kb) for g in goals], np.int64)
+        )
+        near = targeted and sense.near_rows(policy, codes)  # only the rows whose network reads it
         if targeted:
             sense.add_to(obs, env, np.arange(len(chunk)), luts, near=near)
         items = [next(iter(g.obj)) for g in goals]
         ids = [_item_ids(kb, v, it) for it in items]
         start = np.array([env.inv[i, ids[i]].sum() if ids[i] else 0 for i in range(len(chunk))])
-        codes = (  # a set of checkpoints says which drives each goal (two goals may share a code: routed.py)
-            policy.codes(goals) if policy is not None else np.array([goal_code(g, v, kb) for g in goals], np.int64)
-        )
         experts = [expert_for(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
         done = np.zeros(len(chunk), bool)
         end = np.full(len(chunk), "", object)  # how each try ended, set where it ends (ENDS)

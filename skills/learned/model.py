@@ -151,9 +151,8 @@ class GoalNet(nn.Module):
             if self.shape.target:
                 parts += self._target(around[:, s_cells : s_cells + self.shape.target], b)
                 around = around[:, :s_cells]
-            a = torch.log1p(around.float()) * torch.sigmoid(self.around_gate(g))[:, :, None, None]
             ga, ba, gb, bb = self.around_film(g).chunk(4, dim=-1)
-            a = torch.relu(self.around_in(a) * (1 + ga[:, :, None, None]) + ba[:, :, None, None])
+            a = torch.relu(self._around_in(around, g, ga, ba))
             # how near: the most of each goal-modulated channel on each ring around the agent
             parts.append(self.ring_fc(self._rings(a).flatten(1)))
             # which way: a strided conv over the map
@@ -164,6 +163,25 @@ class GoalNet(nn.Module):
                 raise ValueError("this network needs the faced cell's ids (skills/learned/surround.py)")
             parts.append(self.faced_ids(faced.long()).sum(1))
         return self.trunk(torch.cat(parts, dim=-1))
+
+    def _around_in(
+        self, counts: torch.Tensor, g: torch.Tensor, scale: torch.Tensor, shift: torch.Tensor
+    ) -> torch.Tensor:
+        """[B, channels, S, S]: the 1x1 conv `around_in` over log(1 + counts), each kind gated by the
+        goal (sigmoid(around_gate(g))), then FiLM'd (* (1 + scale) + shift). The same sum as gating
+        the map, convolving and modulating it in turn, but the gate and the FiLM go into each
+        world's weights ([B, channels, kinds], a few thousand numbers) instead of passes over the
+        map ([B, kinds, S, S], millions), and the kinds no world of the batch has are left out of
+        the sum (log(1 + 0) = 0 adds nothing): one batched matmul (issue 21)."""
+        b, _, side, _ = counts.shape
+        kinds = (counts.flatten(2).amax(2) > 0).any(0).nonzero().squeeze(1)  # kinds some world has in view
+        x = torch.log1p(counts.index_select(1, kinds).float()).flatten(2)  # B, k, S*S
+        gate = torch.sigmoid(self.around_gate(g)).index_select(1, kinds)  # B, k
+        film = 1 + scale  # B, channels
+        w = self.around_in.weight[:, :, 0, 0].index_select(1, kinds)  # channels, k
+        weights = w[None] * gate[:, None, :] * film[:, :, None]  # B, channels, k
+        bias = (self.around_in.bias * film + shift)[:, :, None]  # B, channels, 1
+        return torch.baddbmm(bias.to(weights.dtype), weights, x.to(weights.dtype)).view(b, -1, side, side)
 
     def _target(self, t: torch.Tensor, b: int) -> list[torch.Tensor]:
         """The target map's two parts ([B, hidden] each). A caller whose surroundings map carries

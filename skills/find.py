@@ -260,17 +260,21 @@ class Shelter(DigsIn, Expert):
     """The night's hole for a learned mine or kill pursuit (skills/learned/controller.py), by the
     find expert's rule: while a zombie or spider is within THREAT cells at night, dig a hole two
     blocks deep where the agent stands and wait in it, as players wait out the night. The
-    pursuit's own quarry (a spider, for string) sends no one into the hole. The policy was never
-    taught to hide, and long pursuits died at nightfall (issue 20, round 33)."""
+    pursuit's own quarry sends no one into the hole, and a hunt of the night's own mobs (a
+    zombie, armed: round 38) never hides: it fights what comes, as the scripted expert it learned
+    from does. The policy was never taught to hide, and long pursuits died at nightfall (issue
+    20, round 33)."""
 
     def __init__(self, env: Any, i: int, goal: Any):
         super().__init__(env, i, goal)
         _, mobs = goal_sources(env, goal)
         self.spare = sorted(mobs)
+        self.hunts = goal.action == "kill" and bool(env.rules.mob_hostile[self.spare].any())
 
     def needed(self) -> bool:
-        """At night, a hostile mob other than the quarry within THREAT cells?"""
-        return hostile_within(self.env, self.i, THREAT, spare=self.spare)
+        """At night, a hostile mob other than the quarry within THREAT cells, on a pursuit that is
+        not itself a hunt of the night's mobs?"""
+        return not self.hunts and hostile_within(self.env, self.i, THREAT, spare=self.spare)
 
     def action(self) -> tuple[int, int]:
         """Dig in (face down, break the block under the feet) until sheltered, then wait."""

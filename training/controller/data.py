@@ -90,6 +90,11 @@ NEW_IN_ROUND_37: dict[str, dict] = {
 # and its kills: the ice plains' rabbits (hide and meat), and rabbits until a foot drops (1 in 10), a goal
 # of its own: its route kills for the item, not the mob (worlds/solver.py `_until`)
 NEW_KILLS_IN_ROUND_37 = ("rabbit", "rabbit_foot")
+# Round 38's goals: the night's mobs (zombies, skeletons, spiders: worlds/data/gridworld.yaml), for the rotten
+# flesh, bones and string of a task that runs past dusk. Each route holds a wooden sword (the data file's
+# `hunt_weapon`, coverage.gives.holds) and their worlds start after dusk (`own_time`). The networks read a
+# skeleton as a zombie (`policy_as`), so the two share a goal code.
+NEW_KILLS_IN_ROUND_38: dict[str, dict] = {mob: {"wooden_sword": 1} for mob in ("zombie", "skeleton", "spider")}
 # The goals the policy learns: (action, item, weight, what is held at the start besides extras).
 # What is held is what the oracle's route holds when it reaches the goal: the goal's own tool and
 # the best pickaxe crafted on the way (a bucket's or the shears' iron was mined with a stone
@@ -127,6 +132,8 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     # issue 20, round 37: mushrooms (swamps) and snowballs (ice plains)
     *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_37.items()),
     *(("kill", mob, 0.5, {}) for mob in NEW_KILLS_IN_ROUND_37),
+    # issue 20, round 38: the night's mobs, armed
+    *(("kill", mob, 0.5, inv) for mob, inv in NEW_KILLS_IN_ROUND_38.items()),
 )
 # Goals whose weights the issue-20 runs raise (the weak ones of the skill table); see `goal_weights`.
 FOCUS = {"mine:iron_ore": 2.5, "mine:coal": 2.0, "kill:cow": 1.5, "kill:pig": 1.5, "kill:sheep": 1.5}
@@ -248,6 +255,20 @@ def own_biome(kb: Any, goal: Goal) -> dict:
     return {"biome": where} if where else {}
 
 
+def own_time(kb: Any, goal: Goal, rng: np.random.Generator) -> dict:
+    """Reset options for a kill goal whose mob comes only at night (coverage's `gives.waits`): a
+    world made for it starts just after dusk, at a time drawn from `rng` in the night's first
+    seventh (the data file's `night:`), so that a try has the night before it; else {}, drawing
+    nothing, so the other goals' worlds are as they were."""
+    from worlds.gridworld.coverage import gives
+    from worlds.gridworld.spec import game_data
+
+    if not gives(kb).waits(goal):
+        return {}
+    dusk, dawn = (float(t) for t in game_data()["night"])
+    return {"time_of_day": float(rng.uniform(dusk + 0.02, dusk + (dawn - dusk) / 7))}
+
+
 def new_world(
     rng: np.random.Generator, env: BatchGridWorld, scatter_p: float, source_biome_p: float = 0.0
 ) -> tuple[bool, Goal, dict]:
@@ -263,6 +284,7 @@ def new_world(
     night = find_goals.night_start(rng) if goal.action == "find" else None
     if night is not None:
         opts["time_of_day"] = night
+    opts.update(own_time(env.kb, goal, rng))  # a hunt of the night's mobs starts after dusk
     if scatter:
         opts["layout"] = training_scatter(rng, (env.X, env.Z))
     return scatter, goal, opts

@@ -30,9 +30,11 @@ from training.controller.data import (
     NEW_IN_ROUND_36,
     NEW_IN_ROUND_37,
     NEW_KILLS_IN_ROUND_37,
+    NEW_KILLS_IN_ROUND_38,
     TRAIN_GOALS,
     collect,
     own_biome,
+    own_time,
     start_options,
 )
 from training.controller.fit import concat, evaluate, fit, split
@@ -114,6 +116,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     jrng = np.random.default_rng(50_000 + seed)  # and round 35's (the jungle's and the swamp's) theirs
     orng = np.random.default_rng(60_000 + seed)  # and round 36's (obsidian) its own
     srng = np.random.default_rng(70_000 + seed)  # and round 37's (mushrooms, snowballs) theirs
+    krng = np.random.default_rng(80_000 + seed)  # and round 38's (the night's mobs) theirs
     own = {
         i: g
         for goals, g in (
@@ -122,6 +125,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
             (NEW_IN_ROUND_36, orng),
             (NEW_IN_ROUND_37, srng),
             (NEW_KILLS_IN_ROUND_37, srng),
+            (NEW_KILLS_IN_ROUND_38, krng),
         )
         for i in goals
     }
@@ -140,7 +144,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
             continue
         r = own.get(item) or (urng if inv.get("bucket") else rng)
         world_seed = int(r.integers(2**30, 2**31 - 1))
-        options = {**start_options(r, dict(inv)), "time_of_day": 0.1, **own_biome(kb, goal)}
+        options = {**start_options(r, dict(inv)), "time_of_day": 0.1, **own_biome(kb, goal), **own_time(kb, goal, r)}
         eps.append((goal, with_source(probe, goal, world_seed, options), options))
     return eps
 

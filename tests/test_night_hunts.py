@@ -92,4 +92,3 @@ def test_the_night_s_hole_is_dug_for_a_mine_pursuit_and_not_on_a_hunt(kb, monkey
     assert Shelter(w.env, 0, Goal("mine", {"dirt": 1})).needed()
     assert not Shelter(w.env, 0, Goal("kill", {"spider": 1})).needed()  # a hunt fights the zombie
     assert not Shelter(w.env, 0, Goal("kill", {"zombie": 1})).needed()
-

@@ -19,6 +19,20 @@ def masked_rings(net: GoalNet, x: torch.Tensor) -> torch.Tensor:
     return torch.stack([flat[:, :, m].amax(-1) for m in net.ring_of], dim=-1)
 
 
+def random_inputs(shape, counts: np.ndarray, rng: np.random.Generator) -> dict:
+    """The network's keyword inputs for len(counts) worlds: random ids and numbers, these map counts."""
+    b = len(counts)
+    return {
+        "grid": torch.from_numpy(rng.integers(0, shape.n_cells, (b, shape.grid_layers, shape.view, shape.view))),
+        "vec": torch.from_numpy(rng.random((b, shape.vec_dim)).astype(np.float32)),
+        "goal": torch.from_numpy(
+            np.stack([rng.integers(0, shape.n_skills, b), rng.integers(0, shape.n_targets, b)], 1)
+        ),
+        "around": torch.from_numpy(counts.astype(np.uint8)),
+        "faced": torch.from_numpy(rng.integers(0, shape.n_cells, (b, 2))),
+    }
+
+
 def run(net: GoalNet, inputs: dict) -> tuple[torch.Tensor, list[torch.Tensor]]:
     net.zero_grad()
     logits, horizon = net(**inputs)
@@ -36,15 +50,7 @@ def test_ring_maxima_logits_and_gradients_equal_a_masked_read_per_ring():
     counts = rng.integers(0, 4, (b, shape.n_cells + shape.target, shape.around, shape.around)) * (
         rng.random((b, 1, shape.around, shape.around)) < 0.3
     )  # mostly empty: many ties at zero after the ReLU
-    inputs = {
-        "grid": torch.from_numpy(rng.integers(0, shape.n_cells, (b, shape.grid_layers, shape.view, shape.view))),
-        "vec": torch.from_numpy(rng.random((b, shape.vec_dim)).astype(np.float32)),
-        "goal": torch.from_numpy(
-            np.stack([rng.integers(0, shape.n_skills, b), rng.integers(0, shape.n_targets, b)], 1)
-        ),
-        "around": torch.from_numpy(counts.astype(np.uint8)),
-        "faced": torch.from_numpy(rng.integers(0, shape.n_cells, (b, 2))),
-    }
+    inputs = random_inputs(shape, counts, rng)
     x = torch.randn(b, 8, shape.around, shape.around).relu()
     assert torch.equal(net._rings(x), masked_rings(net, x))
     fast, fast_grads = run(net, inputs)

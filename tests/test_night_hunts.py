@@ -11,10 +11,10 @@ import pytest
 
 from skills.experts import Expert
 from skills.find import Shelter
+from tests.test_skeletons import flat as skeletons_flat
 from training.controller.data import NEW_KILLS_IN_ROUND_38, own_time
 from worlds.gridworld import mobs
 from worlds.gridworld.spec import game_data
-from worlds.gridworld.world import GridWorld
 from worlds.knowledge import load_kb
 from worlds.types import Goal
 
@@ -25,11 +25,8 @@ def kb():
 
 
 def flat(kb, **options):
-    """A flat 16x16 map: grass at y 64, the agent at (8, 65, 8), holding a wooden sword."""
-    w = GridWorld(kb, size=(16, 16))
-    layout = {"ground": 64, "blocks": [], "mobs": [], "agent": [8, 65, 8]}
-    w.reset(seed=0, options={"layout": layout, "inventory": {"wooden_sword": 1}, **options})
-    return w
+    """test_skeletons' flat 16x16 map, the agent holding a wooden sword."""
+    return skeletons_flat(kb, inventory={"wooden_sword": 1}, **options)
 
 
 def test_a_night_hunt_s_worlds_start_after_dusk_and_the_others_are_as_they_were(monkeypatch):

@@ -142,19 +142,26 @@ def test_a_near_map_of_the_wrong_size_is_refused_in_one_line(kb):
         GoalNet(net_shape(vocab, channels=4, hidden=16, near=len(sense.NEAR_LEVELS)))
 
 
-def test_the_controller_feeds_the_near_map_when_any_checkpoint_reads_it(kb, tmp_path):
+def two_checkpoints(kb, tmp_path, plain_goal: str, near_goal: str):
+    """A shipped-like set of two: a network without the near map trained for `plain_goal`, then one
+    that reads it trained for `near_goal`; (the set as one policy, the plain net)."""
     import os
 
     from skills.learned import checkpoint
     from skills.learned.policy import GoalPolicy
-    from tests.test_learned_sense import mine_a_log_watching
 
     vocab = make_vocab(kb)
     plain = GoalNet(net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1))
     near = GoalNet(net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1, near=11))
-    a = checkpoint.save(tmp_path / "a.pt", plain, vocab_version=vocab.version, goals=["mine:dirt"], card={})
-    b = checkpoint.save(tmp_path / "b.pt", near, vocab_version=vocab.version, goals=["mine:log"], card={})
-    policy = GoalPolicy.load("controller", kb=kb, device="cpu", path=f"{a}{os.pathsep}{b}")
+    a = checkpoint.save(tmp_path / "a.pt", plain, vocab_version=vocab.version, goals=[plain_goal], card={})
+    b = checkpoint.save(tmp_path / "b.pt", near, vocab_version=vocab.version, goals=[near_goal], card={})
+    return GoalPolicy.load("controller", kb=kb, device="cpu", path=f"{a}{os.pathsep}{b}"), plain
+
+
+def test_the_controller_feeds_the_near_map_when_any_checkpoint_reads_it(kb, tmp_path):
+    from tests.test_learned_sense import mine_a_log_watching
+
+    policy, plain = two_checkpoints(kb, tmp_path, "mine:dirt", "mine:log")
     assert sense.reads_near(policy) and not sense.reads_near(policy.parts[0])
     out, seen = mine_a_log_watching(kb, policy, policy.parts)
     assert out["driver"] == "policy" and seen
@@ -163,18 +170,9 @@ def test_the_controller_feeds_the_near_map_when_any_checkpoint_reads_it(kb, tmp_
 
 
 def test_the_controller_leaves_the_near_map_out_for_a_goal_whose_network_does_not_read_it(kb, tmp_path):
-    import os
-
-    from skills.learned import checkpoint
-    from skills.learned.policy import GoalPolicy
     from tests.test_learned_sense import mine_a_log_watching
 
-    vocab = make_vocab(kb)
-    plain = GoalNet(net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1))
-    near = GoalNet(net_shape(vocab, channels=4, hidden=8, target=len(sense.BANDS), aux=1, near=11))
-    a = checkpoint.save(tmp_path / "a.pt", plain, vocab_version=vocab.version, goals=["mine:log"], card={})
-    b = checkpoint.save(tmp_path / "b.pt", near, vocab_version=vocab.version, goals=["mine:flint"], card={})
-    policy = GoalPolicy.load("controller", kb=kb, device="cpu", path=f"{a}{os.pathsep}{b}")
+    policy, plain = two_checkpoints(kb, tmp_path, "mine:log", "mine:flint")
     codes = policy.codes([Goal("mine", {"log": 1}), Goal("mine", {"flint": 1})])
     assert sense.near_rows(policy, codes).tolist() == [False, True]
     out, seen = mine_a_log_watching(kb, policy, policy.parts)

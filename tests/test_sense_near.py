@@ -162,7 +162,10 @@ def test_the_controller_feeds_the_near_map_when_any_checkpoint_reads_it(kb, tmp_
     from tests.test_learned_sense import mine_a_log_watching
 
     policy, plain = two_checkpoints(kb, tmp_path, "mine:dirt", "mine:log")
-    assert sense.reads_near(policy) and not sense.reads_near(policy.parts[0])
+    assert sense.near_rows(policy, policy.codes([Goal("mine", {"dirt": 1}), Goal("mine", {"log": 1})])).tolist() == [
+        False,
+        True,
+    ]
     out, seen = mine_a_log_watching(kb, policy, policy.parts)
     assert out["driver"] == "policy" and seen
     want = plain.shape.n_cells + len(sense.BANDS) + len(sense.NEAR_LEVELS)

@@ -286,7 +286,9 @@ def pack(around: np.ndarray, tmap: np.ndarray) -> np.ndarray:
     return np.concatenate([np.asarray(around), np.asarray(tmap, dtype=np.uint8)], axis=1)
 
 
-def add_to(obs: dict, env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]], near: Any = False) -> dict:
+def add_to(
+    obs: dict, env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarray]], near: bool | np.ndarray = False
+) -> dict:
     """The observation with the target map (and with `near`, the near map after it) packed into
     its surroundings map (obs[KEY], one world's [C, S, S] or a batch's [n, C, S, S]). `near` is
     True, False, or bool [n] (`near_rows`): the near map of those rows only, zeros in the others,
@@ -306,12 +308,6 @@ def add_to(obs: dict, env: Any, rows: Any, luts: list[tuple[np.ndarray, np.ndarr
         t = np.concatenate([t, n_map], axis=1)
     obs[KEY] = pack(a[None] if single else a, t)[0 if single else slice(None)]
     return obs
-
-
-def reads_near(policy: Any) -> bool:
-    """Whether a policy (GoalPolicy, or RoutedPolicy over several) has a network that reads the
-    near map: then every observation it is given carries one (the others' nets skip it)."""
-    return any(getattr(p.net.shape, "near", 0) for p in getattr(policy, "parts", [policy]))
 
 
 def near_rows(policy: Any, codes: np.ndarray) -> np.ndarray:

@@ -120,7 +120,8 @@ def run(
             else:
                 expert = None
                 c = fin if job == "finish" else ctl
-                info = c._step(w, c._observe(w, lut), sub, c.policy.codes([sub]), idle, shield)
+                code = c.policy.codes([sub])
+                info = c._step(w, c._observe(w, lut, code), sub, code, idle, shield)
             if kb.count(info.get("gained", {}), "apple"):
                 ok, error = True, None
                 break

@@ -213,50 +213,7 @@ def where_cells(env: Any, i: int, conds: dict, extra: int = 0) -> tuple[np.ndarr
     return ok, widened
 
 
-class DigsIn:
-    """The night's hole two blocks deep, dug where the agent stands (FindExpert's, and Shelter's
-    for the learned controller's other pursuits): a zombie or spider on the ground beside it
-    cannot hit down that far (mobs.py: hits reach one level). Needs an Expert's env, i and _hit."""
-
-    hole: tuple[int, int, int] | None = None  # (x, z, feet level) where a night's hole was begun
-
-    def _sheltered(self) -> bool:
-        """In a hole whose eight neighbouring columns are solid at the feet and head levels:
-        no mob can stand within one level of the agent beside it."""
-        env, i = self.env, self.i
-        x, y, z = (int(c) for c in env.pos[i])
-        if x < 1 or z < 1 or x >= env.X - 1 or z >= env.Z - 1 or y + 2 > env.H:
-            return False
-        walls = env.cells[i, x - 1 : x + 2, z - 1 : z + 2, y : y + 2].copy()
-        walls[1, 1] = 1  # the agent's own column
-        return bool(env.rules.solid[walls].all())
-
-    def _can_dig_in(self) -> bool:
-        """One more block can be dug under the agent's feet: a breakable natural block, with
-        solid ground under it, not too deep (a hole of at most 4)."""
-        env, i = self.env, self.i
-        x, y, z = (int(c) for c in env.pos[i])
-        r, cells = env.rules, env.cells[i]
-        top = self.hole[2] if self.hole is not None and self.hole[:2] == (x, z) else y
-        below = cells[x, z, y - 1] if y >= 3 else 0
-        return (
-            y >= 5
-            and y > top - 4
-            and bool(
-                r.breakable[below] and not r.placed_only[below] and not r.liquid[below] and r.solid[cells[x, z, y - 2]]
-            )
-        )
-
-    def _dig_in(self):
-        x, y, z = (int(c) for c in self.env.pos[self.i])
-        if self.hole is None or self.hole[:2] != (x, z):
-            self.hole = (x, z, y)
-        self.waiting = True
-        self.plan, self.target = [], None
-        return self._hit((0, -1, 0))
-
-
-class Shelter(DigsIn, Expert):
+class Shelter(Expert):
     """The night's hole for a learned mine or kill pursuit (skills/learned/controller.py), by the
     find expert's rule: while a zombie or spider is within THREAT cells at night, dig a hole two
     blocks deep where the agent stands and wait in it, as players wait out the night. The
@@ -269,12 +226,11 @@ class Shelter(DigsIn, Expert):
         super().__init__(env, i, goal)
         _, mobs = goal_sources(env, goal)
         self.spare = sorted(mobs)
-        self.hunts = goal.action == "kill" and bool(env.rules.mob_hostile[self.spare].any())
 
     def needed(self) -> bool:
         """At night, a hostile mob other than the quarry within THREAT cells, on a pursuit that is
         not itself a hunt of the night's mobs?"""
-        return not self.hunts and hostile_within(self.env, self.i, THREAT, spare=self.spare)
+        return not self._night_hunt() and hostile_within(self.env, self.i, THREAT, spare=self.spare)
 
     def action(self) -> tuple[int, int]:
         """Dig in (face down, break the block under the feet) until sheltered, then wait."""
@@ -283,7 +239,7 @@ class Shelter(DigsIn, Expert):
         return NOOP
 
 
-class FindExpert(DigsIn, Expert):
+class FindExpert(Expert):
     def __init__(self, env: Any, i: int, goal: Any):
         super().__init__(env, i, goal)
         self.conds = find_conditions(goal)

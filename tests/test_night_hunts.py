@@ -89,3 +89,35 @@ def test_the_night_s_hole_is_dug_for_a_mine_pursuit_and_not_on_a_hunt(kb, monkey
     assert Shelter(w.env, 0, Goal("mine", {"dirt": 1})).needed()
     assert not Shelter(w.env, 0, Goal("kill", {"spider": 1})).needed()  # a hunt fights the zombie
     assert not Shelter(w.env, 0, Goal("kill", {"zombie": 1})).needed()
+
+
+def test_a_hurt_hunter_digs_in_heals_and_hunts_on(kb, monkeypatch):
+    from skills.experts import HEAL_BELOW, HEALED_AT
+
+    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 0.0)
+    w = flat(kb, time_of_day="night")
+    env = w.env
+    w.spawn("zombie", 8, 65, 2)  # its quarry, 6 cells north
+    env.health[0] = HEAL_BELOW - 3
+    hunt = Expert(env, 0, Goal("kill", {"zombie": 1}))
+    for _ in range(40):  # into the hole, two blocks down, and waiting there
+        a = hunt.act()
+        assert a is not None, hunt.result
+        hunt.feedback(w.step(np.array(a))[4])
+    assert hunt.healing and hunt._sheltered() and int(env.pos[0, 1]) == 63
+    env.health[0] = HEALED_AT  # healed: the hunt goes on, out of the hole toward the zombie
+    a = hunt.act()
+    assert not hunt.healing and a is not None and hunt.plan
+
+
+def test_a_hurt_digger_by_day_or_on_a_mine_goal_does_not_stop_to_heal(kb):
+    from skills.experts import HEAL_BELOW
+
+    day = flat(kb, time_of_day=0.1)
+    day.env.health[0] = HEAL_BELOW - 3
+    assert Expert(day.env, 0, Goal("kill", {"zombie": 1}))._heal() is None
+    night = flat(kb, time_of_day="night")
+    night.env.health[0] = HEAL_BELOW - 3
+    assert Expert(night.env, 0, Goal("mine", {"dirt": 1}))._heal() is None
+    assert Expert(night.env, 0, Goal("kill", {"cow": 1}))._heal() is None
+    assert Expert(night.env, 0, Goal("kill", {"spider": 1}))._heal() is not None

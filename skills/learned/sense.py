@@ -297,14 +297,10 @@ def add_to(
     a = np.asarray(obs[KEY])
     single = a.ndim == 3
     t = target_map(env, rows, luts, zoom=zoom_on())
-    want = np.broadcast_to(np.asarray(near, dtype=bool), (len(t),))
-    if want.any():
-        if want.all():
-            n_map = near_map(env, rows, luts)
-        else:
-            k = np.nonzero(want)[0]
-            n_map = np.zeros((len(t), len(NEAR_LEVELS), SIDE, SIDE), np.uint8)
-            n_map[k] = near_map(env, np.asarray(rows, dtype=np.int64).reshape(-1)[k], [luts[j] for j in k.tolist()])
+    k = np.nonzero(np.broadcast_to(np.asarray(near, dtype=bool), (len(t),)))[0]
+    if k.size:
+        n_map = np.zeros((len(t), len(NEAR_LEVELS), SIDE, SIDE), np.uint8)
+        n_map[k] = near_map(env, np.asarray(rows, dtype=np.int64).reshape(-1)[k], [luts[j] for j in k.tolist()])
         t = np.concatenate([t, n_map], axis=1)
     obs[KEY] = pack(a[None] if single else a, t)[0 if single else slice(None)]
     return obs

@@ -46,6 +46,7 @@ from worlds.types import ACTIONS
 from .sidecar import MineflayerError, Sidecar
 
 DEFAULT_MAX_STEPS = 12000
+SETTLE_TICKS = 10  # a reset's inventory must still be right this many game ticks (0.5 s) after it looked right
 DESTINATION = {
     "head": "head",
     "chest": "torso",
@@ -341,13 +342,17 @@ class MineflayerWorld(DispatchStep):
         return Bag(self.game_kb).concrete(names[0]) if len(names) == 1 else Bag(self.game_kb).preferred_variant(names)
 
     def _set_inventory(self, want: dict[str, int]) -> None:
-        """/clear then /give until the bot holds exactly `want` (a drop picked up meanwhile is
-        cleared again); three tries."""
+        """/clear then /give until the bot holds exactly `want`, and still does SETTLE_TICKS
+        later (a drop of the last episode lying at its feet is picked up a few ticks after a
+        read that looked right: cleared again); three tries."""
         state = self.refresh()
         name = self.options.bot_name
         for _ in range(3):
-            if state.get("inventory") == want and not state.get("equipment"):
-                return
+            if self._holds(state, want):
+                state = self._call("wait_ticks", ticks=SETTLE_TICKS)
+                if self._holds(state, want):
+                    self._state = state
+                    return
             if state.get("inventory") or state.get("equipment"):
                 self._call("command", text=f"/clear {name}")
             for item, n in want.items():
@@ -355,10 +360,10 @@ class MineflayerWorld(DispatchStep):
             deadline = time.monotonic() + 5
             while time.monotonic() < deadline:
                 state = self._call("wait_ticks", ticks=4)
-                if state.get("inventory") == want and not state.get("equipment"):
+                if self._holds(state, want):
                     break
         self._state = state
-        if state.get("inventory") == want and not state.get("equipment"):
+        if self._holds(state, want):
             return
         raise MineflayerError(
             "reset",
@@ -366,6 +371,10 @@ class MineflayerWorld(DispatchStep):
             f"{state.get('inventory') or 'nothing'}); accepted: a server where the bot has "
             "op rights for /clear and /give (/op NAME), or a new --bot-name",
         )
+
+    @staticmethod
+    def _holds(state: dict, want: dict[str, int]) -> bool:
+        return state.get("inventory") == want and not state.get("equipment")
 
     def _dispatch(self, action: dict) -> _Outcome:
         read = read_action(self.kb, self.allowed, action)  # the text world's reading and refusals

@@ -495,9 +495,9 @@ class BatchGridWorld:
         x, y, z = pos[:, 0], pos[:, 1], pos[:, 2]
         # one flat index per (world, level, z, x) into the cells: the agent's own cell plus a
         # fixed offset (issue 21: a single `take`); the few views that cross the map's edge
-        # are read clamped, then VOID outside it
+        # are read wrapped (the cheapest mode), then again clamped, VOID outside it
         base = ((np.arange(n) * X + x) * Z + z) * H + y
-        blocks = np.take(self.cells.reshape(-1), base[:, None, None, None] + self.view_offsets, mode="clip")
+        blocks = np.take(self.cells.reshape(-1), base[:, None, None, None] + self.view_offsets, mode="wrap")
         edge = np.nonzero((x < R) | (x >= X - R) | (z < R) | (z >= Z - R) | (y < -int(lv[0])) | (y >= H - int(lv[-1])))[
             0
         ]

@@ -60,7 +60,8 @@ def settle_and_pick_up(env: Any, events: dict) -> None:
     live = env.ground_age >= 0
     if not live.any():
         return
-    e, s = np.nonzero(live)
+    e0, s0 = np.nonzero(live)
+    e, s = e0, s0
     for _ in range(env.H):
         below = env.cells_at(e, env.ground_pos[e, s] - UP)
         fall = env.rules.passable[below] & (env.ground_pos[e, s, 1] > 0)
@@ -69,9 +70,13 @@ def settle_and_pick_up(env: Any, events: dict) -> None:
         e, s = e[fall], s[fall]
         env.ground_pos[e, s, 1] -= 1
     r = int(_data()["pickup_reach"])
-    rel = np.abs(env.ground_pos - env.pos[:, None, :])
-    got = live & (rel[..., 0] <= r) & (rel[..., 2] <= r) & (rel[..., 1] <= 1) & ~env.dead[:, None]
-    for i in np.nonzero(got.any(axis=1))[0]:
+    rel = np.abs(env.ground_pos[e0, s0] - env.pos[e0])  # the items lying about only (issue 21)
+    near = (rel[:, 0] <= r) & (rel[:, 2] <= r) & (rel[:, 1] <= 1) & ~env.dead[e0]
+    if not near.any():
+        return
+    got = np.zeros_like(live)
+    got[e0[near], s0[near]] = True
+    for i in np.unique(e0[near]):
         ev = events.setdefault(int(i), {})
         gained = dict(ev.get("gained") or {})
         for it in env.ground_item[i][got[i]].tolist():

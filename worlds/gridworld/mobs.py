@@ -68,7 +68,7 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         ch = chasing.reshape(-1)[movers]
         here = flat_pos[movers]
         delta = np.zeros_like(here)
-        delta[:, [0, 2]] = flat_goal[movers] - here[:, [0, 2]]  # a stroll heads for its spot,
+        delta[:, ::2] = flat_goal[movers] - here[:, ::2]  # (x, z) a stroll heads for its spot,
         if ch.any():
             delta[ch] = env.pos[e[ch]] - here[ch]  # a chase for the agent
         there = ~ch & (delta[:, 0] == 0) & (delta[:, 2] == 0)
@@ -161,9 +161,10 @@ def _restock_animals(env: Any) -> None:
     for k in range(1, len(env.vocab.mobs)):
         if rules.mob_hostile[k]:
             continue
-        for i in np.nonzero(due & ((env.mob_kind == k).sum(axis=1) < low))[0]:
-            if k in homes and not np.isin(env.biome_map[i], homes[k]).any():
-                continue  # a rabbit wanders in only where its biome is (gridworld.yaml `mobs:`)
+        worlds = np.nonzero(due & ((env.mob_kind == k).sum(axis=1) < low))[0]
+        if k in homes and worlds.size:  # a rabbit wanders in only where its biome is (gridworld.yaml `mobs:`)
+            worlds = worlds[np.isin(env.biome_map[worlds], homes[k]).any(axis=(1, 2))]
+        for i in worlds:
             for _ in range(20):
                 x, z = int(rng.integers(0, env.X)), int(rng.integers(0, env.Z))
                 if abs(x - env.pos[i, 0]) + abs(z - env.pos[i, 2]) < 12:
@@ -200,10 +201,12 @@ def _make_room(env: Any, i: int, low: int) -> bool:
 
 def _spawn_hostiles(env: Any, night: np.ndarray) -> None:
     rules, rng = env.rules, env.rng
-    n_host = (rules.mob_hostile[env.mob_kind] & (env.mob_kind > 0)).sum(axis=1)
-    want = night & (n_host < HOSTILE_CAP) & (rng.random(env.n) < NIGHT_SPAWN_CHANCE) & ~env.dead
+    want = np.flatnonzero(night & (rng.random(env.n) < NIGHT_SPAWN_CHANCE) & ~env.dead)
+    if want.size:  # the hostiles counted where one may come (the draw is made for every world, as always)
+        kinds = env.mob_kind[want]
+        want = want[(rules.mob_hostile[kinds] & (kinds > 0)).sum(axis=1) < HOSTILE_CAP]
     hostiles = [i for i, h in enumerate(rules.mob_hostile) if h]
-    for i in np.nonzero(want)[0]:
+    for i in want:
         ang = rng.uniform(0, 2 * np.pi)
         r = rng.uniform(8, 16)
         x = int(np.clip(env.pos[i, 0] + r * np.cos(ang), 0, env.X - 1))

@@ -151,8 +151,8 @@ class GridWorldOptions:
         default=None,
         metadata={
             "help": "grid world: the biome around the spawn (plains, forest, birch_forest, savanna, desert, taiga, "
-            "extreme_hills, jungle, swampland, ice_plains, or the hills forest_hills, birch_forest_hills, "
-            "taiga_hills, desert_hills; default: the task's, else chosen by the seed)",
+            "extreme_hills, jungle, swampland, ice_plains, sunflower_plains, flower_forest, or the hills forest_hills, "
+            "birch_forest_hills, taiga_hills, desert_hills; default: the task's, else chosen by the seed)",
             "metavar": "NAME",
         },
     )

@@ -12,7 +12,7 @@ import pytest
 from skills.grid_controller import GridScriptedController
 from skills.learned.features import encode_obs, net_shape
 from worlds.gridworld.generation import generate
-from worlds.gridworld.spec import GridWorldError, _stand_ins, make_vocab
+from worlds.gridworld.spec import GridWorldError, _stand_ins, game_data, make_vocab
 from worlds.gridworld.world import GridWorld
 from worlds.knowledge import load_kb
 from worlds.types import Goal
@@ -49,9 +49,11 @@ def hangs(m, cid, x, z, y, leaves):
 
 def test_every_seeds_map_is_the_one_it_was_before_jungles_and_swamps(vocab):
     h = hashlib.sha1()
+    tall = [c for c, r in zip(vocab.cells[2:], game_data()["cells"]) if r.get("upper")] + ["tall_plant_top"]
     for seed in range(7):  # the seven biomes of the seeds' cycle
         m = generate(seed, vocab, (48, 48))
-        h.update(m.cells.tobytes())
+        # the tall plants, grown since in cells that were air (tests/test_tall_flowers.py), taken out
+        h.update(np.where(np.isin(m.cells, [vocab.cell_id[c] for c in tall]), 0, m.cells).tobytes())
         h.update(m.biome.tobytes())
         h.update(repr((m.mobs, m.spawn)).encode())
     # recorded on commit 9f652ec, before the jungle and the swamp were built: a seed's map, its

@@ -72,7 +72,8 @@ def test_adding_a_round_s_goals_left_the_other_evaluation_worlds_as_they_were(mo
 def test_every_goal_the_oracle_mines_for_the_harvest_list_is_a_training_goal(kb):
     """The routes of the harvest list the grid world takes (experiments/world_parity.py's suite:
     2,400 steps from dawn, so no spider for string comes in time) ask the policy for no goal
-    outside TRAIN_GOALS: a learned run is refused for none of them."""
+    outside TRAIN_GOALS: a learned run is refused for none of them, but the tall flowers', which no
+    network was trained on yet (a learned run names them in one line: tests/test_tall_flowers.py)."""
     from types import SimpleNamespace
 
     from experiments.world_parity import BUDGET
@@ -96,7 +97,8 @@ def test_every_goal_the_oracle_mines_for_the_harvest_list_is_a_training_goal(kb)
             continue
         task = SimpleNamespace(id=item, target={item: 1}, inventory={}, context=None)
         missing |= {goal_key(g) for g in route_goals(kb, task) if g.action in ("mine", "kill", "find")} - trained
-    assert not missing, sorted(missing)
+    tall = {f"mine:{i}" for i in ("double_plant", *kb.variants("double_plant"))}
+    assert missing == tall, sorted(missing)
 
 
 def test_a_fine_tune_starts_a_new_goal_at_the_mean_of_the_trained_ones_of_its_skill(kb):

@@ -114,6 +114,11 @@ def _tool_rank(tool: str) -> tuple:
     )  # wooden before golden: same tier, the usual one
 
 
+def _counts(items: list[str] | dict[str, int]) -> dict[str, int]:
+    """A data file's drop list as {item: count}: a list gives one of each."""
+    return {str(i): int(n) for i, n in items.items()} if isinstance(items, dict) else {str(i): 1 for i in items}
+
+
 def load_kb(version: str = "1.11.2") -> KnowledgeBase:
     """The knowledge base of `version` (cached)."""
     if version not in VERSIONS:
@@ -246,6 +251,9 @@ class KnowledgeBase:
         for block, drops in ((fixes.get("drops") or {}).get(self.version) or {}).items():
             if block in self._blocks:
                 self._blocks[block]["drops"] = dict(drops)
+        for block, parts in ((fixes.get("block_variants") or {}).get(self.version) or {}).items():
+            for name, part in parts.items() if block in self._blocks else ():  # a tall flower of double_plant
+                self._blocks[name] = {**self._blocks[block], "drops": dict(part["drops"]), "displayName": part["name"]}
         self._chance: dict[str, dict[str, float]] = {}  # block -> {item: chance per break by hand}
         self._shears: dict[str, dict[str, int]] = {}  # block -> what breaking it with shears gives
         for block, info in self._blocks.items():
@@ -255,9 +263,9 @@ class KnowledgeBase:
             if chance:
                 self._chance[block] = chance
             for pattern, items in ((fixes.get("shears") or {}).get(self.era) or {}).items():
-                if fnmatch(block, pattern):
-                    got = [i.replace("{block}", block) for i in items]
-                    self._shears[block] = {i: 1 for i in got if i in self._items}
+                if fnmatch(block, pattern):  # a list (one of each) or {item: count}
+                    got = {i.replace("{block}", block): n for i, n in _counts(items).items()}
+                    self._shears[block] = {i: n for i, n in got.items() if i in self._items}
                     break
         self._mine: dict[str, list[MineSource]] = {}
         for block, info in self._blocks.items():

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld import decay, eggs, functional, ground, metadata
+from worlds.gridworld import decay, eggs, functional, ground, metadata, tall
 from worlds.gridworld.generation import Map, check_biome, generate
 from worlds.gridworld.layout import build_layout
 from worlds.gridworld.mobs import HOSTILE_CAP, step_mobs
@@ -405,6 +405,7 @@ class BatchGridWorld:
         fin = self.mine_prog[e] >= need
         ef, tf, cf, canf = e[fin], tgt[fin], c[fin], can[fin]
         self.cells[ef, tf[:, 0], tf[:, 2], tf[:, 1]] = AIR
+        cf = tall.break_both(self, ef, tf, cf)  # either half of a tall plant: both go, the plant's drop once
         decay.on_break(self, ef, tf, cf)  # a log or a leaf: the leaves it held up
         self.mine_prog[ef] = 0
         self.inv[ef[canf]] += rules.drop_vec[cf[canf]]

@@ -265,6 +265,7 @@ def _density(spec: dict, cell: str) -> float:
     ground = GROUND_PER_CHUNK * (cell in (spec.get("surface"), spec.get("filler")))  # a desert's sandstone
     snow = GROUND_PER_CHUNK * (cell == "snow_layer" and bool(spec.get("snow_cover")))  # the ice plains' ground
     plants = {**(spec.get("plants") or {}), **(spec.get("shade_plants") or {})}  # a swamp's mushrooms too
+    plants.update(spec.get("tall_plants") or {})  # tall plants: their patches, each one find
     return float(plants.get(cell, 0)) + per_tree * len(mine) + ground + snow
 
 
@@ -304,14 +305,19 @@ def grows_in(items: list[str], kb: Any = None) -> tuple[str, ...]:
 def _densest(cells: list[str]) -> str | None:
     """The biome that grows the most of these cells; the biomes appended after the networks'
     (`policy_as:`, the jungle and the swamp) only where no other grows any, so that a map grown
-    for logs or apples is the one it was before they were built."""
+    for logs or apples is the one it was before they were built, or where the others grow so few
+    that a map of the default size holds less than one (a forest's rose bushes, 1 patch in 50
+    chunks: a flower forest's, 1 in 8), as a player goes where they are common."""
     biomes = game_data()["biomes"]
-    for group in ([b for b, s in biomes.items() if not s.get("policy_as")], list(biomes)):
-        dens = {b: sum(_density(biomes[b], c) for c in cells) for b in group}
-        best = max(dens, key=lambda b: dens[b])
-        if dens[best] > 0:
-            return best
-    return None
+    X, Z = game_data()["default_size"]
+    few = 256.0 / (X * Z)  # finds a chunk below which a default map holds less than one
+    dens = {b: sum(_density(biomes[b], c) for c in cells) for b in biomes}
+    seeds = [b for b, s in biomes.items() if not s.get("policy_as")]
+    best = max(seeds, key=lambda b: dens[b])
+    more = max(biomes, key=lambda b: dens[b])
+    if dens[best] >= few or (dens[best] > 0 and dens[more] <= dens[best]):
+        return best
+    return more if dens[more] > 0 else None
 
 
 def _mined_from(kb: Any, item: str) -> list[str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from worlds.gridworld import tall
 from worlds.gridworld.spec import HEIGHT, GridWorldError, Vocab, game_data
 
 # A tree's leaves, by level from the trunk's top: (dy, radius of the square), the trunk
@@ -332,6 +333,7 @@ def generate(
             best = ring[0]
             break
     bx, bz = best or (sx, sz)
+    tall.grow(np.random.default_rng((seed, 2)), cells, h, bmap, names, cid, (int(bx), int(bz)))
     return Map(cells, bmap, mobs, (int(bx), int(h[bx, bz]) + 1, int(bz)))
 
 

@@ -46,6 +46,13 @@ GLYPHS = {
     "furnace": "F",
     "cobblestone": "=",
     "snow_layer": "_",
+    "sunflower": "*",
+    "lilac": "*",
+    "rose_bush": "*",
+    "peony": "*",
+    "tall_grass": '"',
+    "large_fern": '"',
+    "tall_plant_top": '"',
 }
 MOB_GLYPHS = {"cow": "C", "sheep": "S", "pig": "P", "chicken": "H", "spider": "X", "zombie": "Z"}
 

@@ -54,6 +54,19 @@ def test_a_task_the_book_routes_through_a_missing_mob_is_taken_when_another_way_
     assert goals[-1].action == "craft" and {"flint", "feather", "stick"} <= set(goals[-1].materials)
 
 
+def test_a_night_kill_two_recipes_up_is_priced_with_its_wait_so_a_way_by_day_is_taken(kb):
+    # pink dye: the book's way is rose red and bone meal (a skeleton's bone); on the grid world that
+    # waits for dusk, and a peony by day (two pink dye) is taken, though the bone is no item of the
+    # target itself (the solver's unit costs count the night's wait: worlds/solver.py `_unit_costs`)
+    book = solve(kb, {"pink_dye": 1}, {})
+    assert any(g.action == "kill" and "skeleton" in g.obj for g in book)
+    grid = coverage.route(kb, {"pink_dye": 1}, {})
+    assert grid is not None and [g.text for g in grid] == ["mine 1 peony", "craft 2 pink_dye from 1 peony"]
+    assert coverage.night_refusal(kb, {"pink_dye": 1}, None, 0, 3000) is None  # no night needed: not refused
+    # where every way waits for the night, the route is the book's (string: only spiders drop it)
+    assert [g.obj for g in coverage.route(kb, {"string": 1}, {}) or []][-1] == {"spider": 1}
+
+
 def test_with_no_way_at_all_the_refusal_still_names_the_missing_feature(kb):
     why = coverage.refusal(kb, {"gunpowder": 1})
     assert why is not None and "creeper" in why and "there are no creepers" in why

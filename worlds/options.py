@@ -13,6 +13,7 @@ fixed-point iteration (recipes can form cycles: iron_block <-> iron_ingot).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
@@ -110,10 +111,15 @@ def _names(kb: KnowledgeBase) -> list[str]:
     return list(kb.item_names()) + [g for g in kb.groups() if not kb.is_item(g)]
 
 
-def compute_unit_costs(kb: KnowledgeBase, costs: SkillCosts | None = None) -> dict[str, float]:
+def compute_unit_costs(
+    kb: KnowledgeBase, costs: SkillCosts | None = None, extra: Callable[[Option, str], float] | None = None
+) -> dict[str, float]:
+    """`extra(option, name)`: steps an option costs beyond its unit cost, each time it is used (a
+    world's wait for its source: the grid world's night mobs, worlds/solver.py)."""
     costs = costs or default_costs()
     names = _names(kb)
     opts = {n: options(kb, n, costs) for n in names}
+    more = {(n, j): extra(o, n) for n in names for j, o in enumerate(opts[n])} if extra else {}
     fuels = kb.fuels()
     uc: dict[str, float] = {n: INF for n in names}
     for _ in range(100):
@@ -121,8 +127,8 @@ def compute_unit_costs(kb: KnowledgeBase, costs: SkillCosts | None = None) -> di
         changed = False
         for n in names:
             best = uc[n]
-            for o in opts[n]:
-                c = o.unit_cost + sum(uc.get(i, INF) * k for i, k in o.inputs.items())
+            for j, o in enumerate(opts[n]):
+                c = o.unit_cost + more.get((n, j), 0.0) + sum(uc.get(i, INF) * k for i, k in o.inputs.items())
                 if o.kind == "smelt":
                     c += fuel_cost
                 c /= max(o.yield_, 1)

@@ -17,12 +17,24 @@ from __future__ import annotations
 
 import copy
 import math
+import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from worlds.costs import SkillCosts, default_costs
 from worlds.drops import break_gains, kill_gains
-from worlds.options import INF, Option, default_fuel, is_use, option_cost, options, route_items, unit_costs, use_rate
+from worlds.options import (
+    INF,
+    Option,
+    compute_unit_costs,
+    default_fuel,
+    is_use,
+    option_cost,
+    options,
+    route_items,
+    unit_costs,
+    use_rate,
+)
 from worlds.recipes import a
 from worlds.types import ACTIONS, Goal
 
@@ -36,6 +48,31 @@ MAX_DEPTH = 40
 
 class Unreachable(Exception):
     """No plan reaches the target; the message says which item failed and why."""
+
+
+_WAITING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # gives -> {costs' id: unit costs}
+
+
+def _unit_costs(kb: KnowledgeBase, costs: SkillCosts, gives: Any) -> dict[str, float]:
+    """The steps per unit of every name the plan prices its ways by: the recipe book's, or, for a
+    world that waits for some sources (`gives.waits`: the grid world's night mobs, from a task's
+    dawn), the ways it gives with each kill's wait counted in, so that a thing two recipes above a
+    night's kill goes a way by day where there is one (pink dye from a peony, not a skeleton's
+    bone meal; a bone from a stray, which the grid world has not, priced no longer)."""
+    waits = getattr(gives, "waits", None)
+    if waits is None:
+        return unit_costs(kb)
+
+    def extra(o: Option, name: str) -> float:
+        if o.kind in ("craft", "smelt"):
+            return 0.0
+        probe = _probe(o, name)
+        return INF if not gives(probe) else waits(probe) if o.kind == "kill" else 0.0
+
+    memo = _WAITING.setdefault(gives, {})  # kept with the costs table, so that its id stays its own
+    if id(costs) not in memo:
+        memo[id(costs)] = (costs, compute_unit_costs(kb, costs, extra=extra))
+    return memo[id(costs)][1]
 
 
 def _probe(o: Option, name: str) -> Goal:
@@ -70,7 +107,7 @@ class _Planner:
         self.goals: list[Goal] = []
         self.stack: list[str] = []
         self.expansions = 0
-        self.uc = unit_costs(kb)
+        self.uc = _unit_costs(kb, costs, gives)
 
     # ------------------------------------------------------------------ inventory
     def _concrete(self, name: str) -> str:

@@ -46,6 +46,9 @@ GLYPHS = {
     "furnace": "F",
     "cobblestone": "=",
     "snow_layer": "_",
+    "farmland": "-",
+    "wheat": "v",
+    "wheat_ripe": "Y",
 }
 MOB_GLYPHS = {"cow": "C", "sheep": "S", "pig": "P", "chicken": "H", "spider": "X", "zombie": "Z"}
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld import functional, metadata, paths
+from worlds.gridworld import crops, functional, metadata, paths
 from worlds.gridworld.batch import DEFAULT_MAX_STEPS, BatchGridWorld
 from worlds.gridworld.metadata import slot_count
 from worlds.gridworld.render import render
@@ -312,6 +312,7 @@ class GridWorld:
         if cell not in v.cell_id:
             raise GridWorldError(f"unknown cell {cell!r}; accepted: {', '.join(v.cells)}")
         self.env.cells[self.i, x, z, y] = v.cell_id[cell]
+        crops.adopt(self.env, self.i, (x, y, z))  # farmland or a crop: its slot (dry, age 0 or ripe)
 
     def spawn(self, mob: str, x: int, y: int, z: int) -> None:
         v = self.env.vocab

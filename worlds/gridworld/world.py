@@ -101,10 +101,10 @@ class GridWorld:
             why = biome_refusal(self.kb, self.target, o.get("inventory"), main)
             if why:
                 raise GridWorldError(why)
-            from worlds.gridworld.coverage import night_refusal
+            from worlds.gridworld.coverage import budget_refusal
 
             steps = int(o.get("max_steps") or DEFAULT_MAX_STEPS)
-            why = night_refusal(
+            why = budget_refusal(
                 self.kb, self.target, o.get("inventory"), self.env.start_clock(o.get("time_of_day")), steps
             )
             if why:

@@ -31,6 +31,7 @@ from worlds.types import Goal
 
 DOWN = (0, -1, 0)
 ANCHORS = 24  # moist cells near the agent tried as a plot's centre
+ROW_HALF = 3  # a crop row runs this far either side of the anchor: seven long
 
 
 class FarmExpert(Expert):
@@ -205,8 +206,9 @@ class FarmExpert(Expert):
     # ------------------------------------------------------------------ choosing where
     def _choose_plot(self) -> tuple[list[tuple[int, int, int]], set[tuple[int, int, int]]]:
         """The plot near the agent with the most crop cells (up to the seeds wanted), then the nearest:
-        moist-to-be cells (grass or dirt, air above, open sky, water within reach) of one level in a
-        window around an anchor, crops on every other row of it."""
+        moist-to-be cells (grass or dirt, air above, open sky, water within reach) of one level around
+        an anchor, crops on every other row (up to four rows of seven), the nearest the anchor kept,
+        and the bare farmland beside them."""
         env, i = self.env, self.i
         ok, top = tillable_by_water(env, i)
         xs, zs = np.nonzero(ok)
@@ -214,25 +216,35 @@ class FarmExpert(Expert):
             return [], set()
         px, pz = int(env.pos[i, 0]), int(env.pos[i, 2])
         order = np.argsort(np.abs(xs - px) + np.abs(zs - pz), kind="stable")[:ANCHORS]
-        w = 2 if self.seeds_wanted <= 10 else 3
         best, best_key = None, None
         for j in order.tolist():
             ax, az = int(xs[j]), int(zs[j])
             y = int(top[ax, az])
             for along_x in (True, False):
-                cells, rows = [], set()
-                for dx in range(-w if along_x else -2, (w if along_x else 2) + 1):
-                    for dz in range(-2 if along_x else -w, (2 if along_x else w) + 1):
-                        x, z = ax + dx, az + dz
-                        if 0 <= x < env.X and 0 <= z < env.Z and ok[x, z] and top[x, z] == y:
-                            cells.append((x, y, z))
-                            if (dz if along_x else dx) % 2:
-                                rows.add((x, y, z))
-                key = (-min(len(rows), self.seeds_wanted), abs(ax - px) + abs(az - pz))
+                rows = sorted(  # nearest the anchor first
+                    (abs(u) + abs(r), (ax + u, y, az + r) if along_x else (ax + r, y, az + u))
+                    for u in range(-ROW_HALF, ROW_HALF + 1)
+                    for r in (-3, -1, 1, 3)
+                )
+                kept = set([g for _, g in rows if self._fits(ok, top, g)][: self.seeds_wanted])
+                cells = sorted(
+                    {
+                        (g[0] + dx, y, g[2] + dz)
+                        for g in kept
+                        for dx in (-1, 0, 1)
+                        for dz in (-1, 0, 1)
+                        if self._fits(ok, top, (g[0] + dx, y, g[2] + dz))
+                    }
+                )
+                key = (-len(kept), abs(ax - px) + abs(az - pz))
                 if best_key is None or key < best_key:
-                    best, best_key = (cells, rows), key
+                    best, best_key = (cells, kept), key
         assert best is not None
         return best
+
+    def _fits(self, ok: np.ndarray, top: np.ndarray, g: tuple[int, int, int]) -> bool:
+        x, y, z = g
+        return 0 <= x < self.env.X and 0 <= z < self.env.Z and bool(ok[x, z]) and int(top[x, z]) == y
 
     def _spot(self) -> tuple[int, int, int] | None:
         """A standing cell beside the plot, off it, on natural ground with no water beside it (the

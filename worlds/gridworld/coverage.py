@@ -5,7 +5,12 @@ lays).  A route through something the grid world does not build is refused with 
 that names the missing feature (worlds/data/gridworld.yaml `not_built:`), instead of an
 episode that wanders until its budget is spent.  A target the solver cannot reach at all is
 left to the planner (it says so itself).  `short_of` says when a map holds too few of the
-blocks the route mines (eight reeds), so that the world is made larger (world.py).
+blocks the route mines (eight reeds), so that the world is made larger (world.py), and for a farmed
+crop, when it lacks the grass for the plot's seeds or ground to till by water.  `budget_refusal`
+says when an episode's steps cannot reach what the route waits for: the night, for a hunt of its
+mobs, or a crop's ripening (farming.py), naming a budget that can.
+(About 400 lines: each check reads the same route against the same rules; the farm's own reckoning
+is farming.py's.)
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from worlds.gridworld.crops import farm_holds, farmed
-from worlds.gridworld.farming import farm_steps, plot_seeds, tillable_by_water
+from worlds.gridworld.farming import farm_refusal, plot_seeds, short_for_farm
 from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.rules import make_rules
 from worlds.gridworld.sources import goal_sources, placeable_chance_sources
@@ -202,38 +207,16 @@ def night_refusal(
     return None
 
 
-def farm_refusal(
-    kb: Any, target: dict[str, int], inventory: dict[str, int] | None, start: int, steps: int
-) -> str | None:
-    """One line when the route farms a crop (wheat, for bread) and the episode's `steps` from clock
-    step `start` are fewer than farming.farm_steps gives the scripted expert to grow it (by day only,
-    99 times in 100), naming a budget that does; else None."""
-    route = _route(kb, target, inventory)
-    farms = [(next(iter(g.obj.items()))) for g in (route[0] if route else []) if g.action == "mine"]
-    farms = [(item, n) for item, n in farms if farmed(item) is not None]
-    if not farms:
-        return None
-    need = sum(farm_steps(item, n, start) for item, n in farms)
-    if steps >= need:
-        return None
-    d = game_data()
-    task = math.ceil(need * float(d["seconds_per_step"]) / float(d["task_step_seconds"]))
-    wanted = ", ".join(f"{n} {k}" for k, n in target.items())
-    grown = " and ".join(f"{n} {item}" for item, n in farms)
-    return (
-        f"the grid world cannot give {wanted} in this episode: the recipe book's way to it farms {grown}, "
-        f"which grows from seeds on tilled farmland by day only, {need} steps for the scripted expert, beyond the "
-        f"episode's {steps}; accepted: a task with steps for the farm (max_steps {task} or more: "
-        f"deps run --max-steps {task}, or a suite file's max_steps), or --world textworld"
-    )
-
-
 def budget_refusal(
     kb: Any, target: dict[str, int], inventory: dict[str, int] | None, start: int, steps: int
 ) -> str | None:
     """One line when the episode's steps cannot reach what the route waits for: the night, for a hunt
     of its mobs (`night_refusal`), or a crop's ripening (`farm_refusal`); else None."""
-    return night_refusal(kb, target, inventory, start, steps) or farm_refusal(kb, target, inventory, start, steps)
+    night = night_refusal(kb, target, inventory, start, steps)
+    if night:
+        return night
+    route = _route(kb, target, inventory)
+    return farm_refusal(route[0] if route else [], target, start, steps)
 
 
 MARGIN = 2.0  # blocks on the map per block the route mines (some lie deep, under water, far off)
@@ -264,7 +247,8 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
             continue
         crop = farmed(next(iter(g.obj)))
         if crop is not None:  # farmed: grass for the plot's seeds, and water to farm by
-            if _short_for_farm(env, i, crop, next(iter(g.obj.values()))):
+            n = next(iter(g.obj.values()))
+            if short_for_farm(env, i, crop, n, chance_need(plot_seeds(n))):
                 out.append(crop.seed)
             continue
         cells = _route_sources(env, g)
@@ -280,22 +264,6 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
         if sum(int(counts[c]) * per[c] for c in cells) < (chance_need(n) if chance else MARGIN * n):
             out.append(item)
     return out
-
-
-def _short_for_farm(env: Any, i: int, crop: Any, n: int) -> bool:
-    """Whether world i's map lacks what a farm for `n` of a crop's produce needs: grass enough that the
-    plot's seeds all but surely come (`chance_need`), or ground to till by water for twice its crops
-    (a plot is about half crops, half bare farmland between their rows)."""
-    import numpy as np
-
-    v, rules = env.vocab, env.rules
-    seed = v.item_id[crop.seed]
-    counts = np.bincount(env.cells[i].ravel(), minlength=len(v.cells))
-    grass = [
-        (c, p) for c in range(2, len(v.cells)) for it, p in rules.chance[c] if it == seed and not rules.own_drops[c]
-    ]
-    expected = sum(int(counts[c]) * p for c, p in grass)
-    return expected < chance_need(plot_seeds(n)) or int(tillable_by_water(env, i)[0].sum()) < MARGIN * plot_seeds(n)
 
 
 def _yield(rules: Any, c: int, ids: list[int]) -> float:

@@ -6,8 +6,10 @@ naming one that can).
 The plot: rows of crops along one axis with a row of bare farmland on each side of every crop row,
 all within the water's reach, so that no crop has another beside it on the other axis or on a
 diagonal (1.11.2's halving, crops.py `points`): an inner crop scores 1 + 3 + 8 x 0.75 = 10 points
-on moist farmland, a growth chance of 1/3 a random tick; one at a row's end, with five farmland
-cells about it, 7.75 points and 1/4.
+on moist farmland, a growth chance of 1/3 a random tick.  By a small pond there is often no room for
+the bare rows, and the plot holds fewer crops than planned: the budget reckons each crop at the
+chance of one with farmland only along its row, 1 + 3 + 2 x 0.75 = 5.5 points and 1/5 (with 1/4, a
+row end's in a full plot, one hay bale's 9 wheat took 21,115 of the 21,353 steps it named).
 """
 
 from __future__ import annotations
@@ -32,10 +34,11 @@ def plot_seeds(count: int) -> int:
     return max(LEAST_SEEDS, min(MOST_SEEDS, count + SPARE_SEEDS))
 
 
-def edge_chance() -> float:
-    """The growth chance of a crop at a row's end on moist farmland (the plot's slowest): 1/4."""
+def cramped_chance() -> float:
+    """The growth chance the budget reckons with: a crop on moist farmland with farmland only along
+    its row (1/5)."""
     g = data()["growth"]
-    return chance(float(g["base"]) + float(g["under_moist"]) + 5 * float(g["around_moist"]))
+    return chance(float(g["base"]) + float(g["under_moist"]) + 2 * float(g["around_moist"]))
 
 
 def _ripe_by(t: float, per_step: float, ages: int) -> float:
@@ -46,9 +49,9 @@ def _ripe_by(t: float, per_step: float, ages: int) -> float:
 
 def daylight_steps(count: int, sure: float = SURE) -> float:
     """Steps of daylight by which `count` of the plot's crops have ripened with chance `sure`, each at
-    the slowest crop's chance (a row's end); in rounds where the count is more than the plot holds."""
+    `cramped_chance`; in rounds where the count is more than the plot holds."""
     ages = max(c.ages for c in crops())
-    per_step = ticks_per_step() * tick_chance() * edge_chance()
+    per_step = ticks_per_step() * tick_chance() * cramped_chance()
     n = plot_seeds(count)
     rounds, need = math.ceil(count / n), min(count, n)
 
@@ -116,3 +119,40 @@ def tillable_by_water(env: Any, i: int) -> tuple[np.ndarray, np.ndarray]:
             grown = acc
         wet |= ok & (top == y) & grown
     return wet, top
+
+
+def farm_refusal(goals: list, target: dict[str, int], start: int, steps: int) -> str | None:
+    """One line when a route's `goals` farm a crop (wheat, for bread) and the episode's `steps` from
+    clock step `start` are fewer than `farm_steps` gives the scripted expert, naming a budget that is
+    not (in a task's steps of 1/20 s, as `deps run --max-steps` takes them); else None."""
+    farms = [next(iter(g.obj.items())) for g in goals if g.action == "mine"]
+    farms = [(item, n) for item, n in farms if farmed(item) is not None]
+    if not farms:
+        return None
+    need = sum(farm_steps(item, n, start) for item, n in farms)
+    if steps >= need:
+        return None
+    d = game_data()
+    task = math.ceil(need * float(d["seconds_per_step"]) / float(d["task_step_seconds"]))
+    wanted = ", ".join(f"{n} {k}" for k, n in target.items())
+    grown = " and ".join(f"{n} {item}" for item, n in farms)
+    return (
+        f"the grid world cannot give {wanted} in this episode: the recipe book's way to it farms {grown}, "
+        f"which grows from seeds on tilled farmland by day only, {need} steps for the scripted expert, beyond the "
+        f"episode's {steps}; accepted: a task with steps for the farm (max_steps {task} or more: "
+        f"deps run --max-steps {task}, or a suite file's max_steps), or --world textworld"
+    )
+
+
+def short_for_farm(env: Any, i: int, crop: Any, n: int, seeds_expected: float) -> bool:
+    """Whether world i's map lacks what a farm for `n` of a crop's produce needs: grass that gives
+    `seeds_expected` seeds on average (coverage.py: enough that the plot's seeds all but surely come),
+    or ground to till by water for twice the plot's crops (about half a plot is bare farmland)."""
+    v, rules = env.vocab, env.rules
+    seed = v.item_id[crop.seed]
+    counts = np.bincount(env.cells[i].ravel(), minlength=len(v.cells))
+    grass = [
+        (c, p) for c in range(2, len(v.cells)) for it, p in rules.chance[c] if it == seed and not rules.own_drops[c]
+    ]
+    expected = sum(int(counts[c]) * p for c, p in grass)
+    return expected < seeds_expected or int(tillable_by_water(env, i)[0].sum()) < 2 * plot_seeds(n)

@@ -2,7 +2,8 @@
 base (what a block drops, which tools harvest it, what a mob drops) and the data file
 (hardness, tool speeds, mob health, weapon damage).  Chance drops (gravel's flint, a
 leaf's sapling or apple, a zombie's carrot) are the knowledge base's, drawn per break or
-kill from the world's own stream (batch.py `drop_rng`).  The engine (batch.py) indexes these
+kill from the world's own stream (batch.py `drop_rng`); a cell whose data row names its drops (a
+crop at an age: `drops:`, `tries:`) has those instead.  The engine (batch.py) indexes these
 arrays with whole batches at once.
 
 Break time in steps, as the game computes it ("Breaking"): hardness x 1.5 s when the

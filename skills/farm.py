@@ -198,6 +198,8 @@ class FarmExpert(Expert):
             spot = self._spot()
             if spot is not None and spot != here:
                 return self._walk(spot)
+            self.plan = []
+            return NOOP  # nowhere off the plot to dig in: wait on it rather than dig it up
         if self._can_dig_in():
             return self._dig_in()
         self.plan = []

@@ -31,8 +31,10 @@ from typing import Any
 import numpy as np
 
 from skills.experts import NOOP, Expert
+from skills.farm import FarmExpert
 from worlds.context_tasks import evaluate_conditions, matches, normalise_state, terms
 from worlds.gridworld import paths
+from worlds.gridworld.crops import farmed
 from worlds.gridworld.sources import goal_sources
 from worlds.gridworld.weather import dry
 
@@ -390,5 +392,10 @@ class FindExpert(Expert):
 
 
 def expert_for(env: Any, i: int, goal: Any) -> Expert:
-    """The scripted expert of a goal in world i: FindExpert for find, Expert for the rest."""
-    return FindExpert(env, i, goal) if goal.action == "find" else Expert(env, i, goal)
+    """The scripted expert of a goal in world i: FindExpert for find, FarmExpert for a farmed item
+    (wheat: skills/farm.py), Expert for the rest."""
+    if goal.action == "find":
+        return FindExpert(env, i, goal)
+    if goal.action == "mine" and farmed(next(iter(goal.obj))) is not None:
+        return FarmExpert(env, i, goal)
+    return Expert(env, i, goal)

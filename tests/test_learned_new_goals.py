@@ -71,15 +71,16 @@ def test_adding_a_round_s_goals_left_the_other_evaluation_worlds_as_they_were(mo
 
 def test_every_goal_the_oracle_mines_for_the_harvest_list_is_a_training_goal(kb):
     """The routes of the harvest list the grid world takes (experiments/world_parity.py's suite:
-    2,400 steps from dawn, so no spider for string comes in time) ask the policy for no goal
-    outside TRAIN_GOALS: a learned run is refused for none of them, but the tall flowers', which no
-    network was trained on yet (a learned run names them in one line: tests/test_tall_flowers.py)."""
+    2,400 steps from dawn, so no spider for string comes in time, nor does wheat ripen) ask the
+    policy for no goal outside TRAIN_GOALS: a learned run is refused for none of them, but the tall
+    flowers', which no network was trained on yet (a learned run names them in one line:
+    tests/test_tall_flowers.py)."""
     from types import SimpleNamespace
 
     from experiments.world_parity import BUDGET
     from skills.learned.controller import route_goals
     from skills.learned.features import goal_key
-    from worlds.gridworld.coverage import night_refusal, refusal
+    from worlds.gridworld.coverage import budget_refusal, refusal
     from worlds.gridworld.world import GridWorld
     from worlds.solver import Unreachable, solve
 
@@ -90,7 +91,7 @@ def test_every_goal_the_oracle_mines_for_the_harvest_list_is_a_training_goal(kb)
             if (
                 not solve(kb, {item: 1}, {})
                 or refusal(kb, {item: 1})
-                or night_refusal(kb, {item: 1}, {}, 0, GridWorld.budget_steps(BUDGET))
+                or budget_refusal(kb, {item: 1}, {}, 0, GridWorld.budget_steps(BUDGET))
             ):
                 continue
         except (Unreachable, ValueError):

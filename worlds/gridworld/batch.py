@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld import decay, eggs, functional, ground, metadata, tall
+from worlds.gridworld import crops, decay, eggs, functional, ground, metadata, tall
 from worlds.gridworld.generation import Map, check_biome, generate
 from worlds.gridworld.layout import build_layout
 from worlds.gridworld.mobs import HOSTILE_CAP, step_mobs
@@ -108,6 +108,7 @@ class BatchGridWorld:
         metadata.init(self)
         eggs.init(self)
         decay.init(self)
+        crops.init(self)
         self.drop_rng = np.random.default_rng(0)
         self._bounds = np.array([self.X, self.H, self.Z], np.uint64)[:, None]  # (x, y, z) limits
         self._strides = np.array([self.Z * self.H, 1, self.H], np.int64)  # (x, y, z) in the flat cells
@@ -173,6 +174,7 @@ class BatchGridWorld:
         ground.reset_one(self, i)
         eggs.reset_one(self, i, seed)
         decay.reset_one(self, i)
+        crops.reset_one(self, i)
         self.drop_rng = np.random.default_rng([int(s) for s in self.seeds] + [0xD209])
         self.set_target(i, o.get("target") or {})
 
@@ -348,6 +350,7 @@ class BatchGridWorld:
         ground.age(self, cost)
         eggs.step(self, cost)
         decay.step(self, cost)
+        crops.step(self, cost)
         ground.settle_and_pick_up(self, events)
         regen = int(game_data()["regen_steps"])
         heal = (self.clock % regen == 0) & ~self.dead

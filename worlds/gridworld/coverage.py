@@ -5,7 +5,12 @@ lays).  A route through something the grid world does not build is refused with 
 that names the missing feature (worlds/data/gridworld.yaml `not_built:`), instead of an
 episode that wanders until its budget is spent.  A target the solver cannot reach at all is
 left to the planner (it says so itself).  `short_of` says when a map holds too few of the
-blocks the route mines (eight reeds), so that the world is made larger (world.py).
+blocks the route mines (eight reeds), so that the world is made larger (world.py), and for a farmed
+crop, when it lacks the grass for the plot's seeds or ground to till by water.  `budget_refusal`
+says when an episode's steps cannot reach what the route waits for: the night, for a hunt of its
+mobs, or a crop's ripening (farming.py), naming a budget that can.
+(About 400 lines: each check reads the same route against the same rules; the farm's own reckoning
+is farming.py's.)
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
+from worlds.gridworld.crops import farm_holds, farmed
+from worlds.gridworld.farming import farm_refusal, plot_seeds, short_for_farm
 from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.rules import make_rules
 from worlds.gridworld.sources import goal_sources, placeable_chance_sources
@@ -90,7 +97,7 @@ class _Gives:
     def holds(self, goal: Any) -> tuple[str, ...]:
         item = next(iter(goal.obj))
         if goal.action == "mine":
-            return pour_holds(item)
+            return pour_holds(item) + farm_holds(item)
         fights = goal.action == "kill" and self._hostile(item)[0]
         return (str(game_data()["hunt_weapon"]),) if fights else ()
 
@@ -200,6 +207,18 @@ def night_refusal(
     return None
 
 
+def budget_refusal(
+    kb: Any, target: dict[str, int], inventory: dict[str, int] | None, start: int, steps: int
+) -> str | None:
+    """One line when the episode's steps cannot reach what the route waits for: the night, for a hunt
+    of its mobs (`night_refusal`), or a crop's ripening (`farm_refusal`); else None."""
+    night = night_refusal(kb, target, inventory, start, steps)
+    if night:
+        return night
+    route = _route(kb, target, inventory)
+    return farm_refusal(route[0] if route else [], target, start, steps)
+
+
 MARGIN = 2.0  # blocks on the map per block the route mines (some lie deep, under water, far off)
 SURE = 0.99  # a chance drop: the map holds enough sources that it comes this often (a real world has more)
 
@@ -225,6 +244,12 @@ def short_of(env: Any, i: int, target: dict[str, int], inventory: dict[str, int]
     out = []
     for g in goals:
         if g.action != "mine":
+            continue
+        crop = farmed(next(iter(g.obj)))
+        if crop is not None:  # farmed: grass for the plot's seeds, and water to farm by
+            n = next(iter(g.obj.values()))
+            if short_for_farm(env, i, crop, n, chance_need(plot_seeds(n))):
+                out.append(crop.seed)
             continue
         cells = _route_sources(env, g)
         if not cells:

@@ -1,5 +1,6 @@
 """The rare, per-world actions: craft, smelt, equip (MineDojo's functional actions), and
-`use` (place a block, or use a held item on a block or a mob: a bucket on water or a cow).
+`use` (place a block, or use a held item on a block or a mob: a bucket on water or a cow, a hoe
+on grass or dirt, seeds on farmland: crops.py).
 
 The inventory rules are the text world's, through worlds/inventory.py's `Bag`; what the
 grid world adds is space: a recipe that needs a table needs a crafting table PLACED within
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld import metadata
+from worlds.gridworld import crops, metadata
 from worlds.gridworld.pour import made
 from worlds.gridworld.spec import EQUIP_SLOTS, FACING_VECTORS, game_data
 from worlds.inventory import Bag, Refusal, slot_of
@@ -110,6 +111,9 @@ def use(env: Any, i: int, item: str) -> Result:
     if makes is not None and mob is None:  # a water bucket poured on lava: obsidian (pour.py)
         env.cells[i, at[0], at[2], at[1]] = makes
         return True, None, {}, {}, 0
+    farmed = crops.use(env, i, item, at, cell) if mob is None else None  # a hoe tills, seeds are planted
+    if farmed is not None:
+        return farmed
     for way in _ways(kb, item):
         hit = (way.on == "mob" and mob is not None and v.mobs[mob] == way.source) or (
             way.on == "block" and v.block_of[cell] == way.source

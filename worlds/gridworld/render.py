@@ -53,6 +53,9 @@ GLYPHS = {
     "tall_grass": '"',
     "large_fern": '"',
     "tall_plant_top": '"',
+    "farmland": "-",
+    "wheat": "v",
+    "wheat_ripe": "Y",
 }
 MOB_GLYPHS = {"cow": "C", "sheep": "S", "pig": "P", "chicken": "H", "spider": "X", "zombie": "Z"}
 

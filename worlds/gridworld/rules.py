@@ -2,7 +2,8 @@
 base (what a block drops, which tools harvest it, what a mob drops) and the data file
 (hardness, tool speeds, mob health, weapon damage).  Chance drops (gravel's flint, a
 leaf's sapling or apple, a zombie's carrot) are the knowledge base's, drawn per break or
-kill from the world's own stream (batch.py `drop_rng`).  The engine (batch.py) indexes these
+kill from the world's own stream (batch.py `drop_rng`); a cell whose data row names its drops (a
+crop at an age: `drops:`, `tries:`) has those instead.  The engine (batch.py) indexes these
 arrays with whole batches at once.
 
 Break time in steps, as the game computes it ("Breaking"): hardness x 1.5 s when the
@@ -65,6 +66,7 @@ class Rules:
     mob_shot_reach: np.ndarray  # int [M]: cells within which it shoots the agent it sees; 0: it does not shoot
     mob_shot_damage: np.ndarray  # float [M]: damage of one shot
     mob_shot_every: np.ndarray  # int [M]: steps between its shots (>= 1)
+    own_drops: np.ndarray  # bool [C]: the data file names its drops (a crop at an age), not the block's
 
     def break_steps(self, cell: np.ndarray, speed: np.ndarray, can: np.ndarray) -> np.ndarray:
         """Steps to break `cell` with tool `speed` (>= 1), harvesting or not (`can`)."""
@@ -155,6 +157,8 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
             for t in ts:
                 if t in tool_index:
                     harvest[c, tool_index[t]] = True
+        if rows[c].get("drops") is not None:  # a crop's cell: what its age drops (gridworld.yaml)
+            drops[c] = {k: int(n) for k, n in rows[c]["drops"].items() if k in v.item_id}
         for k, n in drops[c].items():
             drop_vec[c, v.item_id[k]] = n
 
@@ -183,6 +187,11 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
         else []
         for c in range(C)
     ]
+    for c in range(2, C):  # a cell that names its drops names its chance drops too (`tries:` {item: [draws,
+        if rows[c].get("drops") is not None:  # chance]}: a ripe crop's seeds, each draw apart), or has none
+            tries = (rows[c].get("tries") or {}).items()
+            chance[c] = [(v.item_id[k], float(p)) for k, (n, p) in tries if k in v.item_id for _ in range(int(n))]
+    own_drops = np.array([r.get("drops") is not None for r in rows])
     mob_chance: list[list[tuple[int, float]]] = [[]]
     mob_chance += [
         [(v.item_id[k], float(p)) for k, p in kb.mob_chance_drops(v.mobs[m]).items() if k in v.item_id]
@@ -236,6 +245,7 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
         mob_shot_reach,
         mob_shot_damage,
         mob_shot_every,
+        own_drops,
     )
 
 

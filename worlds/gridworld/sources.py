@@ -45,8 +45,8 @@ def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
             )
         ):  # with shears: the leaves
             cells.add(c)  # a chance drop (gravel's flint) too: broken again until it comes
-        elif v.block_of[c] == canon or v.cells[c] == canon:  # "mine stone": break the named block
-            cells.add(c)
+        elif (v.block_of[c] == canon or v.cells[c] == canon) and not rules.own_drops[c]:
+            cells.add(c)  # "mine stone": break the named block (not a young crop, which gives a seed)
     cells |= pour_sources(env, canon)  # lava, for obsidian: a water bucket poured on it (pour.py)
     for way in (w for w in kb.interactions(canon) if w.uses):  # pick-ups (eggs): ground.ground_items
         if way.on == "mob" and way.source in v.mob_id:

@@ -53,7 +53,8 @@ PRIMITIVES (index = position in the tuple):
   without the harvest tool the knowledge base requires, the block breaks and drops
   nothing, as in the game) or hits a mob there (drops its loot when its health is gone);
   use: place the item argument (a crafting table, furnace, or building block) in the faced
-  cell, or use a held item on the faced cell (a bucket on water, lava or a cow);
+  cell, or use a held item on the faced cell (a bucket on water, lava or a cow; a hoe tills
+  grass or dirt, seeds are planted on farmland: crops.py);
   jump_place: jump and place the item argument (a building block) under yourself (pillar
   up one level); jump: jump forward onto the faced block (needs head room above you and
   above it); face_north / face_south / face_east / face_west: turn without moving (to hit

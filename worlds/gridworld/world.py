@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld import functional, metadata, paths
+from worlds.gridworld import crops, functional, metadata, paths
 from worlds.gridworld.batch import DEFAULT_MAX_STEPS, BatchGridWorld
 from worlds.gridworld.metadata import slot_count
 from worlds.gridworld.render import render
@@ -101,10 +101,10 @@ class GridWorld:
             why = biome_refusal(self.kb, self.target, o.get("inventory"), main)
             if why:
                 raise GridWorldError(why)
-            from worlds.gridworld.coverage import night_refusal
+            from worlds.gridworld.coverage import budget_refusal
 
             steps = int(o.get("max_steps") or DEFAULT_MAX_STEPS)
-            why = night_refusal(
+            why = budget_refusal(
                 self.kb, self.target, o.get("inventory"), self.env.start_clock(o.get("time_of_day")), steps
             )
             if why:
@@ -312,6 +312,7 @@ class GridWorld:
         if cell not in v.cell_id:
             raise GridWorldError(f"unknown cell {cell!r}; accepted: {', '.join(v.cells)}")
         self.env.cells[self.i, x, z, y] = v.cell_id[cell]
+        crops.adopt(self.env, self.i, (x, y, z))  # farmland or a crop: its slot (dry, age 0 or ripe)
 
     def spawn(self, mob: str, x: int, y: int, z: int) -> None:
         v = self.env.vocab

@@ -464,6 +464,13 @@ class KnowledgeBase:
     def item_names(self) -> list[str]:
         return sorted(self._items)
 
+    def metadata_of(self, name: str) -> int | None:
+        """The metadata value of a variant this version names apart (lilac: double_plant:1), else None."""
+        if name not in self._variant_of:
+            return None
+        meta = str(self._items[name].get("id", "")).partition(":")[2]
+        return int(meta) if meta.isdigit() else None
+
     def variant_items(self) -> dict[str, str]:
         """Metadata variants given their own names (1.11.2: lapis_lazuli -> dye), each with
         the item id it is a variant of; empty from 1.13 on, where every variant is an item."""

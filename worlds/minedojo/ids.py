@@ -57,13 +57,20 @@ def _variants() -> dict[str, tuple[str, int]]:
 
     from worlds.knowledge import load_kb, normalize
 
-    known = set(load_kb("1.11.2").item_names())
+    kb = load_kb("1.11.2")
+    known = set(kb.item_names())
     out = {}
     for it in minecraft_data("1.11.2").items_list:
         for v in it.get("variations") or []:
             name = normalize(v["displayName"])
             if name in known and name not in item_index() and it["name"] in item_index():
                 out[name] = (it["name"], int(v["metadata"]))
+    # the variants the knowledge base names from its own data where minecraft-data lists none
+    # (recipe_patches.yaml `metadata_items`: the tall flowers of double_plant, 175:0-5)
+    for name, base in kb.variant_items().items():
+        meta = kb.metadata_of(name)
+        if name not in out and name not in item_index() and base in item_index() and meta is not None:
+            out[name] = (base, meta)
     return out
 
 

@@ -12,22 +12,11 @@ import pytest
 from skills.grid_controller import GridScriptedController
 from skills.learned.features import encode_obs, net_shape
 from worlds.gridworld.generation import generate
-from worlds.gridworld.spec import GridWorldError, _stand_ins, game_data, make_vocab
+from worlds.gridworld.spec import GridWorldError, _stand_ins, game_data
 from worlds.gridworld.world import GridWorld
-from worlds.knowledge import load_kb
 from worlds.types import Goal
 
 SIDES = ((0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0))
-
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb("1.11.2")
-
-
-@pytest.fixture(scope="module")
-def vocab(kb):
-    return make_vocab(kb)
 
 
 def cells_of(m, vocab, name):

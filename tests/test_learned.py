@@ -16,22 +16,10 @@ from skills.learned import checkpoint
 from skills.learned.features import net_shape
 from skills.learned.model import GoalNet
 from skills.learned.paths import SHIPPED, CheckpointError
-from worlds.gridworld.spec import make_vocab
 from worlds.gridworld.world import GridWorld
-from worlds.knowledge import load_kb
 from worlds.types import Goal
 
 SIZE = (24, 24)
-
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb("1.11.2")
-
-
-@pytest.fixture(scope="module")
-def vocab(kb):
-    return make_vocab(kb)
 
 
 def flat(kb, blocks=(), mobs=(), agent=(12, 65, 12)):

@@ -11,20 +11,9 @@ import pytest
 from tests.expert_steps import run_expert
 from worlds.gridworld import coverage
 from worlds.gridworld.generation import generate
-from worlds.gridworld.spec import game_data, make_vocab
+from worlds.gridworld.spec import game_data
 from worlds.gridworld.world import GridWorld
-from worlds.knowledge import load_kb
 from worlds.types import Goal
-
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb("1.11.2")
-
-
-@pytest.fixture(scope="module")
-def vocab(kb):
-    return make_vocab(kb)
 
 
 def test_a_swamps_mushrooms_grow_on_grass_in_the_shade_of_two_leaves(vocab):

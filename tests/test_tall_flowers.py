@@ -15,22 +15,11 @@ from skills.grid_controller import GridScriptedController
 from worlds.gridworld.coverage import grows_in, refusal
 from worlds.gridworld.generation import generate
 from worlds.gridworld.sources import source_blocks
-from worlds.gridworld.spec import game_data, make_vocab
+from worlds.gridworld.spec import game_data
 from worlds.gridworld.world import GridWorld
-from worlds.knowledge import load_kb
 from worlds.types import Goal
 
 PLANTS = ("sunflower", "lilac", "rose_bush", "peony", "tall_grass", "large_fern")
-
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb("1.11.2")
-
-
-@pytest.fixture(scope="module")
-def vocab(kb):
-    return make_vocab(kb)
 
 
 def tall_ids(vocab):

@@ -14,13 +14,10 @@ from skills.learned import sense
 from skills.learned.features import net_shape
 from skills.learned.model import GoalNet
 from skills.learned.surround import KEY, RADIUS, SIDE, observe
-from tests import test_learned as base
 from tests.test_learned import flat  # the same flat worlds
 from worlds.gridworld import ground
 from worlds.gridworld.spec import make_vocab
 from worlds.types import Goal
-
-kb, vocab = base.kb, base.vocab  # the same fixtures as tests/test_learned.py
 
 
 def band_of(dy: int) -> int:

@@ -11,11 +11,8 @@ import pytest
 from skills.learned import sense
 from skills.learned.paths import LearnedError
 from skills.learned.surround import KEY, RADIUS, SIDE, observe
-from tests import test_learned as base
 from worlds.gridworld.world import GridWorld
 from worlds.types import Goal
-
-kb = base.kb  # the same fixtures as tests/test_learned.py
 
 
 def wide(kb, blocks=(), agent=(20, 65, 20), side=140):

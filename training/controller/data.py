@@ -95,6 +95,10 @@ NEW_KILLS_IN_ROUND_37 = ("rabbit", "rabbit_foot")
 # `hunt_weapon`, coverage.gives.holds) and their worlds start after dusk (`own_time`). The networks read a
 # skeleton as a zombie (`policy_as`), so the two share a goal code.
 NEW_KILLS_IN_ROUND_38: dict[str, dict] = {mob: {"wooden_sword": 1} for mob in ("zombie", "skeleton", "spider")}
+# Round 40's goals: the tall flowers (double_plant and its named kinds: sunflower plains' sunflowers, a flower
+# forest's lilacs, rose bushes and peonies; worlds/gridworld/tall.py), for their dyes. Either half of the plant
+# breaks it for one drop; their worlds are of the biome that grows them (`own_biome`).
+NEW_IN_ROUND_40: dict[str, dict] = dict.fromkeys(("double_plant", "sunflower", "lilac", "rose_bush", "peony"), {})
 # The goals the policy learns: (action, item, weight, what is held at the start besides extras).
 # What is held is what the oracle's route holds when it reaches the goal: the goal's own tool and
 # the best pickaxe crafted on the way (a bucket's or the shears' iron was mined with a stone
@@ -134,6 +138,8 @@ TRAIN_GOALS: tuple[tuple[str, str, float, dict], ...] = (
     *(("kill", mob, 0.5, {}) for mob in NEW_KILLS_IN_ROUND_37),
     # issue 20, round 38: the night's mobs, armed
     *(("kill", mob, 0.5, inv) for mob, inv in NEW_KILLS_IN_ROUND_38.items()),
+    # issue 20, round 40: the tall flowers
+    *(("mine", item, 0.5, inv) for item, inv in NEW_IN_ROUND_40.items()),
 )
 # Goals whose weights the issue-20 runs raise (the weak ones of the skill table); see `goal_weights`.
 FOCUS = {"mine:iron_ore": 2.5, "mine:coal": 2.0, "kill:cow": 1.5, "kill:pig": 1.5, "kill:sheep": 1.5}

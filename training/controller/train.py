@@ -29,6 +29,7 @@ from training.controller.data import (
     NEW_IN_ROUND_35,
     NEW_IN_ROUND_36,
     NEW_IN_ROUND_37,
+    NEW_IN_ROUND_40,
     NEW_KILLS_IN_ROUND_37,
     NEW_KILLS_IN_ROUND_38,
     TRAIN_GOALS,
@@ -117,6 +118,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
     orng = np.random.default_rng(60_000 + seed)  # and round 36's (obsidian) its own
     srng = np.random.default_rng(70_000 + seed)  # and round 37's (mushrooms, snowballs) theirs
     krng = np.random.default_rng(80_000 + seed)  # and round 38's (the night's mobs) theirs
+    trng = np.random.default_rng(90_000 + seed)  # and round 40's (the tall flowers) theirs
     own = {
         i: g
         for goals, g in (
@@ -126,6 +128,7 @@ def eval_episodes(n: int, seed: int) -> list[tuple[Goal, int, dict]]:
             (NEW_IN_ROUND_37, srng),
             (NEW_KILLS_IN_ROUND_37, srng),
             (NEW_KILLS_IN_ROUND_38, krng),
+            (NEW_IN_ROUND_40, trng),
         )
         for i in goals
     }

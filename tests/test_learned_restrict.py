@@ -56,33 +56,35 @@ def test_no_goal_is_refused(tmp_path, goals, capsys):
 
 
 @pytest.mark.skipif(not (SHIPPED / "controller-harvest10.pt").is_file(), reason="no shipped controller-harvest10.pt")
-def test_the_shipped_set_routes_rounds_14_to_37s_goals_to_their_cut_checkpoints(monkeypatch):
+def test_the_shipped_set_routes_rounds_14_to_40s_goals_to_their_cut_checkpoints(monkeypatch):
     monkeypatch.delenv("DEPS_CONTROLLER_CHECKPOINT", raising=False)
     kb = load_kb("1.11.2")
     shipped = GoalPolicy.load("controller", kb=kb)
     cut = [p.card.get("restricted", {}) for p in shipped.parts]
-    assert len(shipped.parts) == 11 and not cut[0] and all(cut[1:10]) and not cut[10]
+    assert len(shipped.parts) == 12 and not cut[0] and all(cut[1:11]) and not cut[11]
     jungle = {"mine:melon", "mine:cocoa_beans", "mine:dye", "mine:vine", "mine:waterlily"}
     cold = {"mine:brown_mushroom", "mine:red_mushroom", "mine:snowball", "kill:rabbit", "kill:rabbit_foot"}
+    tall = {f"mine:{i}" for i in ("double_plant", "sunflower", "lilac", "rose_bush", "peony")}
     cards = {  # the goals each cut checkpoint's card lists, and those it drives (the first that knows one)
         1: ({"mine:obsidian"}, {"mine:obsidian"}),  # controller-obsidian.pt, round 36: lava and a water bucket
         2: (cold, cold),  # controller-swamp-snow.pt, round 37: mushrooms, snowballs, rabbits (kill:rabbit by key)
-        3: (jungle, jungle),  # controller-jungle.pt, round 35: the jungle's and the swamp's goals
-        4: ({"mine:flint"}, {"mine:flint"}),  # controller-harvest10.pt, near map, gravel placed again (harvest8 left)
-        5: ({"mine:leaves"}, {"mine:leaves"}),  # controller-harvest9.pt (leaves left controller-harvest.pt)
-        6: ({"mine:lava_bucket"}, {"mine:lava_bucket"}),  # controller-harvest6.pt
-        7: ({"mine:flint", "mine:sapling"}, {"mine:sapling"}),  # controller-harvest5.pt
-        8: ({"mine:emerald", "mine:flint", "mine:sapling"}, {"mine:emerald"}),  # controller-harvest4.pt
-        9: ({"mine:lava_bucket", "mine:leaves2", "mine:deadbush"}, {"mine:leaves2", "mine:deadbush"}),  # harvest3
+        3: (tall, tall),  # controller-tall.pt, round 40: the tall flowers
+        4: (jungle, jungle),  # controller-jungle.pt, round 35: the jungle's and the swamp's goals
+        5: ({"mine:flint"}, {"mine:flint"}),  # controller-harvest10.pt, near map, gravel placed again (harvest8 left)
+        6: ({"mine:leaves"}, {"mine:leaves"}),  # controller-harvest9.pt (leaves left controller-harvest.pt)
+        7: ({"mine:lava_bucket"}, {"mine:lava_bucket"}),  # controller-harvest6.pt
+        8: ({"mine:flint", "mine:sapling"}, {"mine:sapling"}),  # controller-harvest5.pt
+        9: ({"mine:emerald", "mine:flint", "mine:sapling"}, {"mine:emerald"}),  # controller-harvest4.pt
+        10: ({"mine:lava_bucket", "mine:leaves2", "mine:deadbush"}, {"mine:leaves2", "mine:deadbush"}),  # harvest3
     }
     for part, (listed, driven) in cards.items():
         assert shipped.parts[part].goals == listed
         for key in driven:
             action, _, thing = key.partition(":")
             assert shipped.part_for(Goal(action, {thing: 1})) is shipped.parts[part]
-    assert shipped.parts[4].net.shape.near and not any(p.net.shape.near for i, p in enumerate(shipped.parts) if i != 4)
+    assert shipped.parts[5].net.shape.near and not any(p.net.shape.near for i, p in enumerate(shipped.parts) if i != 5)
     assert shipped.part_for(Goal("mine", {"lapis_lazuli": 1})) is shipped.parts[0]  # dye's slot, its own key
-    assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[10]  # the other harvest goals
+    assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[11]  # the other harvest goals
     assert shipped.part_for(Goal("mine", {"log": 1})) is shipped.parts[0]  # deps71's goals: round 5's
     assert (
         shipped.part_for(Goal("kill", {"chicken": 1})) is shipped.parts[0]

@@ -1,6 +1,6 @@
 """Tall plants in the grid world (sunflowers, lilacs, rose bushes, peonies, double tallgrass, large
 ferns): grown two cells high in the biomes whose decorators grow them, broken as one plant, crafted
-into their dyes, got by the scripted expert, refused by the learned controller, and every older
+into their dyes, got by the scripted expert and (since round 40) the policy alone, and every older
 seed's map unchanged but for them."""
 
 from __future__ import annotations
@@ -196,19 +196,26 @@ def test_a_forest_map_too_thin_in_rose_bushes_is_made_larger_until_it_holds_two(
 
 
 # ---------------------------------------------------------------- the learned controller
-def test_the_networks_read_the_flowers_as_small_ones_and_refuse_their_goals(kb, vocab):
+def test_the_networks_read_the_flowers_as_small_ones_and_the_tall_checkpoint_drives_them(kb, vocab):
     assert [vocab.cells[vocab.cell_as[vocab.cell_id[c]]] for c in PLANTS] == [
         "dandelion", "poppy", "poppy", "poppy", "grass", "grass"
     ]  # fmt: skip
     from skills.learned.controller import make_learned_controller
     from skills.learned.options import LearnedOptions
-    from skills.learned.paths import SHIPPED, LearnedError
+    from skills.learned.paths import SHIPPED
     from worlds.tasks import task_from_instruction
 
-    if not (SHIPPED / "controller.pt").is_file():
-        pytest.skip("no shipped controller.pt")
+    if not (SHIPPED / "controller-tall.pt").is_file():
+        pytest.skip("no shipped controller-tall.pt")
     settings = SimpleNamespace(world="gridworld", device="cpu", seed=0, option=lambda part: LearnedOptions())
-    for text, goal in (("obtain a rose_bush", "mine:rose_bush"), ("obtain a lilac", "mine:lilac")):
-        with pytest.raises(LearnedError) as e:
-            make_learned_controller(kb, settings, None, task=task_from_instruction(text, kb.canonical))
-        assert "\n" not in str(e.value) and f"not trained for {goal}" in str(e.value) and "--fallback" in str(e.value)
+    for item, seed in (("lilac", 1), ("sunflower", 4)):  # round 40: no fallback, the policy alone
+        task = task_from_instruction(f"obtain a {item}", kb.canonical)
+        ctl = make_learned_controller(kb, settings, None, task=task)
+        assert not ctl.use_fallback
+        part = ctl.policy.part_for(Goal("mine", {item: 1}))  # controller-tall.pt, cut to the five
+        assert part.goals == {f"mine:{i}" for i in ("double_plant", "sunflower", "lilac", "rose_bush", "peony")}
+        w = GridWorld(kb)
+        w.reset(seed=seed, options={"target": {item: 1}})
+        out = ctl.run(Goal("mine", {item: 1}), w)
+        assert out["ok"], out["error"]
+        assert w.inventory[item] == 1

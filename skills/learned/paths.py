@@ -38,6 +38,7 @@ SHIPPED_MORE = {
     "controller": (
         "controller-obsidian.pt",
         "controller-swamp-snow.pt",
+        "controller-tall.pt",
         "controller-jungle.pt",
         "controller-harvest10.pt",
         "controller-harvest9.pt",

@@ -219,31 +219,23 @@ class Shelter(Expert):
     """The night's hole for a learned mine or kill pursuit (skills/learned/controller.py), by the
     find expert's rule: while a zombie or spider is within THREAT cells at night, dig a hole two
     blocks deep where the agent stands and wait in it, as players wait out the night. The
-    pursuit's own quarry sends no one into the hole. The policy was never taught to hide, and
-    long pursuits died at nightfall (issue 20, round 33). A hunt of the night's own mobs (a
-    zombie, armed: round 38) does not hide from them: it fights what comes, and goes into the
-    hole only when hurt, to heal, by the scripted expert's rule (Expert._heal: under HEAL_BELOW
-    until HEALED_AT); networks taught by that expert dug, but died in half their hunts (round 39)."""
+    pursuit's own quarry sends no one into the hole, and a hunt of the night's own mobs (a
+    zombie, armed: round 38) never hides: it fights what comes, as the scripted expert it learned
+    from does. The policy was never taught to hide, and long pursuits died at nightfall (issue
+    20, round 33)."""
 
     def __init__(self, env: Any, i: int, goal: Any):
         super().__init__(env, i, goal)
         _, mobs = goal_sources(env, goal)
         self.spare = sorted(mobs)
-        self._next: tuple[int, int] | None = None  # a hunt's healing step, from needed()
 
     def needed(self) -> bool:
         """At night, a hostile mob other than the quarry within THREAT cells, on a pursuit that is
-        not itself a hunt of the night's mobs; on such a hunt, a hurt hunter that can heal in a hole."""
-        if self._night_hunt():
-            self._next = self._heal()
-            return self._next is not None
-        self._next = None
-        return hostile_within(self.env, self.i, THREAT, spare=self.spare)
+        not itself a hunt of the night's mobs?"""
+        return not self._night_hunt() and hostile_within(self.env, self.i, THREAT, spare=self.spare)
 
     def action(self) -> tuple[int, int]:
         """Dig in (face down, break the block under the feet) until sheltered, then wait."""
-        if self._next is not None:
-            return self._next
         if not self._sheltered() and self._can_dig_in():
             return self._dig_in()
         return NOOP

@@ -2,14 +2,14 @@
 a spider for string) as training goals. Their worlds start after dusk and hold the route's sword;
 the scripted expert on such a hunt clears every hostile mob around it, nearest first, as a player
 does, rather than wait under a skeleton's arrows for its quarry; and the learned controller's
-night hole is dug on a hunt only to heal in (the hunt fights what comes, as the expert it learned from)."""
+night hole is not dug on a hunt (the hunt fights what comes, as the expert it learned from)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from skills.experts import NOOP, Expert
+from skills.experts import Expert
 from skills.find import Shelter
 from tests.test_skeletons import flat as skeletons_flat
 from training.controller.data import NEW_KILLS_IN_ROUND_38, own_time
@@ -108,28 +108,6 @@ def test_a_hurt_hunter_digs_in_heals_and_hunts_on(kb, monkeypatch):
     env.health[0] = HEALED_AT  # healed: the hunt goes on, out of the hole toward the zombie
     a = hunt.act()
     assert not hunt.healing and a is not None and hunt.plan
-
-
-def test_the_learned_controller_s_hole_heals_a_hurt_hunter_as_the_expert_does(kb, monkeypatch):
-    from skills.experts import HEAL_BELOW, HEALED_AT
-
-    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 0.0)
-    w = flat(kb, time_of_day="night")
-    env = w.env
-    w.spawn("zombie", 8, 65, 2)  # the quarry, 6 cells north
-    shelter = Shelter(env, 0, Goal("kill", {"zombie": 1}))
-    assert not shelter.needed()  # whole: the policy hunts
-    env.health[0] = HEAL_BELOW - 3
-    for _ in range(40):  # hurt: into the hole, two blocks down, and waiting there
-        assert shelter.needed()
-        w.step(np.array(shelter.action()))
-    assert shelter._sheltered() and int(env.pos[0, 1]) == 63 and shelter.action() == NOOP
-    env.health[0] = HEAL_BELOW + 2  # healing, not yet healed: it stays
-    assert shelter.needed()
-    env.health[0] = HEALED_AT  # healed: the policy hunts on
-    assert not shelter.needed()
-    env.health[0] = HEAL_BELOW + 2  # hurt again, but above the mark: no hole
-    assert not shelter.needed()
 
 
 def test_a_hurt_digger_by_day_or_on_a_mine_goal_does_not_stop_to_heal(kb):

@@ -10,6 +10,7 @@ import torch
 
 from skills.learned.paths import SHIPPED
 from skills.learned.policy import GoalPolicy
+from training.controller.data import NEW_IN_ROUND_40
 from training.controller.restrict import main, restrict
 from worlds.knowledge import load_kb
 from worlds.types import Goal
@@ -64,7 +65,7 @@ def test_the_shipped_set_routes_rounds_14_to_40s_goals_to_their_cut_checkpoints(
     assert len(shipped.parts) == 12 and not cut[0] and all(cut[1:11]) and not cut[11]
     jungle = {"mine:melon", "mine:cocoa_beans", "mine:dye", "mine:vine", "mine:waterlily"}
     cold = {"mine:brown_mushroom", "mine:red_mushroom", "mine:snowball", "kill:rabbit", "kill:rabbit_foot"}
-    tall = {f"mine:{i}" for i in ("double_plant", "sunflower", "lilac", "rose_bush", "peony")}
+    tall = {f"mine:{i}" for i in NEW_IN_ROUND_40}
     cards = {  # the goals each cut checkpoint's card lists, and those it drives (the first that knows one)
         1: ({"mine:obsidian"}, {"mine:obsidian"}),  # controller-obsidian.pt, round 36: lava and a water bucket
         2: (cold, cold),  # controller-swamp-snow.pt, round 37: mushrooms, snowballs, rabbits (kill:rabbit by key)

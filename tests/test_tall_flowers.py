@@ -203,6 +203,7 @@ def test_the_networks_read_the_flowers_as_small_ones_and_the_tall_checkpoint_dri
     from skills.learned.controller import make_learned_controller
     from skills.learned.options import LearnedOptions
     from skills.learned.paths import SHIPPED
+    from training.controller.data import NEW_IN_ROUND_40
     from worlds.tasks import task_from_instruction
 
     if not (SHIPPED / "controller-tall.pt").is_file():
@@ -213,7 +214,7 @@ def test_the_networks_read_the_flowers_as_small_ones_and_the_tall_checkpoint_dri
         ctl = make_learned_controller(kb, settings, None, task=task)
         assert not ctl.use_fallback
         part = ctl.policy.part_for(Goal("mine", {item: 1}))  # controller-tall.pt, cut to the five
-        assert part.goals == {f"mine:{i}" for i in ("double_plant", "sunflower", "lilac", "rose_bush", "peony")}
+        assert part.goals == {f"mine:{i}" for i in NEW_IN_ROUND_40}
         w = GridWorld(kb)
         w.reset(seed=seed, options={"target": {item: 1}})
         out = ctl.run(Goal("mine", {item: 1}), w)

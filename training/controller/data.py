@@ -98,7 +98,7 @@ NEW_KILLS_IN_ROUND_38: dict[str, dict] = {mob: {"wooden_sword": 1} for mob in ("
 # Round 40's goals: the tall flowers (double_plant and its named kinds: sunflower plains' sunflowers, a flower
 # forest's lilacs, rose bushes and peonies; worlds/gridworld/tall.py), for their dyes. Either half of the plant
 # breaks it for one drop; their worlds are of the biome that grows them (`own_biome`).
-NEW_IN_ROUND_40: dict[str, dict] = dict.fromkeys(("double_plant", "sunflower", "lilac", "rose_bush", "peony"), {})
+NEW_IN_ROUND_40: dict[str, dict] = {item: {} for item in ("double_plant", "sunflower", "lilac", "rose_bush", "peony")}
 # The goals the policy learns: (action, item, weight, what is held at the start besides extras).
 # What is held is what the oracle's route holds when it reaches the goal: the goal's own tool and
 # the best pickaxe crafted on the way (a bucket's or the shears' iron was mined with a stone

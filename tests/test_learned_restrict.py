@@ -1,5 +1,5 @@
 """training/controller/restrict.py: a checkpoint cut down to some of its goals drives those, and
-placed first in a routed controller it takes them from the checkpoint after it."""
+in a routed controller it takes them from every whole checkpoint, before or after it."""
 
 from __future__ import annotations
 
@@ -34,6 +34,20 @@ def test_a_restricted_copy_drives_only_its_goals_and_routes_them_first(tmp_path)
     assert routed.part_for(Goal("mine", {"lava_bucket": 1})).goals == whole.goals
 
 
+def test_a_cut_copy_takes_its_goals_from_a_whole_checkpoint_listed_before_it(tmp_path):
+    # round 42: a fine-tune of controller.pt cut to iron ore comes after controller.pt in the set
+    one = restrict(HARVEST, ["mine:flint"], tmp_path / "flint.pt", why="a test")
+    kb = load_kb("1.11.2")
+    routed = GoalPolicy.load("controller", kb=kb, path=f"{HARVEST}:{one}")
+    flint, lava = Goal("mine", {"flint": 1}), Goal("mine", {"lava_bucket": 1})
+    assert routed.part_for(flint) is routed.parts[1] and routed.part_for(lava) is routed.parts[0]
+    assert routed.codes([flint, lava])[:, 2].tolist() == [1, 0]
+    # two cut copies naming one goal: the first of them drives it
+    two = restrict(HARVEST, ["mine:flint", "mine:emerald"], tmp_path / "two.pt", why="a test")
+    routed = GoalPolicy.load("controller", kb=kb, path=f"{HARVEST}:{two}:{one}")
+    assert routed.part_for(flint) is routed.parts[1] and routed.part_for(lava) is routed.parts[0]
+
+
 def test_a_copy_cut_again_keeps_what_it_was_cut_from_before(tmp_path):
     two = restrict(HARVEST, ["mine:emerald", "mine:flint"], tmp_path / "two.pt", why="first")
     one = restrict(two, ["mine:flint"], tmp_path / "one.pt", why="second")
@@ -57,36 +71,39 @@ def test_no_goal_is_refused(tmp_path, goals, capsys):
 
 
 @pytest.mark.skipif(not (SHIPPED / "controller-harvest10.pt").is_file(), reason="no shipped controller-harvest10.pt")
-def test_the_shipped_set_routes_rounds_14_to_40s_goals_to_their_cut_checkpoints(monkeypatch):
+def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(monkeypatch):
     monkeypatch.delenv("DEPS_CONTROLLER_CHECKPOINT", raising=False)
     kb = load_kb("1.11.2")
     shipped = GoalPolicy.load("controller", kb=kb)
     cut = [p.card.get("restricted", {}) for p in shipped.parts]
-    assert len(shipped.parts) == 12 and not cut[0] and all(cut[1:11]) and not cut[11]
+    assert len(shipped.parts) == 13 and not cut[0] and all(cut[1:12]) and not cut[12]
     jungle = {"mine:melon", "mine:cocoa_beans", "mine:dye", "mine:vine", "mine:waterlily"}
     cold = {"mine:brown_mushroom", "mine:red_mushroom", "mine:snowball", "kill:rabbit", "kill:rabbit_foot"}
     tall = {f"mine:{i}" for i in NEW_IN_ROUND_40}
     cards = {  # the goals each cut checkpoint's card lists, and those it drives (the first that knows one)
-        1: ({"mine:obsidian"}, {"mine:obsidian"}),  # controller-obsidian.pt, round 36: lava and a water bucket
-        2: (cold, cold),  # controller-swamp-snow.pt, round 37: mushrooms, snowballs, rabbits (kill:rabbit by key)
-        3: (tall, tall),  # controller-tall.pt, round 40: the tall flowers
-        4: (jungle, jungle),  # controller-jungle.pt, round 35: the jungle's and the swamp's goals
-        5: ({"mine:flint"}, {"mine:flint"}),  # controller-harvest10.pt, near map, gravel placed again (harvest8 left)
-        6: ({"mine:leaves"}, {"mine:leaves"}),  # controller-harvest9.pt (leaves left controller-harvest.pt)
-        7: ({"mine:lava_bucket"}, {"mine:lava_bucket"}),  # controller-harvest6.pt
-        8: ({"mine:flint", "mine:sapling"}, {"mine:sapling"}),  # controller-harvest5.pt
-        9: ({"mine:emerald", "mine:flint", "mine:sapling"}, {"mine:emerald"}),  # controller-harvest4.pt
-        10: ({"mine:lava_bucket", "mine:leaves2", "mine:deadbush"}, {"mine:leaves2", "mine:deadbush"}),  # harvest3
+        1: ({"mine:iron_ore"}, {"mine:iron_ore"}),  # controller-iron.pt, round 42: near map, chained iron
+        2: ({"mine:obsidian"}, {"mine:obsidian"}),  # controller-obsidian.pt, round 36: lava and a water bucket
+        3: (cold, cold),  # controller-swamp-snow.pt, round 37: mushrooms, snowballs, rabbits (kill:rabbit by key)
+        4: (tall, tall),  # controller-tall.pt, round 40: the tall flowers
+        5: (jungle, jungle),  # controller-jungle.pt, round 35: the jungle's and the swamp's goals
+        6: ({"mine:flint"}, {"mine:flint"}),  # controller-harvest10.pt, near map, gravel placed again (harvest8 left)
+        7: ({"mine:leaves"}, {"mine:leaves"}),  # controller-harvest9.pt (leaves left controller-harvest.pt)
+        8: ({"mine:lava_bucket"}, {"mine:lava_bucket"}),  # controller-harvest6.pt
+        9: ({"mine:flint", "mine:sapling"}, {"mine:sapling"}),  # controller-harvest5.pt
+        10: ({"mine:emerald", "mine:flint", "mine:sapling"}, {"mine:emerald"}),  # controller-harvest4.pt
+        11: ({"mine:lava_bucket", "mine:leaves2", "mine:deadbush"}, {"mine:leaves2", "mine:deadbush"}),  # harvest3
     }
     for part, (listed, driven) in cards.items():
         assert shipped.parts[part].goals == listed
         for key in driven:
             action, _, thing = key.partition(":")
             assert shipped.part_for(Goal(action, {thing: 1})) is shipped.parts[part]
-    assert shipped.parts[5].net.shape.near and not any(p.net.shape.near for i, p in enumerate(shipped.parts) if i != 5)
+    near = [i for i, p in enumerate(shipped.parts) if p.net.shape.near]
+    assert near == [1, 6]  # controller-iron.pt and controller-harvest10.pt read the near map
     assert shipped.part_for(Goal("mine", {"lapis_lazuli": 1})) is shipped.parts[0]  # dye's slot, its own key
-    assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[11]  # the other harvest goals
+    assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[12]  # the other harvest goals
     assert shipped.part_for(Goal("mine", {"log": 1})) is shipped.parts[0]  # deps71's goals: round 5's
+    assert shipped.part_for(Goal("mine", {"iron_ore": 1})) is shipped.parts[1]  # but iron ore: round 42's cut
     assert (
         shipped.part_for(Goal("kill", {"chicken": 1})) is shipped.parts[0]
     )  # kill rabbit shares its code, not its key

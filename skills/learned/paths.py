@@ -33,9 +33,12 @@ def checkpoint_path(kind: str) -> Path:
     return checkpoint_paths(kind)[0]
 
 
-# shipped checkpoints after `<kind>.pt` that drive the goals it was not trained for, in order
+# shipped checkpoints after `<kind>.pt`, in order: each drives the goals its card lists that no earlier one
+# was cut for (skills/learned/routed.py), the goals `<kind>.pt` was not trained for and, cut from a
+# fine-tune of it, a goal it drives slower (controller-iron.pt, round 42)
 SHIPPED_MORE = {
     "controller": (
+        "controller-iron.pt",
         "controller-obsidian.pt",
         "controller-swamp-snow.pt",
         "controller-tall.pt",

@@ -1,4 +1,4 @@
-"""Several controller checkpoints as one policy, each goal driven by the first that was trained for it.
+"""Several controller checkpoints as one policy, each goal driven by the one cut for it, else the first trained for it.
 
 Round 5's `controller.pt` drives the 24 goals of deps71 and MP5's context tasks at 0.92 or more
 each. Every fit that taught one network the harvest list's 20 further goals as well slowed
@@ -16,9 +16,11 @@ checkpoint drives a goal, and its card gives that checkpoint's measured success.
 
 Two goals may share a goal code: 1.11.2's lapis lazuli and cocoa beans are both dye's one item
 (worlds/gridworld/metadata.py), driven by `controller.pt` and `controller-jungle.pt` (round 35).
-So a goal goes to the first part whose card names it, and `codes` gives each row a third column,
-its part, which `act` reads (and strips) before the part sees its (skill, target) code; a
-two-column code, as the batched rollouts make with `spec.goal_code`, is routed by the code.
+So a goal goes to the first cut part (a card with "restricted") whose card names it, else the
+first part whose card names it, and `codes` gives each row a third column, its part, which `act`
+reads (and strips) before the part sees its (skill, target) code; a two-column code, as a
+training collection makes with `spec.goal_code`, is routed by the code to the first part that
+knows it.
 """
 
 from __future__ import annotations
@@ -49,13 +51,19 @@ class RoutedPolicy:
         self.parts = list(parts)
         self.goals = set().union(*(p.goals for p in parts))
         self._route: dict[tuple[int, int], int] = {}  # a goal's (skill, target) code -> the part that drives it
-        self._by_key: dict[str, int] = {}  # a goal's key ('mine:cocoa_beans') -> the first part whose card names it
+        self._by_key: dict[str, int] = {}  # a goal's key ('mine:cocoa_beans') -> the part that drives it
         for k, p in enumerate(parts):
             for key in sorted(p.goals):
                 action, _, thing = key.partition(":")
                 code = self.parts[0].codes([Goal(action, {thing: 1})])[0]
                 self._route.setdefault((int(code[0]), int(code[1])), k)
                 self._by_key.setdefault(key, k)
+        # a checkpoint cut down to some goals (restrict.py) was cut because it drives them better
+        # than the one it was cut from, so it takes them by key even from an earlier whole checkpoint
+        # (round 42: iron ore cut from a fine-tune of controller.pt, which is still first)
+        cut = [k for k, p in enumerate(parts) if p.card.get("restricted")]
+        for k in reversed(cut):
+            self._by_key.update(dict.fromkeys(parts[k].goals, k))
 
     def codes(self, goals: Sequence[Any]) -> np.ndarray:
         """int64 [n, 3]: each goal's (skill, target) code and the part that drives it."""

@@ -33,9 +33,10 @@ def checkpoint_path(kind: str) -> Path:
     return checkpoint_paths(kind)[0]
 
 
-# shipped checkpoints after `<kind>.pt`, in order: each drives the goals its card lists that no earlier one
-# was cut for (skills/learned/routed.py), the goals `<kind>.pt` was not trained for and, cut from a
-# fine-tune of it, a goal it drives slower (controller-iron.pt, round 42)
+# shipped checkpoints after `<kind>.pt`, in order; all but the last are cut down to a few goals
+# (training/controller/restrict.py): goals `<kind>.pt` was not trained for, or one it drives slower
+# (controller-iron.pt, round 42). A cut one drives its card's goals even before `<kind>.pt`, the
+# first cut one that names a goal winning; the rest go to the first that knows them (routed.py)
 SHIPPED_MORE = {
     "controller": (
         "controller-iron.pt",

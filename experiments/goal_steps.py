@@ -27,8 +27,8 @@ def goal_steps(root: str | Path) -> dict[str, list[int]]:
             if event.get("event") != "update" or event.get("node") != "execute":
                 continue
             for o in event["update"].get("outcomes") or []:
-                goal = o["goal"]
-                if goal["action"] not in ACTED:
+                goal = o.get("goal")
+                if not goal or goal["action"] not in ACTED:  # no goal: the loop's own "no plan" outcome
                     continue
                 item = next(iter(goal["obj"]))
                 row = out.setdefault(f"{goal['action']}:{item}", [0, 0, 0])

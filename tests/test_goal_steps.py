@@ -33,3 +33,11 @@ def test_steps_and_units_per_goal_and_the_ratio_between_two_runs(tmp_path, capsy
     assert "| kill:cow | 50 | 1 | 1 | 25 | 1 | 2.00 |" in text
     assert main([str(tmp_path / "a"), str(tmp_path / "missing")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_the_loops_own_no_plan_outcome_has_no_goal_and_is_skipped(tmp_path):
+    """An episode the loop gave up on ("no plan is possible") records an outcome with goal None;
+    a real enchanting-table trace had one, and the tool stopped on it with a TypeError."""
+    no_plan = {"plan": 3, "step": None, "goal": None, "ok": False, "steps": 0, "gained": {}}
+    _trace(tmp_path / "a" / "ep0", [_o("mine", "reeds", 1, 600, False), no_plan])
+    assert goal_steps(tmp_path / "a") == {"mine:reeds": [600, 0, 1]}

@@ -14,7 +14,7 @@ the policy drives every goal it was trained on, a task whose route needs another
 up front (make_learned_controller with the task), and an untrained goal a planner asks for
 later fails with one line.  Each outcome's "driver" says who drove it.
 While a block is breaking, attack is held (`hold_attack`) instead of asking the policy
-each step. A network that reads the goal's target map (skills/learned/sense.py) gets it
+each step, and so it is while a mob the kill goal hunts stands in front (skills/learned/strike.py). A network that reads the goal's target map (skills/learned/sense.py) gets it
 added to each observation. Same outcome dict as every controller: {ok, error, steps, gained, missing}.
 """
 
@@ -35,6 +35,7 @@ from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy, pick_device
 from skills.learned.progress import Progress, drop_kill
 from skills.learned.shield import Shield
+from skills.learned.strike import Quarry
 from skills.learned.surround import observe
 from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.sources import placeable_chance_sources
@@ -177,13 +178,16 @@ class LearnedController:
         drive = self._find if goal.action == "find" else self._drive
         return {**drive(goal, world), "driver": "policy"}
 
-    def _step(self, world: Any, obs: dict, goal: Any, code: np.ndarray, idle: IdleActions, shield: Shield) -> dict:
-        """One primitive step chosen by the policy (attack held while a block breaks; never an
+    def _step(
+        self, world: Any, obs: dict, goal: Any, code: np.ndarray, idle: IdleActions, shield: Shield, quarry=None
+    ) -> dict:
+        """One primitive step chosen by the policy (attack held while a block breaks or, with
+        `quarry` (skills/learned/strike.py), while a mob the goal hunts stands in front; never an
         action just tried here to no effect, skills/learned/idle.py, nor one the view shows to
         be fatal, skills/learned/shield.py); the step's info."""
         mask, items = action_mask(self.kb, goal, world)
         mask = shield.allowed(obs, idle.allowed(obs, mask[None]))[0]
-        if hold_attack(obs):
+        if hold_attack(obs) or (quarry is not None and quarry.faced(world.env, [world.i])[0]):
             a = ATTACK
         else:
             a = int(
@@ -270,6 +274,7 @@ class LearnedController:
         idle, shield = IdleActions(1), Shield(world.env.rules)
         progress = Progress(world.env, world.i, goal)  # what renews the budget: a leaf broken, a chicken by
         shelter = Shelter(world.env, world.i, goal)  # the night's hole, by the find expert's rule
+        quarry = Quarry(world.env, [goal])  # a kill goal's mobs: attack held while one stands in front
 
         def end(ok: bool, error: str | None) -> dict:  # the outcome, with the steps spent in the hole
             return {**_outcome(ok, error, steps, gained), "sheltered": sheltered}
@@ -294,7 +299,8 @@ class LearnedController:
                         info = world.step(shelter.action())[4]
                         sheltered += info.get("cost", 1)
                     else:
-                        info = self._step(world, self._observe(world, luts, code), goal, code, idle, shield)
+                        obs = self._observe(world, luts, code)
+                        info = self._step(world, obs, goal, code, idle, shield, quarry)
                         used = 0 if progress.made(info) else used + 1
                     steps += info.get("cost", 1)
                     for k, n in info.get("gained", {}).items():

@@ -31,6 +31,7 @@ from skills.learned import sense
 from skills.learned.controller import ATTACK, hold_attack
 from skills.learned.features import encode_extras, encode_obs, mining_column
 from skills.learned.progress import drop_kill
+from skills.learned.strike import Quarry
 from skills.learned.surround import KEY, around, observe_batch
 from training.controller import find_goals
 from training.controller.curriculum import start_near_source
@@ -389,6 +390,7 @@ def collect(
 
     for i, (_, g, _) in enumerate(starts):
         cur.append(pursuit(i, g))
+    quarry = Quarry(env, [p.goal for p in cur])  # the learner's blows held on a hunted mob, as the controller's
     grids, vecs, codes, acts, hors, arounds, faceds, pids = [], [], [], [], [], [], [], []
     adirs, adists = [], []
     stats = {"pursuits": 0, "ok": 0, "failed": 0, "rows": 0, "by_goal": {}}
@@ -417,9 +419,8 @@ def collect(
             if live.any():
                 code_arr = np.array([goal_code(p.goal, vocab, kb) for p in cur], np.int64)
                 pa = policy.act({k: v for k, v in obs.items()}, code_arr)
-                pa = np.where(
-                    hold_attack(obs), ATTACK, pa
-                )  # as the controller runs it: attack held while a block breaks
+                # as the controller runs it: attack held while a block breaks or a hunted mob stands in front
+                pa = np.where(hold_attack(obs) | quarry.faced(env), ATTACK, pa)
                 for i in np.nonzero(live)[0]:
                     if pa[i] in (PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]) or actions[i, 0] == pa[i]:
                         continue  # an item-taking step is the expert's, with its item (a block, a bucket)
@@ -490,6 +491,7 @@ def collect(
                 g, inv = sample_goal(rng, bool(scatter[i]))
                 _top_up(env, i, inv)
             cur[i] = pursuit(i, g)
+            quarry.set(env, i, cur[i].goal)
         obs, _, _, _, info = env.step(actions)
         obs[KEY] = around(env)
         look(obs)

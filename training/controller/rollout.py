@@ -20,6 +20,7 @@ from skills.learned.controller import ATTACK, NO_ITEM, hold_attack, item_args
 from skills.learned.idle import IdleActions
 from skills.learned.progress import Progress, drop_kill
 from skills.learned.shield import Shield
+from skills.learned.strike import Quarry
 from skills.learned.surround import KEY, around
 from training.controller.data import safe_act
 from training.controller.why import Recorder
@@ -95,6 +96,7 @@ def rollout(
         hid = np.zeros(len(chunk), bool)  # worlds whose step this turn was the hole's, not the policy's
         idle = IdleActions(len(chunk))  # the controller's rule: no action just tried here to no effect
         shield = Shield(env.rules)  # nor one its view shows to be fatal
+        quarry = Quarry(env, goals)  # and attack held while a mob a kill goal hunts stands in front
         ok = np.zeros(len(chunk), bool)
         steps = np.zeros(len(chunk), int)
         # a kill goal for a drop (a rabbit's foot) runs as a mine goal does: to its end, with the progress rule
@@ -116,7 +118,7 @@ def rollout(
                     masks[i, [PRIMITIVE_ID[p] for p in given]] = True
                 masks = shield.allowed(obs, idle.allowed(obs, masks))
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
-                a = np.where(hold_attack(obs), ATTACK, a)
+                a = np.where(hold_attack(obs) | quarry.faced(env), ATTACK, a)
                 waits = waiting(env, goals, done, approaches, walked)
                 for i in np.nonzero(waits)[0]:  # the learned controller's waits
                     waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])

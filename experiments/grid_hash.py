@@ -18,6 +18,7 @@ from worlds.gridworld.batch import BatchGridWorld
 from worlds.gridworld.spec import PRIMITIVES
 
 SKIP = {"kb", "vocab", "rules"}  # fixed tables, not state
+MOBS = ["cow", "sheep", "pig", "chicken", "spider", "zombie"]
 START = ("day", "night", 0.93)  # dawn; dusk; the night's end, so that the sunrise burns its hostiles
 
 
@@ -47,23 +48,39 @@ def state_digest(env: BatchGridWorld, h: Any) -> None:
             _update(h, getattr(env, name))
 
 
+def edge_layout(seed: int, size: int = 12) -> dict:
+    """A small map whose ground is one above bedrock, with holes, pillars, water and a crowd of
+    mobs up to its rim: the mobs' reads past the map's edge and below its floor (VOID)."""
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for x, z in rng.integers(0, size, (30, 2)).tolist():
+        kind = ("air", "stone", "water", "dirt")[int(rng.integers(4))]
+        blocks += [[x, 1, z, kind]] if kind in ("air", "water") else [[x, 2, z, kind], [x, 3, z, kind]]
+    mobs = [[x, 2, z, m] for (x, z), m in zip(rng.integers(0, size, (24, 2)).tolist(), MOBS * 4)]
+    mobs += [[0, 2, z, "zombie"] for z in (0, size // 2, size - 1)] + [[size - 1, 2, 0, "cow"]]
+    return {"ground": 1, "blocks": blocks, "mobs": mobs, "agent": [int(rng.integers(size)), 2, 0]}
+
+
 def trajectory_digest(worlds: int = 64, steps: int = 300, every: int = 10) -> str:
-    """sha1 of a day, a night and a night's-end batch, each stepped `steps` times each with a fixed stream: the
+    """sha1 of a day, a night and a night's-end batch, and small low maps at night, each stepped `steps` times each with a fixed stream: the
     bench's random primitives 0..9 without an item in most steps, and every primitive with a random
     item now and then; the full state is hashed every `every` steps and at the end."""
     h = hashlib.sha1()
-    for k, start in enumerate(START):
-        env = BatchGridWorld(worlds)
-        env.reset([i % 16 for i in range(worlds)], {"time_of_day": start})
+    for k, start in enumerate((*START, "edge")):
+        if start == "edge":  # a quarter of the worlds on small low maps, from dusk
+            env = BatchGridWorld(worlds // 4, size=(12, 12))
+            env.reset([0] * env.n, [{"layout": edge_layout(i), "time_of_day": "night"} for i in range(env.n)])
+        else:
+            env = BatchGridWorld(worlds)
+            env.reset([i % 16 for i in range(worlds)], {"time_of_day": start})
         _update(h, env.observe())
         rng = np.random.default_rng(1234 + k)
         for t in range(steps):
+            n = env.n
             if t % 7 == 6:  # every primitive, with an item index (some out of range)
-                a = np.stack(
-                    [rng.integers(0, len(PRIMITIVES), worlds), rng.integers(-1, env.vocab.n_items + 1, worlds)], axis=1
-                )
+                a = np.stack([rng.integers(0, len(PRIMITIVES), n), rng.integers(-1, env.vocab.n_items + 1, n)], axis=1)
             else:
-                a = np.stack([rng.integers(0, 10, worlds), np.full(worlds, -1)], axis=1)
+                a = np.stack([rng.integers(0, 10, n), np.full(n, -1)], axis=1)
             obs, rew, term, trunc, info = env.step(a)
             _update(h, obs)
             _update(h, (rew, term, trunc, info))

@@ -41,9 +41,10 @@ def _update(h: Any, v: Any) -> None:
 
 
 def state_digest(env: BatchGridWorld, h: Any) -> None:
-    """Every attribute of the batch (its arrays, random streams, lists), in name order."""
+    """Every attribute of the batch (its arrays, random streams, lists), in name order; the
+    private ones (a leading underscore: fixed sizes, caches of views) aside."""
     for name in sorted(vars(env)):
-        if name not in SKIP:
+        if name not in SKIP and not name.startswith("_"):
             h.update(name.encode())
             _update(h, getattr(env, name))
 

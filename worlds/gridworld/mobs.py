@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from worlds.gridworld.spec import animal_homes, game_data
+from worlds.gridworld.spec import VOID, animal_homes, game_data
 
 DIRS = np.array([(0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0)], dtype=np.int64)
 UP = np.array([0, 1, 0], dtype=np.int64)
@@ -41,69 +41,114 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         _restock_animals(env)
         return
     any_night = bool(night.any())  # by day no mob chases or hits: that work is skipped
-    hostile = rules.mob_hostile[kind] & alive if any_night else None
-    chasing = np.zeros_like(alive)
-    if hostile is not None:
+    hostile = chasing = None
+    if any_night:
+        hostile = rules.mob_hostile[kind] & alive
         chasing = hostile & night[:, None] & (rng.random(kind.shape) < 0.5)
-    strolling &= alive & ~chasing
+        strolling &= alive & ~chasing
+        idle = alive & ~chasing & ~strolling
+    else:
+        strolling &= alive
+        idle = alive & ~strolling
     p_start, reach, speed = stroll_rates(d)
     # Random draws only where they can matter (the batch's step time is mostly the mobs'): the
     # mobs that may start a stroll are drawn as a binomial count of slots, those walking on from
     # the strolling ones (the drawn slots that hold an idle mob, once each, in slot order).
     slots = rng.integers(0, alive.size, size=rng.binomial(alive.size, p_start))
-    slots = np.unique(slots[alive.flat[slots] & ~chasing.flat[slots] & ~strolling.flat[slots]])
+    slots = np.sort(slots[idle.reshape(-1)[slots]])
     if slots.size:  # a spot up to `reach` cells away on each ground axis, on the map
-        e, m = np.divmod(slots, kind.shape[1])
-        off = rng.integers(-reach, reach + 1, size=(e.size, 2))
-        goal[e, m, 0] = np.clip(pos[e, m, 0] + off[:, 0], 0, env.X - 1)
-        goal[e, m, 1] = np.clip(pos[e, m, 2] + off[:, 1], 0, env.Z - 1)
-        strolling[e, m] = True
+        slots = slots[np.concatenate(([True], slots[1:] != slots[:-1]))]  # once each (np.unique, cheaper)
+        off = rng.integers(-reach, reach + 1, size=(slots.size, 2))
+        here = np.take(pos.reshape(-1, 3), slots, axis=0)
+        spot = np.minimum(np.maximum(here[:, ::2] + off, 0), (env.X - 1, env.Z - 1))  # (x, z)
+        goal1 = goal.reshape(-1)
+        goal1[2 * slots], goal1[2 * slots + 1] = spot[:, 0], spot[:, 1]
+        strolling.reshape(-1)[slots] = True
     on = np.flatnonzero(strolling)
     movers = on[rng.random(on.size) < speed]  # flat slot indices (a chasing mob does not stroll)
     if any_night:
         movers = np.concatenate([np.flatnonzero(chasing), movers])
     if movers.size:
-        flat_pos, flat_goal, flat_strolling = pos.reshape(-1, 3), goal.reshape(-1, 2), strolling.reshape(-1)
-        e = movers // kind.shape[1]
-        ch = chasing.reshape(-1)[movers]
-        here = flat_pos[movers]
-        delta = np.zeros_like(here)
-        delta[:, ::2] = flat_goal[movers] - here[:, ::2]  # (x, z) a stroll heads for its spot,
-        if ch.any():
-            delta[ch] = env.pos[e[ch]] - here[ch]  # a chase for the agent
-        there = ~ch & (delta[:, 0] == 0) & (delta[:, 2] == 0)
-        along_x = np.abs(delta[:, 0]) >= np.abs(delta[:, 2])
-        dirs = np.where(along_x, np.where(delta[:, 0] > 0, 2, 3), np.where(delta[:, 2] > 0, 1, 0))
-        new = here + DIRS[dirs]
-        k = movers.size  # the cell moved into and the one under it; the rest only where they decide
-        look = env.cells_at(np.tile(e, 2), np.concatenate([new, new - UP]))
-        c0, below = look[:k], look[k:]
-        walk = rules.passable[c0] & ~rules.liquid[c0]
-        flat = walk & rules.solid[below]
-        down = walk & ~rules.solid[below] & ~rules.liquid[below] & rules.passable[below]
-        if down.any():  # a step down needs ground two cells below
-            j = np.flatnonzero(down)
-            down[j] = rules.solid[env.cells_at(e[j], new[j] - 2 * UP)]
-        up = rules.solid[c0]
-        if up.any():  # a step up needs room above the block and above the mob's head
-            j = np.flatnonzero(up)
-            both = env.cells_at(np.tile(e[j], 2), np.concatenate([new[j] + UP, here[j] + UP]))
-            above, head = both[: j.size], both[j.size :]
-            up[j] = rules.passable[above] & ~rules.liquid[above] & rules.passable[head]
-        dest = new
-        dest[down, 1] -= 1
-        dest[up, 1] += 1
-        go = (flat | down | up) & ~(dest == env.pos[e]).all(axis=1) & ~there
-        flat_pos[movers[go]] = dest[go]
-        # arrived, or the way is blocked: the stroll ends, as a failed path does
-        flat_strolling[movers[~ch & ~go]] = False
+        _move(env, movers, chasing.reshape(-1)[movers] if any_night else None)
     if hostile is not None:  # at night, hostile mobs next to the agent hit it; skeletons shoot it from afar
         _hit_agents(env, hostile, night, int(d["attack_every"]))
         _shoot_agents(env, hostile, night)
     # zombies and skeletons burn in daylight
-    kind[rules.mob_burns[kind] & ~night[:, None]] = 0
+    burns = rules.mob_burns[kind]
+    if burns.any():
+        kind[burns & ~night[:, None]] = 0
     _spawn_hostiles(env, night)
     _restock_animals(env)
+
+
+# by key 2 * along_x + (the step is + along its axis): the step's x and z (DIRS' ways)
+STEP_X = np.array([0, 0, -1, 1], np.int64)
+STEP_Z = np.array([-1, 1, 0, 0], np.int64)
+
+
+def _move(env: Any, movers: np.ndarray, ch: np.ndarray | None) -> None:
+    """The mobs in flat slots `movers` take one cell towards their spot (a chasing one, `ch`,
+    towards its agent): on level ground, one block up, or one down onto ground; a stroll ends
+    where it arrives or its way is blocked. Positions are read and written one axis at a time
+    and the cells by their flat index (numpy's row gathers and scatters are several times
+    slower), with one check for the whole lot of whether any read may fall outside the map."""
+    rules = env.rules
+    X, Z, H = env.X, env.Z, env.H
+    pos1 = env.mob_pos.reshape(-1)  # x, y, z of each slot in turn
+    e = movers // env.mob_kind.shape[1]
+    m3 = 3 * movers
+    hx, hy, hz = pos1.take(m3), pos1.take(m3 + 1), pos1.take(m3 + 2)
+    goal1 = env.mob_goal.reshape(-1)
+    dx, dz = goal1.take(2 * movers) - hx, goal1.take(2 * movers + 1) - hz  # (x, z) a stroll heads for its spot,
+    agent = np.take(env.pos, e, axis=0)
+    if ch is not None and ch.any():  # a chase for the agent
+        dx[ch], dz[ch] = agent[ch, 0] - hx[ch], agent[ch, 2] - hz[ch]
+    there = (dx == 0) & (dz == 0)
+    if ch is not None:
+        there &= ~ch
+    along_x = np.abs(dx) >= np.abs(dz)
+    key = 2 * along_x + (np.where(along_x, dx, dz) > 0)
+    sx, sz = STEP_X.take(key), STEP_Z.take(key)
+    nx, nz = hx + sx, hz + sz
+    base = e * env._world_cells + hx * (Z * H) + hz * H + hy  # the mob's own cell
+    new = base + sx * (Z * H) + sz * H  # the cell it moves into
+    cells = env.cells.reshape(-1)
+    # every read below lies within a cell of (nx, hy, nz) or (hx, hy + 1, hz)
+    inside = bool(
+        min(hx.min(), hz.min(), nx.min(), nz.min(), hy.min() - 2) >= 0
+        and max(hx.max(), nx.max()) < X
+        and max(hz.max(), nz.max()) < Z
+        and hy.max() < H - 1
+    )
+
+    def read(flat: np.ndarray, j: Any, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """The cells at flat indices `flat` (points (x, y, z)[j]); VOID outside the map."""
+        if inside:
+            return cells.take(flat)
+        inb = (x[j].astype(np.uint64) < X) & (y[j].astype(np.uint64) < H) & (z[j].astype(np.uint64) < Z)
+        return np.where(inb, cells.take(flat, mode="clip"), np.uint8(VOID))
+
+    every = slice(None)
+    c0, below = read(new, every, nx, hy, nz), read(new - 1, every, nx, hy - 1, nz)
+    walk = rules.passable[c0] & ~rules.liquid[c0]
+    level = walk & rules.solid[below]
+    down = walk & ~rules.solid[below] & ~rules.liquid[below] & rules.passable[below]
+    if down.any():  # a step down needs ground two cells below
+        j = np.flatnonzero(down)
+        down[j] = rules.solid[read(new[j] - 2, j, nx, hy - 2, nz)]
+    up = rules.solid[c0]
+    if up.any():  # a step up needs room above the block and above the mob's head
+        j = np.flatnonzero(up)
+        above, head = read(new[j] + 1, j, nx, hy + 1, nz), read(base[j] + 1, j, hx, hy + 1, hz)
+        up[j] = rules.passable[above] & ~rules.liquid[above] & rules.passable[head]
+    ny = hy - down + up
+    go = (level | down | up) & ~((nx == agent[:, 0]) & (ny == agent[:, 1]) & (nz == agent[:, 2])) & ~there
+    if go.any():
+        g3 = m3[go]
+        pos1[g3], pos1[g3 + 1], pos1[g3 + 2] = nx[go], ny[go], nz[go]
+    # arrived, or the way is blocked: the stroll ends, as a failed path does
+    stop = ~go if ch is None else ~ch & ~go
+    env.mob_strolling.reshape(-1)[movers[stop]] = False
 
 
 def _hit_agents(env: Any, hostile: np.ndarray, night: np.ndarray, every: int) -> None:

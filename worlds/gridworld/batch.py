@@ -113,6 +113,7 @@ class BatchGridWorld:
         self._bounds = np.array([self.X, self.H, self.Z], np.uint64)[:, None]  # (x, y, z) limits
         self._strides = np.array([self.Z * self.H, 1, self.H], np.int64)  # (x, y, z) in the flat cells
         self._world_cells = self.X * self.Z * self.H
+        self._worlds = np.arange(n)
         # where each cell of the local view lies in the flat cells, relative to the agent's own
         # cell: int64 [L, V, V] (levels, z, x), fixed for the map's size
         off = np.arange(-VIEW_RADIUS, VIEW_RADIUS + 1)
@@ -492,7 +493,7 @@ class BatchGridWorld:
 
     # ------------------------------------------------------------------ observation
     def observe(self) -> dict:
-        n, R = self.n, VIEW_RADIUS
+        R = VIEW_RADIUS
         lv = np.array(VIEW_LEVELS)
         X, Z, H = self.X, self.Z, self.H
         pos = self.pos
@@ -500,30 +501,30 @@ class BatchGridWorld:
         # one flat index per (world, level, z, x) into the cells: the agent's own cell plus a
         # fixed offset (issue 21: a single `take`); the few views that cross the map's edge
         # are read wrapped (the cheapest mode), then again clamped, VOID outside it
-        base = ((np.arange(n) * X + x) * Z + z) * H + y
+        base = ((self._worlds * X + x) * Z + z) * H + y
         blocks = np.take(self.cells.reshape(-1), base[:, None, None, None] + self.view_offsets, mode="wrap")
         edge = np.nonzero((x < R) | (x >= X - R) | (z < R) | (z >= Z - R) | (y < -int(lv[0])) | (y >= H - int(lv[-1])))[
             0
         ]
         if edge.size:
             blocks[edge] = self._view_at_edge(edge, lv)
-        mobs = np.zeros_like(blocks)
-        # (tiled to the mobs' rows, not broadcast over a last axis of 3: several times faster)
-        rel = (self.mob_pos.reshape(n, -1) - np.tile(pos, self.mob_pos.shape[1])).reshape(self.mob_pos.shape)
-        vis = (
-            (self.mob_kind > 0)
-            & (np.abs(rel[..., 0]) <= R)
-            & (np.abs(rel[..., 2]) <= R)
-            & (rel[..., 1] >= lv[0])
-            & (rel[..., 1] <= lv[-1])
+        mobs = np.zeros(blocks.shape, np.uint8)  # C order: written through its flat view below
+        # each mob's place in its world's view, shifted to start at 0, so that one unsigned
+        # comparison an axis finds the mobs in view (numpy's broadcast over a last axis of 3 is slow)
+        mp, L, V = self.mob_pos, len(lv), 2 * R + 1
+        rx, ry, rz = (
+            mp[:, :, 0] - (x - R)[:, None],
+            mp[:, :, 1] - (y + int(lv[0]))[:, None],
+            mp[:, :, 2] - (z - R)[:, None],
         )
-        me, mm = np.nonzero(vis)
-        if me.size:
-            r = rel[me, mm]
-            mobs[me, r[:, 1] - lv[0], r[:, 2] + R, r[:, 0] + R] = self.mob_kind[me, mm]
+        u = np.uint64
+        vis = np.flatnonzero((self.mob_kind > 0) & (rx.view(u) < V) & (rz.view(u) < V) & (ry.view(u) < L))
+        if vis.size:
+            at = (vis // mp.shape[1]) * (L * V * V) + ry.take(vis) * (V * V) + rz.take(vis) * V + rx.take(vis)
+            mobs.reshape(-1)[at] = self.mob_kind.reshape(-1)[vis]
         frac = (self.clock % self.day_steps) / self.day_steps
         night = (frac >= self.night_span[0]) & (frac < self.night_span[1])
-        bi = self.biome_map[np.arange(n), np.minimum(np.maximum(x, 0), X - 1), np.minimum(np.maximum(z, 0), Z - 1)]
+        bi = self.biome_map[self._worlds, np.minimum(np.maximum(x, 0), X - 1), np.minimum(np.maximum(z, 0), Z - 1)]
         need = np.maximum(self.mine_need, 1)
         return {
             "blocks": blocks,

@@ -237,13 +237,12 @@ class BatchGridWorld:
         """uint8 [k]: the cell of world e[j] at p[j] = (x, y, z), VOID outside the map."""
         p = np.asarray(p, np.int64)
         # one flat index each; a negative coordinate wraps to a huge unsigned one, so one
-        # comparison per axis finds what lies outside (issue 21)
-        below = p.T.astype(np.uint64) < self._bounds
-        inb = below[0] & below[1] & below[2]
+        # comparison finds what lies outside (issue 21), per point only when some point does
         flat = np.asarray(e, np.int64) * self._world_cells + p @ self._strides
-        if inb.all():
+        below = p.astype(np.uint64) < self._bounds.T
+        if below.all():
             return np.take(self.cells.reshape(-1), flat)
-        return np.where(inb, np.take(self.cells.reshape(-1), flat, mode="clip"), np.uint8(VOID))
+        return np.where(below.all(axis=1), np.take(self.cells.reshape(-1), flat, mode="clip"), np.uint8(VOID))
 
     def mob_at(self, i: int, p: np.ndarray) -> int | None:
         hit = (self.mob_kind[i] > 0) & (self.mob_pos[i] == p).all(axis=1)
@@ -335,8 +334,14 @@ class BatchGridWorld:
         if attacking.any():
             self._attack(np.nonzero(attacking)[0], ok, events)
         rare = np.nonzero((a >= P["use"]) & (a <= P["equip"]) & (a != P["attack"]))[0]
-        for i, ai, argi in zip(rare.tolist(), a[rare].tolist(), arg[rare].tolist()):
-            self._rare(i, ai, argi, names, ok, events, cost)
+        if rare.size:
+            n_items, named = self.vocab.n_items, names or {}
+            for i, ai, argi in zip(rare.tolist(), a[rare].tolist(), arg[rare].tolist()):
+                if i not in named and not 0 <= argi < n_items:  # _rare's first refusal, without the call
+                    ok[i] = False
+                    events[i] = {"error": f"{PRIMITIVES[ai]} needs an item argument"}
+                else:
+                    self._rare(i, ai, argi, names, ok, events, cost)
         self._gravity()
         # lava
         own = self.cells_at(np.arange(n), self.pos)
@@ -371,7 +376,13 @@ class BatchGridWorld:
     def _attack(self, e: np.ndarray, ok: np.ndarray, events: dict) -> None:
         rules, v = self.rules, self.vocab
         tgt = self.pos[e] + VEC[self.facing[e]]
-        m = (self.mob_kind[e] > 0) & (self.mob_pos[e] == tgt[:, None, :]).all(axis=2)
+        mp = np.take(self.mob_pos, e, axis=0)  # (one axis at a time: numpy's broadcast over a last axis of 3 is slow)
+        m = (
+            (np.take(self.mob_kind, e, axis=0) > 0)
+            & (mp[:, :, 0] == tgt[:, 0, None])
+            & (mp[:, :, 1] == tgt[:, 1, None])
+            & (mp[:, :, 2] == tgt[:, 2, None])
+        )
         has_mob = m.any(axis=1)
         if has_mob.any():
             em, slot = e[has_mob], m[has_mob].argmax(axis=1)
@@ -481,12 +492,16 @@ class BatchGridWorld:
 
     def _gravity(self) -> None:
         e = np.nonzero(~self.dead)[0]
+        cells = self.cells.reshape(-1)
         for _ in range(self.H):
             if e.size == 0:
                 return
-            p = self.pos[e]
-            own = self.cells_at(e, p)
-            below = self.cells_at(e, p - UP)
+            p = np.take(self.pos, e, axis=0)
+            if (p.astype(np.uint64) < self._bounds.T).all() and p[:, 1].min() >= 1:  # both cells inside
+                flat = e * self._world_cells + p @ self._strides
+                own, below = cells.take(flat), cells.take(flat - 1)
+            else:
+                own, below = self.cells_at(e, p), self.cells_at(e, p - UP)
             fall = ~self.rules.liquid[own] & self.rules.passable[below]
             e = e[fall]
             self.pos[e, 1] -= 1

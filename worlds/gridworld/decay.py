@@ -110,9 +110,9 @@ def _look_again(env: Any, i: int, p: np.ndarray) -> None:
 
 def step(env: Any, cost: np.ndarray) -> None:
     """Count down; the leaves whose time has come turn to air and drop their chance items."""
-    live = env.decay_in >= 0
-    if not live.any():
+    if not env.decay_in.size or env.decay_in.max() < 0:  # none waiting (one pass, no mask: about twice as fast)
         return
+    live = env.decay_in >= 0
     np.subtract(env.decay_in, cost[:, None], out=env.decay_in, where=live)
     due = live & (env.decay_in <= 0)
     if not due.any():

@@ -539,7 +539,9 @@ class BatchGridWorld:
             mobs.reshape(-1)[at] = self.mob_kind.reshape(-1)[vis]
         frac = (self.clock % self.day_steps) / self.day_steps
         night = (frac >= self.night_span[0]) & (frac < self.night_span[1])
-        bi = self.biome_map[self._worlds, np.minimum(np.maximum(x, 0), X - 1), np.minimum(np.maximum(z, 0), Z - 1)]
+        bi = self.biome_map.reshape(-1).take((self._worlds * X + np.clip(x, 0, X - 1)) * Z + np.clip(z, 0, Z - 1))
+        time = np.empty((self.n, 2), np.float32)
+        time[:, 0], time[:, 1] = frac, night
         need = np.maximum(self.mine_need, 1)
         return {
             "blocks": blocks,
@@ -549,7 +551,7 @@ class BatchGridWorld:
             "position": pos.astype(np.int32),
             "facing": self.facing.astype(np.int32),
             "biome": bi.astype(np.int32),
-            "time": np.stack([frac, night], axis=1, dtype=np.float32),
+            "time": time,
             "health": self.health.copy(),
             "mining": np.where(self.mine_prog > 0, self.mine_prog / need, 0.0).astype(np.float32),
         }

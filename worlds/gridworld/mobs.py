@@ -43,7 +43,7 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
     any_night = bool(night.any())  # by day no mob chases or hits: that work is skipped
     hostile = chasing = None
     if any_night:
-        hostile = rules.mob_hostile[kind] & alive
+        hostile = _of_kinds(kind, rules.mob_hostile) & alive
         chasing = hostile & night[:, None] & (rng.random(kind.shape) < 0.5)
         strolling &= alive & ~chasing
         idle = alive & ~chasing & ~strolling
@@ -74,11 +74,23 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         _hit_agents(env, hostile, night, int(d["attack_every"]))
         _shoot_agents(env, hostile, night)
     # zombies and skeletons burn in daylight
-    burns = rules.mob_burns[kind]
+    burns = _of_kinds(kind, rules.mob_burns)
     if burns.any():
         kind[burns & ~night[:, None]] = 0
     _spawn_hostiles(env, night)
     _restock_animals(env)
+
+
+def _of_kinds(kind: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """table[kind] for a bool table over the mob kinds: where it holds a few kinds, one comparison
+    of the slots with each (several times cheaper than numpy's gather over every slot)."""
+    ids = np.flatnonzero(table)
+    if ids.size > 3:
+        return table[kind]
+    out = np.zeros(kind.shape, bool)
+    for k in ids.tolist():
+        out |= kind == k
+    return out
 
 
 # by key 2 * along_x + (the step is + along its axis): the step's x and z (DIRS' ways)
@@ -208,7 +220,7 @@ def _restock_animals(env: Any) -> None:
             continue
         worlds = np.nonzero(due & ((env.mob_kind == k).sum(axis=1) < low))[0]
         if k in homes and worlds.size:  # a rabbit wanders in only where its biome is (gridworld.yaml `mobs:`)
-            worlds = worlds[np.isin(env.biome_map[worlds], homes[k]).any(axis=(1, 2))]
+            worlds = worlds[_biomes_present(env)[worlds][:, homes[k]].any(axis=1)]
         for i in worlds:
             for _ in range(20):
                 x, z = int(rng.integers(0, env.X)), int(rng.integers(0, env.Z))
@@ -221,6 +233,20 @@ def _restock_animals(env: Any) -> None:
                     if env.animal_room(int(i)) or _make_room(env, int(i), low):
                         env.add_mob(i, k, x, y, z)
                     break
+
+
+def _biomes_present(env: Any) -> np.ndarray:
+    """bool [n, biomes]: the biomes somewhere on each world's map. Kept with a copy of the map it
+    was read from and read again when the biome map differs (a reset, a test's edit): the same
+    answer as looking through every map at each restock, at the cost of one comparison."""
+    bm, kept = env.biome_map, getattr(env, "_biome_presence", None)
+    if kept is not None and kept[0].shape == bm.shape and np.array_equal(kept[0], bm):
+        return kept[1]
+    present = np.zeros((bm.shape[0], len(env.vocab.biomes)), bool)
+    for b in np.unique(bm).tolist():
+        present[:, b] = (bm == b).any(axis=(1, 2))
+    env._biome_presence = (bm.copy(), present)
+    return present
 
 
 @cache

@@ -14,6 +14,11 @@ from collections.abc import Callable
 import numpy as np
 
 BATCH = 256
+BATCH_STEPS = 20  # batched steps a round (5,120 environment steps, 20 to 40 ms)
+# Rounds per `repeat`, each side's best kept: a round is short (Crafter's 100 steps about 0.1 s, the
+# batch's 20 steps a few hundredths), so a few rounds let one busy moment of a shared machine decide
+# the ratio; 5 x 3 rounds take about 5 s in all (issue 21).
+ROUNDS_PER_REPEAT = 5
 
 
 def _rate(fn: Callable[[], int], repeat: int) -> float:
@@ -46,16 +51,18 @@ def grid_benchmarks(repeat: int = 3, progress: Callable[[str], None] = lambda s:
         return len(acts)
 
     def step_batch() -> int:
-        for _ in range(10):
+        for _ in range(BATCH_STEPS):
             batch.step(np.stack([rng.integers(0, moves, BATCH), np.full(BATCH, -1)], axis=1))
-        return 10 * BATCH
+        return BATCH_STEPS * BATCH
 
     baseline, base_name = _crafter(rng)
     if baseline is None:
         baseline, base_name = _textworld(kb), "textworld"
     progress(f"bench: grid world single and batched ({BATCH}) vs. {base_name}")
+    for fn in (baseline, step_single, step_batch):  # one untimed round each: all three past their first steps
+        fn()
     r_base, r_single, r_batch = 0.0, 0.0, 0.0
-    for _ in range(repeat):  # interleaved, so machine noise hits all three alike
+    for _ in range(ROUNDS_PER_REPEAT * repeat):  # interleaved, so machine noise hits all three alike
         r_base = max(r_base, _rate(baseline, 1))
         r_single = max(r_single, _rate(step_single, 1))
         r_batch = max(r_batch, _rate(step_batch, 1))

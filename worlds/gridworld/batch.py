@@ -313,7 +313,7 @@ class BatchGridWorld:
         if mv.any():
             e = np.nonzero(mv)[0]
             self.facing[e] = a[e] - P["move_north"]
-            tgt = self.pos[e] + VEC[self.facing[e]]
+            tgt = np.take(self.pos, e, axis=0) + np.take(VEC, a[e] - P["move_north"], axis=0)
             c = self.cells_at(e, tgt)
             free = self.rules.passable[c]
             self.pos[e[free]] = tgt[free]
@@ -375,7 +375,7 @@ class BatchGridWorld:
 
     def _attack(self, e: np.ndarray, ok: np.ndarray, events: dict) -> None:
         rules, v = self.rules, self.vocab
-        tgt = self.pos[e] + VEC[self.facing[e]]
+        tgt = np.take(self.pos, e, axis=0) + np.take(VEC, self.facing[e], axis=0)
         mp = np.take(self.mob_pos, e, axis=0)  # (one axis at a time: numpy's broadcast over a last axis of 3 is slow)
         m = (
             (np.take(self.mob_kind, e, axis=0) > 0)
@@ -411,7 +411,7 @@ class BatchGridWorld:
         same = (self.mine_tgt[e] == tgt).all(axis=1) & (self.mine_prog[e] > 0)
         self.mine_prog[e] = np.where(same, self.mine_prog[e] + 1, 1)
         self.mine_tgt[e] = tgt
-        held, best = rules.tool_state(self.inv[e])
+        held, best = rules.tool_state(np.take(self.inv, e, axis=0))
         kind = rules.cell_kind[c]
         speed = np.where(kind >= 0, best[np.arange(e.size), np.maximum(kind, 0)], 1.0)
         can = ~rules.needs_tool[c] | (held & rules.harvest[c]).any(axis=1)

@@ -46,11 +46,11 @@ def step(env: Any, cost: np.ndarray) -> None:
     if chicken is None or egg is None:
         return
     env.lay_in -= cost[:, None]
-    due = (env.mob_kind == chicken) & (env.lay_in <= 0)
+    reset = env.lay_in <= 0  # (the drops below leave the timers as they are)
+    due = (env.mob_kind == chicken) & reset
     if due.any():
         for i, s in zip(*np.nonzero(due)):
             ground.drop(env, int(i), env.mob_pos[i, s], egg)
     lo, hi = (int(x) for x in _data()["lay_steps"])
-    reset = env.lay_in <= 0
     if reset.any():
         env.lay_in[reset] = env.egg_rng.integers(lo, hi + 1, size=int(reset.sum()))

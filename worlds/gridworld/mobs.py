@@ -66,10 +66,12 @@ def step_mobs(env: Any, night: np.ndarray) -> None:
         strolling.reshape(-1)[slots] = True
     on = np.flatnonzero(strolling)
     movers = on[rng.random(on.size) < speed]  # flat slot indices (a chasing mob does not stroll)
-    if any_night:
+    ch = None
+    if chasing is not None:
         movers = np.concatenate([np.flatnonzero(chasing), movers])
+        ch = chasing.reshape(-1)[movers]
     if movers.size:
-        _move(env, movers, chasing.reshape(-1)[movers] if any_night else None)
+        _move(env, movers, ch)
     if hostile is not None:  # at night, hostile mobs next to the agent hit it; skeletons shoot it from afar
         _hit_agents(env, hostile, night, int(d["attack_every"]))
         _shoot_agents(env, hostile, night)

@@ -50,7 +50,7 @@ def drop(env: Any, i: int, at: Any, item: int, age: int = 0) -> bool:
 
 def age(env: Any, cost: np.ndarray) -> None:
     """Age every item by the step's cost; those on the ground their time are gone."""
-    np.add(env.ground_age, cost[:, None], out=env.ground_age, where=env.ground_age >= 0)
+    env.ground_age += (env.ground_age >= 0) * cost[:, None]  # (free slots add 0; numpy's where= is slower)
     despawn = int(_data()["despawn_steps"])
     if env.ground_age.max(initial=-1) >= despawn:  # (one pass where none is due)
         env.ground_age[env.ground_age >= despawn] = -1

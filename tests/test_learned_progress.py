@@ -166,6 +166,10 @@ def test_the_rollout_says_a_try_that_ends_in_lava_died():
     in_lava = (Goal("mine", {"sapling": 1}), 0, {"layout": layout, "time_of_day": 0.1})
     policy = CountingPolicy(kb, ["mine:sapling"])
     assert rollout(kb, [in_lava], "learned", policy, budget=50) == [{"ok": False, "steps": 1, "end": "died"}]
+    from training.controller.why import describe
+
+    (out,) = rollout(kb, [in_lava], "learned", policy, budget=50, why=3)
+    assert out["why"]["killed_by"] == "lava" and describe(out["why"]).endswith("; burned in lava")
 
 
 def test_a_failed_try_says_what_it_did_last_and_where_its_source_was():

@@ -154,7 +154,7 @@ def test_the_learned_controller_counts_a_kill_goals_drop(kb, monkeypatch):
         ctl.kb, ctl.goal_budget = kb, 50
         ctl.policy = type("P", (), {"codes": lambda self, g: None, "net": type("N", (), {"shape": None})()})()
         ctl._observe = lambda world, luts, code: None
-        ctl._step = lambda world, obs, goal, code, idle, shield: world.step({"action": "attack"})[4]
+        ctl._step = lambda world, obs, goal, code, idle, shield, quarry=None: world.step({"action": "attack"})[4]
         out = ctl._drive(Goal("kill", {"rabbit_foot": 1}), w)
     finally:
         w.env.rules.mob_chance[w.env.vocab.mob_id["rabbit"]][:] = [(w.env.vocab.item_id["rabbit_foot"], 0.1)]

@@ -338,8 +338,7 @@ class BatchGridWorld:
             n_items, named = self.vocab.n_items, names or {}
             for i, ai, argi in zip(rare.tolist(), a[rare].tolist(), arg[rare].tolist()):
                 if i not in named and not 0 <= argi < n_items:  # _rare's first refusal, without the call
-                    ok[i] = False
-                    events[i] = {"error": f"{PRIMITIVES[ai]} needs an item argument"}
+                    self._needs_item(i, ai, ok, events)
                 else:
                     self._rare(i, ai, argi, names, ok, events, cost)
         self._gravity()
@@ -450,13 +449,18 @@ class BatchGridWorld:
                 name = self.vocab.items[it]
                 ev["gained"] = {**ev.get("gained", {}), name: ev.get("gained", {}).get(name, 0) + 1}
 
+    @staticmethod
+    def _needs_item(i: int, a: int, ok: np.ndarray, events: dict) -> None:
+        """Refuse world i's item-taking primitive `a` given no item (no name, an index out of range)."""
+        ok[i] = False
+        events[i] = {"error": f"{PRIMITIVES[a]} needs an item argument"}
+
     def _rare(self, i, a, arg, names, ok, events, cost) -> None:
         v = self.vocab
         item, fuel = (names or {}).get(i, (None, None))
         if item is None:
             if not 0 <= arg < v.n_items:
-                ok[i] = False
-                events[i] = {"error": f"{PRIMITIVES[a]} needs an item argument"}
+                self._needs_item(i, a, ok, events)
                 return
             item = v.items[arg]
         if a == P["jump_place"]:

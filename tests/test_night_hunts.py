@@ -160,3 +160,19 @@ def test_a_hurt_digger_by_day_or_on_a_mine_goal_does_not_stop_to_heal(kb):
     assert Expert(night.env, 0, Goal("mine", {"dirt": 1}))._heal() is None
     assert Expert(night.env, 0, Goal("kill", {"cow": 1}))._heal() is None
     assert Expert(night.env, 0, Goal("kill", {"spider": 1}))._heal() is not None
+
+
+def test_the_rollout_s_kill_budget_counts_no_step_in_the_heal_s_hole(kb, monkeypatch):
+    """A hunter that can never heal past 5 of 20 (the data file's full health, patched) stays in the
+    hole: its 50-step budget counts none of those steps, as the controller's, and the try ends
+    with a task's episode (`mine_budget`) instead."""
+    from tests.test_learned_find import _layout
+    from tests.test_strike import NoopPolicy
+    from training.controller.rollout import rollout
+
+    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 0.0)
+    monkeypatch.setitem(game_data(), "agent_health", 5.0)
+    options = {"layout": _layout(), "time_of_day": 0.7, "inventory": {"wooden_sword": 1}, "size": [16, 16]}
+    goal = Goal("kill", {"zombie": 1})
+    (row,) = rollout(kb, [(goal, 0, options)], "learned", NoopPolicy(kb, ["kill:zombie"]), budget=50, mine_budget=300)
+    assert not row["ok"] and row["steps"] == 300 and row["end"] == "out_of_steps", row

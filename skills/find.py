@@ -220,30 +220,22 @@ class Shelter(Expert):
     find expert's rule: while a zombie or spider is within THREAT cells at night, dig a hole two
     blocks deep where the agent stands and wait in it, as players wait out the night. The
     pursuit's own quarry sends no one into the hole, and a hunt of the night's own mobs (a
-    zombie, armed: round 38) does not hide from them: it fights what comes, as the scripted
-    expert it learned from does, and, as that expert does (Expert._heal), backs off into the
-    hole only to heal, under HEAL_BELOW health until HEALED_AT. The policy was never taught to
-    hide, and long pursuits died at nightfall (issue 20, round 33); nor to heal, and 64 of round
-    46's 150 night hunts died."""
+    zombie, armed: round 38) never hides: it fights what comes, as the scripted expert it learned
+    from does. The policy was never taught to hide, and long pursuits died at nightfall (issue
+    20, round 33)."""
 
     def __init__(self, env: Any, i: int, goal: Any):
         super().__init__(env, i, goal)
         _, mobs = goal_sources(env, goal)
         self.spare = sorted(mobs)
-        self.heal: tuple[int, int] | None = None  # the heal's step when needed() last said so
 
     def needed(self) -> bool:
         """At night, a hostile mob other than the quarry within THREAT cells, on a pursuit that is
-        not itself a hunt of the night's mobs; or, on such a hunt, health to heal in the hole?"""
-        self.heal = self._heal()
-        if self.heal is not None:
-            return True
+        not itself a hunt of the night's mobs?"""
         return not self._night_hunt() and hostile_within(self.env, self.i, THREAT, spare=self.spare)
 
     def action(self) -> tuple[int, int]:
         """Dig in (face down, break the block under the feet) until sheltered, then wait."""
-        if self.heal is not None:
-            return self.heal
         if not self._sheltered() and self._can_dig_in():
             return self._dig_in()
         return NOOP

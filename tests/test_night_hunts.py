@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skills.experts import NOOP, Expert
+from skills.experts import Expert
 from skills.find import Shelter
 from tests.test_skeletons import flat as skeletons_flat
 from training.controller.data import NEW_KILLS_IN_ROUND_38, own_time
@@ -91,45 +91,6 @@ def test_the_night_s_hole_is_dug_for_a_mine_pursuit_and_not_on_a_hunt(kb, monkey
     assert not Shelter(w.env, 0, Goal("kill", {"zombie": 1})).needed()
 
 
-def test_the_learned_hunt_s_shelter_heals_as_the_expert_does_and_only_when_hurt(kb, monkeypatch):
-    from skills.experts import HEAL_BELOW, HEALED_AT
-
-    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 0.0)
-    w = flat(kb, time_of_day="night")
-    env = w.env
-    w.spawn("zombie", 8, 65, 2)  # its quarry, 6 cells north
-    shelter = Shelter(env, 0, Goal("kill", {"zombie": 1}))
-    assert not shelter.needed()  # whole: the hunt is the policy's
-    env.health[0] = HEAL_BELOW - 3
-    for _ in range(40):  # hurt: into the hole, two blocks down, and waiting there
-        assert shelter.needed()
-        w.step(np.array(shelter.action()))
-    assert shelter._sheltered() and int(env.pos[0, 1]) == 63
-    assert shelter.needed() and shelter.action() == NOOP  # sheltered: waiting
-    env.health[0] = HEALED_AT  # healed: the policy hunts on
-    assert not shelter.needed()
-    calm = flat(kb, time_of_day="night")  # no mob about
-    calm.env.health[0] = HEAL_BELOW - 3
-    assert not Shelter(calm.env, 0, Goal("mine", {"dirt": 1})).needed()  # a mine pursuit does not stop to heal
-    assert Shelter(calm.env, 0, Goal("kill", {"spider": 1})).needed()
-
-
-def test_the_controller_lets_a_hurt_hunter_heal_in_the_hole_outside_its_budget(kb, monkeypatch):
-    from skills.experts import HEAL_BELOW
-    from skills.learned.controller import LearnedController
-    from tests.test_strike import NoopPolicy
-
-    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 0.0)
-    w = flat(kb, time_of_day="night")
-    w.spawn("zombie", 8, 65, 2)
-    w.env.health[0] = HEAL_BELOW - 3
-    policy = NoopPolicy(kb, ["kill:zombie"])
-    out = LearnedController(kb, policy, None, goal_budget=30, use_fallback=False).run(Goal("kill", {"zombie": 1}), w)
-    assert not out["ok"] and policy.asked == 30, out  # the policy's own 30 steps, after the heal
-    assert out["sheltered"] >= 16 * 10  # 10 points or more at one a 16 steps, in the hole
-    assert int(w.env.pos[0, 1]) == 63
-
-
 def test_a_hurt_hunter_digs_in_heals_and_hunts_on(kb, monkeypatch):
     from skills.experts import HEAL_BELOW, HEALED_AT
 
@@ -160,19 +121,3 @@ def test_a_hurt_digger_by_day_or_on_a_mine_goal_does_not_stop_to_heal(kb):
     assert Expert(night.env, 0, Goal("mine", {"dirt": 1}))._heal() is None
     assert Expert(night.env, 0, Goal("kill", {"cow": 1}))._heal() is None
     assert Expert(night.env, 0, Goal("kill", {"spider": 1}))._heal() is not None
-
-
-def test_the_rollout_s_kill_budget_counts_no_step_in_the_heal_s_hole(kb, monkeypatch):
-    """A hunter that can never heal past 5 of 20 (the data file's full health, patched) stays in the
-    hole: its 50-step budget counts none of those steps, as the controller's, and the try ends
-    with a task's episode (`mine_budget`) instead."""
-    from tests.test_learned_find import _layout
-    from tests.test_strike import NoopPolicy
-    from training.controller.rollout import rollout
-
-    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 0.0)
-    monkeypatch.setitem(game_data(), "agent_health", 5.0)
-    options = {"layout": _layout(), "time_of_day": 0.7, "inventory": {"wooden_sword": 1}, "size": [16, 16]}
-    goal = Goal("kill", {"zombie": 1})
-    (row,) = rollout(kb, [(goal, 0, options)], "learned", NoopPolicy(kb, ["kill:zombie"]), budget=50, mine_budget=300)
-    assert not row["ok"] and row["steps"] == 300 and row["end"] == "out_of_steps", row

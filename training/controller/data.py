@@ -424,8 +424,6 @@ def collect(
                 for i in np.nonzero(live)[0]:
                     if pa[i] in (PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]) or actions[i, 0] == pa[i]:
                         continue  # an item-taking step is the expert's, with its item (a block, a bucket)
-                    if cur[i].expert.healing:  # hurt on a night's hunt: the controller heals by rule (Shelter)
-                        continue
                     actions[i] = (pa[i], -1)
         grid, vec = encode_obs(obs, vocab)
         extras = encode_extras(obs, vocab)

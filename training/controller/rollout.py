@@ -102,22 +102,15 @@ def rollout(
         # a kill goal for a drop (a rabbit's foot) runs as a mine goal does: to its end, with the progress rule
         runs = ["mine" if drop_kill(env, g) else g.action for g in goals]
         limit = np.array([{"find": find_budget, "mine": mine_budget}.get(r) or budget for r in runs])
-        # a kill try's budget counts its steps out of the hole (the controller's `used` counts the policy's
-        # steps, not the heal's: skills/find.py Shelter; the expert's own heal likewise), and a try in the
-        # hole still ends with a task's episode, `mine_budget` steps in all
-        kills = np.array([r == "kill" for r in runs])
-        cap = np.where(kills, max(mine_budget or budget, budget), limit)
-        counted = np.zeros(len(chunk), int)  # the steps `limit` bounds
         progress = {i: Progress(env, i, g) for i, g in enumerate(goals) if runs[i] == "mine" and driver == "learned"}
         idle_for = np.zeros(len(chunk), int)  # a learned mine goal's steps since it last made progress
         walked = np.zeros(len(chunk), int)  # a learned find's policy steps since it stood where it heads
         recorder = Recorder(len(chunk), why) if why else None
-        for _ in range(int(cap.max())):
-            done |= (counted >= limit) | (steps >= cap)
+        for _ in range(int(limit.max())):
+            done |= steps >= limit
             if done.all():
                 break
             acts = np.tile(np.array([PRIMITIVE_ID["noop"], -1], np.int64), (len(chunk), 1))
-            hid[:] = False
             if driver == "learned":  # what the controller gives the item-taking primitives (action_mask)
                 args = [item_args(kb, g, holds(env, i)) for i, g in enumerate(goals)]
                 masks = np.tile(_NO_ITEM_MASK, (len(chunk), 1))
@@ -130,6 +123,7 @@ def rollout(
                 for i in np.nonzero(waits)[0]:  # the learned controller's waits
                     waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])
                     a[i] = waiters[i].wait_action()[0]
+                hid[:] = False
                 for i, shelter in shelters.items():  # a zombie or spider close at night: into the hole
                     if not done[i] and shelter.needed():
                         a[i], hid[i] = shelter.action()[0], True
@@ -153,7 +147,6 @@ def rollout(
                             end[i] = "ok" if ok[i] else "expert_ended"
                         else:
                             acts[i] = a
-                            hid[i] = ex.healing  # hurt on a night's hunt, in the hole (Expert._heal)
             acts[done] = (PRIMITIVE_ID["noop"], -1)
             live = ~done
             obs, _, _, _, info = env.step(acts)
@@ -162,7 +155,6 @@ def rollout(
                 if targeted:
                     sense.add_to(obs, env, np.arange(len(chunk)), luts, near=near)
             steps[live] += 1
-            counted[live & ~(hid & kills)] += 1
             for i, ev in info["events"].items():
                 if experts is not None:
                     experts[i].feedback(ev)

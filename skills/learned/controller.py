@@ -16,7 +16,8 @@ later fails with one line.  Each outcome's "driver" says who drove it.
 While a block is breaking, attack is held (`hold_attack`) instead of asking the policy
 each step, and so it is while a mob the kill goal hunts stands in front
 (skills/learned/strike.py). A network that reads the goal's target map
-(skills/learned/sense.py) gets it added to each observation. Same outcome dict as every controller: {ok, error, steps, gained, missing}.
+(skills/learned/sense.py) gets it added to each observation. Same outcome dict as every
+controller: {ok, error, steps, gained, missing}.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 A failure count says how tries ended (died, stalled, out of steps), not what the policy was doing
 meanwhile. `Recorder` keeps, for each world of a batched rollout (training/controller/rollout.py),
-its last N steps: the action, the block the step broke, the mob it killed, where the agent stood, and for a learned
-mine goal the steps along the three axes to the nearest source left (skills/learned/progress.py,
-the distance that renews a pursuit's budget). `summary` turns them into one small dict per try,
+its last N steps: the action, the block the step broke, the mob it killed, where the agent
+stood, and for a learned mine goal the steps along the three axes to the nearest source left
+(skills/learned/progress.py, the distance that renews a pursuit's budget). `summary` turns them into one small dict per try,
 so a table of flint's stalls reads "broke 15 stone and no gravel, the nearest gravel 3 levels
 below, 450 attacks" instead of "stalled", and a death names what killed the agent ("killed_by").
 """
@@ -34,9 +34,10 @@ class Recorder:
         )
 
     def summary(self, env: Any, i: int, progress: Any = None) -> dict:
-        """What world i did in its recorded steps: blocks broken, mobs killed, the five commonest actions,
-        how far it moved on each axis, what killed the agent if it died, and (a mine goal) the nearest source: its distance at the end, the
-        least on the way, and where it lay from the agent (dx, dy, dz)."""
+        """What world i did in its recorded steps: blocks broken, mobs killed, the five commonest
+        actions, how far it moved on each axis, what killed the agent if it died, and (a mine goal)
+        the nearest source: its distance at the end, the least on the way, and where it lay from
+        the agent (dx, dy, dz)."""
         rec = list(self.steps[i])
         if not rec:
             return {"steps": 0}

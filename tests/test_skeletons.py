@@ -102,3 +102,23 @@ def test_the_expert_squares_up_to_a_zombie_that_hits_from_a_diagonal(kb, monkeyp
     assert a is not None and PRIMITIVES[a[0]] in ("move_east", "move_north")
     to = w.env.pos[0] + np.array(FACING_VECTORS[a[0] - PRIMITIVES.index("move_north")])
     assert tuple(int(c) for c in np.array([9, 65, 7]) - to) in FACING_VECTORS[:4]  # face to face from there
+
+
+@pytest.mark.parametrize("top", ["oak_leaves", "jungle_leaves", "cactus"])
+def test_the_night_s_mobs_do_not_spawn_on_leaves_or_cactus(kb, monkeypatch, top):
+    """A spawn needs a block with an opaque, full top (Minecraft Wiki, "Spawn"): on a map whose
+    ground is all canopy (or cactus), no hostile comes; on the same map of grass, they do."""
+    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 1.0)  # a spawn tried every step
+
+    def hostiles_after(ground: str) -> int:
+        w = flat(kb, time_of_day="night")
+        env = w.env
+        env.mob_kind[0] = 0  # none yet
+        env.cells[0, :, :, 64] = env.vocab.cell_id[ground]
+        env.cells[0, 8, 8, 64] = env.vocab.cell_id["grass_block"]  # the agent's own footing
+        for _ in range(20):
+            w.step({"action": "noop"})
+        return int((env.rules.mob_hostile[env.mob_kind[0]] & (env.mob_kind[0] > 0)).sum())
+
+    assert hostiles_after("grass_block") > 0
+    assert hostiles_after(top) == 0

@@ -289,6 +289,6 @@ def _spawn_hostiles(env: Any, night: np.ndarray) -> None:
         if solid.size == 0:
             continue
         y = int(solid[-1]) + 1
-        if y >= env.H or not rules.passable[col[y]] or rules.liquid[col[y]]:
-            continue
+        if y >= env.H or not rules.passable[col[y]] or rules.liquid[col[y]] or rules.no_spawn[col[y - 1]]:
+            continue  # no room, water, or a top no mob spawns on (a canopy's leaves, a cactus)
         env.add_mob(i, hostiles[int(rng.integers(len(hostiles)))], x, y, z)

@@ -67,6 +67,7 @@ class Rules:
     mob_shot_damage: np.ndarray  # float [M]: damage of one shot
     mob_shot_every: np.ndarray  # int [M]: steps between its shots (>= 1)
     own_drops: np.ndarray  # bool [C]: the data file names its drops (a crop at an age), not the block's
+    no_spawn: np.ndarray  # bool [C]: no mob spawns on top of it (leaves, cactus: the data file's `no_spawn:`)
 
     def break_steps(self, cell: np.ndarray, speed: np.ndarray, can: np.ndarray) -> np.ndarray:
         """Steps to break `cell` with tool `speed` (>= 1), harvesting or not (`can`)."""
@@ -192,6 +193,7 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
             tries = (rows[c].get("tries") or {}).items()
             chance[c] = [(v.item_id[k], float(p)) for k, (n, p) in tries if k in v.item_id for _ in range(int(n))]
     own_drops = np.array([r.get("drops") is not None for r in rows])
+    no_spawn = np.array([bool(r.get("no_spawn")) for r in rows])
     mob_chance: list[list[tuple[int, float]]] = [[]]
     mob_chance += [
         [(v.item_id[k], float(p)) for k, p in kb.mob_chance_drops(v.mobs[m]).items() if k in v.item_id]
@@ -246,6 +248,7 @@ def _rules(version: str, _kb_id: int, kb: Any) -> Rules:
         mob_shot_damage,
         mob_shot_every,
         own_drops,
+        no_spawn,
     )
 
 

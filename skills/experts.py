@@ -128,6 +128,7 @@ class Expert(DigsIn):
         self.arg_name: str | None = None  # the item a craft or smelt makes, by name
         self.healing = False  # in the night's hole until health is back (a hunt of the night's mobs: _heal)
         self.hunts_hostiles: bool | None = None  # whether every mob the kill goal hunts fights back, once read
+        self.squared: set = set()  # (where the agent stood, the mob's offset) it squared up from (_defend)
 
     # ------------------------------------------------------------------ bookkeeping
     def _count(self) -> int:
@@ -218,10 +219,16 @@ class Expert(DigsIn):
         for d in near:
             if d in FACING_VECTORS:
                 return self._hit(d)
+        here = tuple(int(v) for v in env.pos[i])
         for d in near:  # one that hits from a cell the agent cannot strike (a diagonal): square up to it
             if max(abs(c) for c in d) == 1:
+                # once from each spot: a mob that did not step in (a skeleton on a ledge) left the
+                # agent stepping back and forth between the two cells until it was shot dead
+                if (here, d) in self.squared:
+                    continue
                 step = self._square_up(d)
                 if step is not None:
+                    self.squared.add((here, d))
                     return step
         return None
 

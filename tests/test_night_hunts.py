@@ -121,3 +121,29 @@ def test_a_hurt_digger_by_day_or_on_a_mine_goal_does_not_stop_to_heal(kb):
     assert Expert(night.env, 0, Goal("mine", {"dirt": 1}))._heal() is None
     assert Expert(night.env, 0, Goal("kill", {"cow": 1}))._heal() is None
     assert Expert(night.env, 0, Goal("kill", {"spider": 1}))._heal() is not None
+
+
+def test_a_mob_on_a_ledge_that_does_not_step_in_is_squared_up_to_once(kb, monkeypatch):
+    """A hostile one level up on a diagonal hits the agent where its blows cannot reach; the expert
+    steps away so that it steps in. One that stays on its ledge had the expert stepping back and
+    forth between the two cells until it was shot dead (a skill-table trace); now it squares up
+    once from each spot and then takes the way its hunt plans."""
+    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 0.0)
+    monkeypatch.setattr(mobs, "_move", lambda env, movers, ch: None)  # every mob stands still
+    w = flat(kb, time_of_day="night")
+    env = w.env
+    env.cells[0, 7, 8, 65] = env.vocab.cell_id["stone"]  # a ledge west of the agent at (8, 65, 8)
+    w.spawn("skeleton", 7, 66, 8)  # on it: one west, one up
+    hunt = Expert(env, 0, Goal("kill", {"skeleton": 1}))
+    cells, killed = [], []
+    for _ in range(80):
+        a = hunt.act()
+        assert a is not None, hunt.result
+        info = w.step(np.array(a))[4]
+        hunt.feedback(info)
+        cells.append(tuple(int(c) for c in env.pos[0]))
+        if info.get("killed"):
+            killed.append(info["killed"])
+            break
+    assert killed == ["skeleton"], cells[:12]
+    assert len({c for c in cells}) <= 3  # no walk about: one step away, one back, then the kill

@@ -93,3 +93,37 @@ def test_the_skill_table_s_rollout_strikes_as_the_controller_does(kb, monkeypatc
     policy = NoopPolicy(kb, ["kill:zombie"])
     (row,) = rollout(kb, [(Goal("kill", {"zombie": 1}), 0, options)], "learned", policy, budget=50)
     assert row["ok"] and row["steps"] == 5, row
+
+
+def _beside(kb, mob: str, time: float) -> GridWorld:
+    """A flat map, the agent holding a wooden sword, `mob` in the cell behind it (not faced)."""
+    w = GridWorld(kb, size=(16, 16))
+    w.reset(seed=0, options={"layout": _layout(), "time_of_day": time, "inventory": {"wooden_sword": 1}})
+    x, y, z = (int(c) for c in w.env.pos[w.i] - VEC[w.env.facing[w.i]])
+    w.spawn(mob, x, y, z)
+    return w
+
+
+def test_on_a_night_hunt_the_controller_turns_to_a_mob_beside_it_and_strikes(kb, monkeypatch):
+    monkeypatch.setattr(mobs, "NIGHT_SPAWN_CHANCE", 0.0)
+    monkeypatch.setattr(mobs, "_move", lambda env, movers, ch: None)  # the zombie stays where it is
+    w = _beside(kb, "zombie", NIGHT)
+    back = int(w.env.facing[w.i]) ^ 1  # north <-> south, east <-> west
+    turn = Quarry(w.env, [Goal("kill", {"zombie": 1})]).turn(w.env, [w.i])
+    assert turn[0] == PRIMITIVE_ID["face_" + ("north", "south", "east", "west")[back]]
+    policy = NoopPolicy(kb, ["kill:zombie"])
+    out = LearnedController(kb, policy, None, goal_budget=50, use_fallback=False).run(Goal("kill", {"zombie": 1}), w)
+    assert out["ok"] and out["driver"] == "policy", out
+    assert policy.asked == 0 and out["steps"] == 6  # a turn, then 5 blows of a wooden sword
+
+
+def test_no_turn_by_day_on_an_animal_hunt_or_away_from_the_quarry(kb):
+    day = _beside(kb, "zombie", DAY)
+    assert Quarry(day.env, [Goal("kill", {"zombie": 1})]).turn(day.env, [day.i])[0] == -1  # by day
+    cow = _beside(kb, "cow", DAY)
+    assert Quarry(cow.env, [Goal("kill", {"cow": 1})]).turn(cow.env, [cow.i])[0] == -1  # not a night hunt
+    night = _beside(kb, "zombie", NIGHT)
+    assert Quarry(night.env, [Goal("mine", {"log": 1})]).turn(night.env, [night.i])[0] == -1
+    policy = NoopPolicy(kb, ["mine:log"])  # a mine goal: the policy's step, every one
+    LearnedController(kb, policy, None, goal_budget=3, use_fallback=False).run(Goal("mine", {"log": 1}), night)
+    assert policy.asked >= 1

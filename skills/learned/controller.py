@@ -184,13 +184,16 @@ class LearnedController:
         self, world: Any, obs: dict, goal: Any, code: np.ndarray, idle: IdleActions, shield: Shield, quarry=None
     ) -> dict:
         """One primitive step chosen by the policy (attack held while a block breaks or, with
-        `quarry` (skills/learned/strike.py), while a mob the goal hunts stands in front; never an
+        `quarry` (skills/learned/strike.py), while a mob the goal hunts stands in front, and on a
+        night's hunt a turn to one beside the agent; never an
         action just tried here to no effect, skills/learned/idle.py, nor one the view shows to
         be fatal, skills/learned/shield.py); the step's info."""
         mask, items = action_mask(self.kb, goal, world)
         mask = shield.allowed(obs, idle.allowed(obs, mask[None]))[0]
-        if hold_attack(obs) or (quarry is not None and quarry.faced(world.env, [world.i])[0]):
-            a = ATTACK
+        breaking = bool(np.any(hold_attack(obs)))
+        held = quarry.held(world.env, [breaking], [world.i])[0] if quarry is not None else ATTACK if breaking else -1
+        if held >= 0:
+            a = int(held)
         else:
             a = int(
                 self.policy.act(obs, code, mask, greedy=self.greedy, rng=self.rng, temperature=SAMPLE_TEMPERATURE)[0]

@@ -1,6 +1,8 @@
 """Attack held on the quarry: while a mob the goal hunts stands in the cell the agent faces, the
 learned controller attacks without asking the policy, as it holds attack while a block breaks
-(controller.hold_attack) and as a player keeps clicking on the mob in front of them.
+(controller.hold_attack) and as a player keeps clicking on the mob in front of them. On a hunt of
+the night's mobs it also turns to one that stands beside the agent, where its blows land and the
+agent's do not (`Quarry.turn`), as a player turns to what hits them: the held blows follow.
 
 The policy picks where to stand and which way to face; the blows that follow are held. A sampled
 policy seldom repeats one action five times running, which is what a zombie takes from a wooden
@@ -18,6 +20,11 @@ import numpy as np
 
 from worlds.gridworld.batch import VEC
 from worlds.gridworld.sources import goal_sources
+from worlds.gridworld.spec import PRIMITIVE_ID
+
+ATTACK = PRIMITIVE_ID["attack"]
+# the action that faces each of VEC's six cells (north, south, east, west: face_<way>; up; down)
+FACE = np.array([PRIMITIVE_ID[f"face_{w}"] for w in ("north", "south", "east", "west", "up", "down")], np.int64)
 
 
 class Quarry:
@@ -50,3 +57,33 @@ class Quarry:
         at_night = self.hostiles & env.night()[idx]
         hunted |= at_night[:, None] & env.rules.mob_hostile[kind]
         return (there & hunted & (kind > 0)).any(axis=1)
+
+    def turn(self, env: Any, idx: np.ndarray | None = None) -> np.ndarray:
+        """int64 [len(idx)]: on a hunt of the night's mobs, at night, the face action toward a hostile
+        mob in one of the six cells beside world idx[k]'s agent (the first of VEC's order) where the
+        agent faces none; -1 elsewhere (the policy's step, or attack held on the faced one)."""
+        idx = np.arange(len(self.own)) if idx is None else np.asarray(idx)
+        out = np.full(len(idx), -1, np.int64)
+        rows = np.nonzero(self.hostiles[idx] & env.night()[idx])[0]
+        if rows.size == 0:
+            return out
+        w = idx[rows]
+        kind = env.mob_kind[w]
+        live = (kind > 0) & env.rules.mob_hostile[kind]
+        rel = env.mob_pos[w] - env.pos[w][:, None, :]  # rows, mobs, 3
+        beside = live[:, :, None] & (rel[:, :, None, :] == VEC[None, None]).all(axis=3)  # rows, mobs, 6
+        side = beside.any(axis=1)  # rows, 6
+        faced = side[np.arange(len(w)), env.facing[w]]
+        pick = side.any(axis=1) & ~faced
+        out[rows[pick]] = FACE[side[pick].argmax(axis=1)]
+        return out
+
+    def held(self, env: Any, breaking: Any, idx: np.ndarray | None = None) -> np.ndarray:
+        """int64 [len(idx)]: the step the controller takes without asking the policy, -1 where the
+        policy picks: attack on a hunted mob in front, else a turn to one beside (`turn`), else
+        attack while a block breaks (`breaking`, bool [len(idx)]: controller.hold_attack)."""
+        idx = np.arange(len(self.own)) if idx is None else np.asarray(idx)
+        out = np.where(np.asarray(breaking, bool).reshape(-1), ATTACK, -1).astype(np.int64)
+        turn = self.turn(env, idx)
+        out = np.where(turn >= 0, turn, out)
+        return np.where(self.faced(env, idx), ATTACK, out)

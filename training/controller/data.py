@@ -419,8 +419,10 @@ def collect(
             if live.any():
                 code_arr = np.array([goal_code(p.goal, vocab, kb) for p in cur], np.int64)
                 pa = policy.act({k: v for k, v in obs.items()}, code_arr)
-                # as the controller runs it: attack held while a block breaks or a hunted mob stands in front
-                pa = np.where(hold_attack(obs) | quarry.faced(env), ATTACK, pa)
+                # as the controller runs it: attack held while a block breaks or a hunted mob stands in
+                # front, a turn to one beside the agent
+                held = quarry.held(env, hold_attack(obs))
+                pa = np.where(held >= 0, held, pa)
                 for i in np.nonzero(live)[0]:
                     if pa[i] in (PRIMITIVE_ID["use"], PRIMITIVE_ID["jump_place"]) or actions[i, 0] == pa[i]:
                         continue  # an item-taking step is the expert's, with its item (a block, a bucket)

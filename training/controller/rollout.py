@@ -16,7 +16,7 @@ import numpy as np
 
 from skills.find import Approach, Shelter, expert_for, find_conditions
 from skills.learned import sense
-from skills.learned.controller import ATTACK, NO_ITEM, hold_attack, item_args
+from skills.learned.controller import NO_ITEM, hold_attack, item_args
 from skills.learned.idle import IdleActions
 from skills.learned.progress import Progress, drop_kill
 from skills.learned.shield import Shield
@@ -118,7 +118,8 @@ def rollout(
                     masks[i, [PRIMITIVE_ID[p] for p in given]] = True
                 masks = shield.allowed(obs, idle.allowed(obs, masks))
                 a = policy.act(obs, codes, masks, greedy=greedy, rng=rng, temperature=temperature)
-                a = np.where(hold_attack(obs) | quarry.faced(env), ATTACK, a)
+                held = quarry.held(env, hold_attack(obs))
+                a = np.where(held >= 0, held, a)
                 waits = waiting(env, goals, done, approaches, walked)
                 for i in np.nonzero(waits)[0]:  # the learned controller's waits
                     waiters[i] = waiters.get(i) or expert_for(env, int(i), goals[i])

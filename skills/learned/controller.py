@@ -37,18 +37,17 @@ from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy, pick_device
 from skills.learned.progress import Progress, drop_kill
 from skills.learned.shield import Shield
-from skills.learned.strike import Quarry
+from skills.learned.strike import ATTACK, Quarry
 from skills.learned.surround import observe
 from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.sources import placeable_chance_sources
-from worlds.gridworld.spec import FUNCTIONAL, NEEDS_ITEM, PRIMITIVE_ID, PRIMITIVES
+from worlds.gridworld.spec import FUNCTIONAL, NEEDS_ITEM, PRIMITIVES
 
 GOAL_BUDGET = 600  # steps of no progress one unit of a mine/kill goal may take (progress.py; DEPS Table 10)
 NO_ITEM = tuple(p for p in PRIMITIVES if p not in NEEDS_ITEM)  # the primitives that take no item argument
 BUILDING = ("cobblestone", "dirt")  # what the policy may place with use / jump_place, first held wins
 
 
-ATTACK = PRIMITIVE_ID["attack"]
 MASTERY = 0.9  # a trained goal is driven by the policy when its measured success is at least this
 SAMPLE_TEMPERATURE = 1.0  # the policy's actions are sampled at this temperature (greedy ones loop)
 

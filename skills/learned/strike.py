@@ -22,7 +22,7 @@ from worlds.gridworld.batch import VEC
 from worlds.gridworld.sources import goal_sources
 from worlds.gridworld.spec import PRIMITIVE_ID
 
-ATTACK = PRIMITIVE_ID["attack"]
+ATTACK = PRIMITIVE_ID["attack"]  # held on the quarry here, and on a breaking block (controller.hold_attack)
 # the action that faces each of VEC's six cells (north, south, east, west: face_<way>; up; down)
 FACE = np.array([PRIMITIVE_ID[f"face_{w}"] for w in ("north", "south", "east", "west", "up", "down")], np.int64)
 

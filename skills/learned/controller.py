@@ -37,7 +37,7 @@ from skills.learned.paths import LearnedError
 from skills.learned.policy import GoalPolicy, pick_device
 from skills.learned.progress import Progress, drop_kill
 from skills.learned.shield import Shield
-from skills.learned.strike import ATTACK, Quarry
+from skills.learned.strike import Quarry
 from skills.learned.surround import observe
 from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.sources import placeable_chance_sources
@@ -180,17 +180,16 @@ class LearnedController:
         return {**drive(goal, world), "driver": "policy"}
 
     def _step(
-        self, world: Any, obs: dict, goal: Any, code: np.ndarray, idle: IdleActions, shield: Shield, quarry=None
+        self, world: Any, obs: dict, goal: Any, code: np.ndarray, idle: IdleActions, shield: Shield, quarry: Quarry
     ) -> dict:
-        """One primitive step chosen by the policy (attack held while a block breaks or, with
-        `quarry` (skills/learned/strike.py), while a mob the goal hunts stands in front, and on a
-        night's hunt a turn to one beside the agent; never an
-        action just tried here to no effect, skills/learned/idle.py, nor one the view shows to
-        be fatal, skills/learned/shield.py); the step's info."""
+        """One primitive step chosen by the policy (attack held while a block breaks or while a mob
+        the goal hunts stands in front, and on a night's hunt a turn to one beside the agent:
+        `quarry`, skills/learned/strike.py; never an action just tried here to no effect,
+        skills/learned/idle.py, nor one the view shows to be fatal, skills/learned/shield.py); the
+        step's info."""
         mask, items = action_mask(self.kb, goal, world)
         mask = shield.allowed(obs, idle.allowed(obs, mask[None]))[0]
-        breaking = bool(np.any(hold_attack(obs)))
-        held = quarry.held(world.env, [breaking], [world.i])[0] if quarry is not None else ATTACK if breaking else -1
+        held = quarry.held(world.env, [bool(np.any(hold_attack(obs)))], [world.i])[0]
         if held >= 0:
             a = int(held)
         else:
@@ -231,6 +230,7 @@ class LearnedController:
         luts = sense.lut(world.env, goal) if getattr(self.policy.net.shape, "target", 0) else None
         steps, used, gained = 0, 0, {}
         idle, shield = IdleActions(1), Shield(world.env.rules)
+        quarry = Quarry(world.env, [goal])  # a find hunts nothing: only a breaking block's attack is held
         waiter = None  # the scripted find expert, for its wait steps only (noop; a hole at night)
         approach = Approach(world.env, world.i, conds)
         while True:
@@ -257,7 +257,7 @@ class LearnedController:
                         steps,
                         gained,
                     )
-                info = self._step(world, self._observe(world, luts, code), goal, code, idle, shield)
+                info = self._step(world, self._observe(world, luts, code), goal, code, idle, shield, quarry)
                 used += 1
             else:
                 used = 0 if not walk else used  # nowhere to walk to: the next walk has a fresh budget

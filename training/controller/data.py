@@ -28,10 +28,10 @@ import torch
 from skills.experts import Expert
 from skills.find import expert_for
 from skills.learned import sense
-from skills.learned.controller import ATTACK, hold_attack
+from skills.learned.controller import hold_attack
 from skills.learned.features import encode_extras, encode_obs, mining_column
 from skills.learned.progress import drop_kill
-from skills.learned.strike import Quarry
+from skills.learned.strike import ATTACK, Quarry
 from skills.learned.surround import KEY, around, observe_batch
 from training.controller import find_goals
 from training.controller.curriculum import start_near_source

@@ -4,9 +4,10 @@ A failure count says how tries ended (died, stalled, out of steps), not what the
 meanwhile. `Recorder` keeps, for each world of a batched rollout (training/controller/rollout.py),
 its last N steps: the action, the block the step broke, the mob it killed, where the agent
 stood, and for a learned mine goal the steps along the three axes to the nearest source left
-(skills/learned/progress.py, the distance that renews a pursuit's budget). `summary` turns them into one small dict per try,
-so a table of flint's stalls reads "broke 15 stone and no gravel, the nearest gravel 3 levels
-below, 450 attacks" instead of "stalled", and a death names what killed the agent ("killed_by").
+(skills/learned/progress.py, the distance that renews a pursuit's budget). `summary` turns them
+into one small dict per try, so a table of flint's stalls reads "broke 15 stone and no gravel,
+the nearest gravel 3 levels below, 450 attacks" instead of "stalled", and a death names what
+killed the agent ("killed_by").
 """
 
 from __future__ import annotations

@@ -68,6 +68,7 @@ def run(
     from skills.learned.idle import IdleActions
     from skills.learned.policy import GoalPolicy
     from skills.learned.shield import Shield
+    from skills.learned.strike import Quarry
     from worlds.gridworld.ground import ground_items
     from worlds.gridworld.sources import felling_sources
     from worlds.gridworld.world import GridWorld
@@ -97,6 +98,7 @@ def run(
         pick_lut = sense.PickUp(np.zeros(len(env.vocab.cells), bool), np.zeros(len(env.vocab.mobs), bool), "apple")
         logs0, leaves0 = int(np.isin(env.cells[i], oak).sum()), int((env.cells[i] == leaf).sum())
         idle, shield, expert = IdleActions(1), Shield(env.rules), None
+        mining = Quarry(env, [log])  # the log's and the egg's mine goals hunt nothing: a block's attack is held
         drove = {"pick": 0, "finish": 0, "fell": 0}
         ok, error = False, f"ran out of environment steps ({budget})"
         while w.steps < budget:
@@ -121,7 +123,7 @@ def run(
                 expert = None
                 c = fin if job == "finish" else ctl
                 code = c.policy.codes([sub])
-                info = c._step(w, c._observe(w, lut, code), sub, code, idle, shield)
+                info = c._step(w, c._observe(w, lut, code), sub, code, idle, shield, mining)
             if kb.count(info.get("gained", {}), "apple"):
                 ok, error = True, None
                 break

@@ -49,7 +49,7 @@ def test_a_checkpoint_from_before_find_loads_with_a_zero_row_for_it(kb):
     blob = torch.load(SHIPPED / "controller-c20.pt", map_location="cpu", weights_only=False)
     assert blob["shape"]["n_skills"] == len(SKILLS) - 1  # trained when find was no goal skill
     vocab = make_vocab(kb)
-    net, card = checkpoint.load(SHIPPED / "controller-c20.pt", expected=net_shape(vocab), vocab_version=vocab.version)
+    net, card = checkpoint.load(SHIPPED / "controller-c20.pt", expected=net_shape(vocab), vocab=vocab)
     w = net.goal_skill.weight
     assert w.shape[0] == len(SKILLS) and float(w[-1].detach().abs().sum()) == 0.0
     assert torch.equal(w[:-1], blob["state_dict"]["goal_skill.weight"].float())

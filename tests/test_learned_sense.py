@@ -85,7 +85,7 @@ def test_old_checkpoints_load_without_target_bands(vocab, tmp_path):
     from skills.learned import checkpoint
 
     path = checkpoint.save(tmp_path / "c.pt", GoalNet(net_shape(vocab)), vocab_version=vocab.version, goals=[], card={})
-    net, _ = checkpoint.load(path, expected=net_shape(vocab), vocab_version=vocab.version)
+    net, _ = checkpoint.load(path, expected=net_shape(vocab), vocab=vocab)
     assert net.shape.target == 0 and net.shape.aux == 0
 
 

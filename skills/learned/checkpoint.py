@@ -61,10 +61,19 @@ def save(path: str | Path, net: GoalNet, *, vocab_version: str, goals: list[str]
 
 
 def load(
-    path: str | Path, *, expected: NetShape, vocab_version: str, device: str = "cpu", env_var: str | None = None
+    path: str | Path,
+    *,
+    expected: NetShape,
+    vocab_version: str | None = None,
+    device: str = "cpu",
+    env_var: str | None = None,
+    vocab: Any = None,
 ) -> tuple[GoalNet, dict]:
     """The network in eval mode and its card (with "goals": the goals it was trained on);
-    CheckpointError (one line) when it does not fit."""
+    CheckpointError (one line) when it does not fit. With `vocab` (spec.Vocab: its version is
+    the one checked), a checkpoint trained before a kind was grown into the vocabulary loads
+    grown (grow()): it reads the new kind as it read its stand-in."""
+    vocab_version = vocab.version if vocab is not None else vocab_version
     path = Path(path)
     where = f" (from ${env_var})" if env_var and os.environ.get(env_var) else ""
     if not path.is_file():
@@ -84,6 +93,9 @@ def load(
             f"checkpoint {str(path)!r} is not a {FORMAT} checkpoint; "
             "accepted: a .pt file written by 'deps train controller|selector'"
         )
+    growth = next((g for g in getattr(vocab, "growths", ()) if g.version == blob.get("vocab_version")), None)
+    if growth is not None and isinstance(blob.get("state_dict"), dict) and isinstance(blob.get("shape"), dict):
+        blob = {**blob, **grow(blob["state_dict"], blob["shape"], growth), "vocab_version": vocab_version}
     if blob.get("vocab_version") != vocab_version:
         raise CheckpointError(
             f"checkpoint {str(path)!r} was trained on grid vocabulary {blob.get('vocab_version')!r}, "
@@ -143,3 +155,22 @@ def with_skill_rows(state: dict, n_skills: int) -> dict:
         return state
     pad = w.new_zeros((n_skills - w.shape[0], w.shape[1]))
     return {**state, "goal_skill.weight": torch.cat([w, pad], 0)}
+
+
+# the weights indexed by a cell-or-mob id (their axis), and by a goal target
+_KIND_AXES = {"cells.weight": 0, "faced_ids.weight": 0, "around_gate.weight": 0, "around_gate.bias": 0, "around_in.weight": 1}
+
+
+def grow(state: dict, shape: dict, growth: Any) -> dict:
+    """{"state_dict", "shape"} of a checkpoint trained on the vocabulary `growth.version`, grown to
+    the current one (spec.Growth): each kind's rows (its embeddings, its gate, its channel of the
+    surroundings map's first conv) and each goal target's are copied from the old row it was read
+    as, so a grown kind starts as its stand-in."""
+    kinds, targets = torch.as_tensor(growth.kinds), torch.as_tensor(growth.targets)
+    out = dict(state)
+    for key, axis in _KIND_AXES.items():
+        if key in out:
+            out[key] = out[key].index_select(axis, kinds)
+    if "goal_target.weight" in out:
+        out["goal_target.weight"] = out["goal_target.weight"].index_select(0, targets)
+    return {"state_dict": out, "shape": {**shape, "n_cells": len(kinds), "n_targets": len(targets)}}

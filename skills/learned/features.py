@@ -69,9 +69,9 @@ def encode_obs(obs: dict[str, Any], vocab: spec.Vocab) -> tuple[np.ndarray, np.n
     o, _ = _batched(obs)
     n = o["blocks"].shape[0]
     blocks, mobs = o["blocks"], o["mobs"]
-    if vocab.grown and blocks.max(initial=0) >= vocab.n_policy_cells:  # a kind a network never saw: its stand-in
+    if vocab.grown and blocks.max(initial=0) >= vocab.first_cell_as:  # a kind a network never saw: its stand-in
         blocks = vocab.cell_as[blocks]
-    if vocab.grown and mobs.max(initial=0) >= vocab.n_policy_mobs:
+    if vocab.grown and mobs.max(initial=0) >= vocab.first_mob_as:  # (or a kind it learnt since, its own id)
         mobs = vocab.mob_as[mobs]
     grid = np.concatenate([blocks.astype(np.int16), mobs.astype(np.int16) + np.int16(vocab.n_policy_cells)], axis=1)
     parts = [np.log1p(np.maximum(o["inventory"], 0).astype(np.float32))]

@@ -147,5 +147,5 @@ def _load_cached(path: str, mc_version: str, device: str, kind: str):
 
     vocab = spec.make_vocab(load_kb(mc_version))
     return checkpoint.load(
-        path, expected=net_shape(vocab), vocab_version=vocab.version, device=device, env_var=checkpoint.ENV[kind]
+        path, expected=net_shape(vocab), vocab=vocab, device=device, env_var=checkpoint.ENV[kind]
     )

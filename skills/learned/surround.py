@@ -46,7 +46,7 @@ def around(env: Any, rows: np.ndarray | None = None) -> np.ndarray:
     pos = env.pos[rows].astype(np.int64)
     window = _window(env, rows, pos)
     if v.grown:  # the kinds a network never saw, as their stand-ins: only in the windows holding one (a
-        new = window.reshape(n, -1).max(axis=1) >= n_cells  # look-up over every cell costs half the count)
+        new = window.reshape(n, -1).max(axis=1) >= v.first_cell_as  # look-up over every cell costs half the count)
         if new.any():
             window[new] = v.cell_as[window[new]]
     out = _cell_counts(env, rows, window, C).reshape(-1)

@@ -113,7 +113,7 @@ def finetune(cfg: DaggerConfig, progress: bool = True) -> dict:
 
     t0 = time.monotonic()
     kb, vocab = setup(cfg.threads, cfg.seed, cfg.mc_version)
-    net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
+    net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab=vocab)
     with _bar(cfg.episodes, "expert episodes", progress) as bar:
         bc, stats = collect(
             kb,

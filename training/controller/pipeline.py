@@ -436,7 +436,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     fresh: list[str] = []
     card_goals: list[str] = []
     if cfg.init:
-        net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab_version=vocab.version)
+        net, init_card = checkpoint.load(cfg.init, expected=net_shape(vocab), vocab=vocab)
         card_goals = list(init_card.get("goals") or [])
         if not net.shape.target:
             raise LearnedError(f"--init {cfg.init!r} reads no target map; accepted: a checkpoint this pipeline wrote")
@@ -455,7 +455,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
         if not cfg.init:
             raise LearnedError("--keep-old holds the net to an --init checkpoint's policy, and no --init was given")
         if cfg.teacher:  # another policy for the old goals (round 10: round 5's, while --init is a later one)
-            teacher, t_card = checkpoint.load(cfg.teacher, expected=net_shape(vocab), vocab_version=vocab.version)
+            teacher, t_card = checkpoint.load(cfg.teacher, expected=net_shape(vocab), vocab=vocab)
             t_goals = list(t_card.get("goals") or [])
         else:  # as loaded, but for the new goals' rows, which the KL never reads
             teacher, t_goals = copy.deepcopy(net), card_goals
@@ -498,7 +498,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     bc_path = out / "bc" / "controller.pt"
     t1 = time.monotonic()
     if cfg.resume and bc_path.is_file():
-        net, _ = checkpoint.load(bc_path, expected=net_shape(vocab), vocab_version=vocab.version)
+        net, _ = checkpoint.load(bc_path, expected=net_shape(vocab), vocab=vocab)
         log("behaviour cloning: done before, loaded")
     else:
         h, h0 = fit_stage(net, train_set, cfg, "bc", cfg.steps, cfg.lr, cfg.seed, log, rows=rows, keep=keep)
@@ -511,7 +511,7 @@ def run(cfg: PipelineConfig, log=print) -> dict:
     for r in range(cfg.rounds):
         path = out / f"round{r + 1}" / "controller.pt"
         if cfg.resume and path.is_file():
-            net, _ = checkpoint.load(path, expected=net_shape(vocab), vocab_version=vocab.version)
+            net, _ = checkpoint.load(path, expected=net_shape(vocab), vocab=vocab)
             log(f"DAgger round {r + 1}: done before, loaded")
             continue
         t1 = time.monotonic()

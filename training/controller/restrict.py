@@ -27,7 +27,7 @@ def restrict(src: str | Path, goals: list[str], out: str | Path, why: str = "") 
     """Write `out`: `src`'s network, its card listing only `goals` (each one it was trained on)."""
     kb = load_kb("1.11.2")
     vocab = make_vocab(kb)
-    net, card = checkpoint.load(src, expected=net_shape(vocab), vocab_version=vocab.version)
+    net, card = checkpoint.load(src, expected=net_shape(vocab), vocab=vocab)
     known = list(card.get("goals") or [])
     missing = [g for g in goals if g not in known]
     if not goals or missing:

@@ -206,6 +206,18 @@ class Vocab:
     mob_as: Any = field(default=None, hash=False, compare=False)  # uint8 [len(mobs)]
     biome_as: Any = field(default=None, hash=False, compare=False)  # int64 [len(biomes)]
     world_version: str = ""
+    # the networks' vocabularies before a kind was grown into them (`grown_from:`): Growth rows
+    growths: tuple = field(default=(), hash=False, compare=False)
+
+    @property
+    def first_cell_as(self) -> int:
+        """The first cell id a network reads as another kind (len(cells) where none is): ids
+        below it need no look-up."""
+        return _first_moved(self.cell_as)
+
+    @property
+    def first_mob_as(self) -> int:
+        return _first_moved(self.mob_as)
 
     @property
     def n_items(self) -> int:
@@ -266,13 +278,27 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
     blocks: list[str | None] = [None, None] + [c.get(era, c["name"]) for c in d["cells"]]
     mobs = ["none"] + [m["name"] for m in d["mobs"]]
     biomes = list(d["biomes"])
-    cell_as = _stand_ins(cells, [{}, {}] + d["cells"], "cells")
-    mob_as = _stand_ins(mobs, [{}] + d["mobs"], "mobs")
-    biome_as = _stand_ins(biomes, list(d["biomes"].values()), "biomes")
-    nc, nm, nb = int(cell_as.max()) + 1, int(mob_as.max()) + 1, int(biome_as.max()) + 1
+    rows = {"cells": [{}, {}] + d["cells"], "mobs": [{}] + d["mobs"], "biomes": list(d["biomes"].values())}
+    if any((r or {}).get("grown_from") for r in rows["biomes"]):
+        raise GridWorldError("gridworld.yaml biomes: grown_from: is for cells and mobs (a biome grows the vec)")
+    names = {"cells": cells, "mobs": mobs, "biomes": biomes}
+    cell_as, mob_as, biome_as = (_stand_ins(names[w], rows[w], w) for w in ("cells", "mobs", "biomes"))
 
     def digest(cs: list, bs: list, ms: list, bios: list) -> str:
         return hashlib.sha1(repr((cs, bs, ms, items, bios)).encode()).hexdigest()[:10]
+
+    def version(c_as: np.ndarray, m_as: np.ndarray) -> str:
+        """The networks' vocabulary: each network kind in network-id order (a kind is its own
+        stand-in), so kinds appended with `policy_as:` leave it as it was."""
+        own_c, own_m = _own(c_as), _own(m_as)
+        nets = ([cells[i] for i in own_c], [blocks[i] for i in own_c], [mobs[i] for i in own_m])
+        return f"{SPEC_VERSION}/{mc_version}/{digest(*nets, biomes[: int(biome_as.max()) + 1])}"
+
+    # the vocabulary before each kind was grown in (the kinds since read as their stand-ins again)
+    old_c, old_m = (_stand_ins(names[w], rows[w], w, grown=False) for w in ("cells", "mobs"))
+    growths = ()
+    if len(_own(old_c)) < len(_own(cell_as)) or len(_own(old_m)) < len(_own(mob_as)):
+        growths = (Growth.between(version(old_c, old_m), (old_c, old_m), (cell_as, mob_as), len(items)),)
 
     return Vocab(
         mc_version,
@@ -281,7 +307,7 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
         tuple(mobs),
         items,
         tuple(biomes),
-        f"{SPEC_VERSION}/{mc_version}/{digest(cells[:nc], blocks[:nc], mobs[:nm], biomes[:nb])}",
+        version(cell_as, mob_as),
         {c: i for i, c in enumerate(cells)},
         {m: i for i, m in enumerate(mobs)},
         {**{it: i for i, it in enumerate(items)}, **{v: items.index(base) for v, base in variants}},
@@ -290,23 +316,64 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
         mob_as.astype(np.uint8),
         biome_as,
         f"{SPEC_VERSION}/{mc_version}/{digest(cells, blocks, mobs, biomes)}",
+        growths,
     )
 
 
-def _stand_ins(names: list[str], rows: list[dict], what: str) -> np.ndarray:
-    """int64 [len(names)]: each kind's id as a learned network reads it: itself for the kinds
-    before the first `policy_as:` row, the id of the named stand-in for those after it."""
+def _stand_ins(names: list[str], rows: list[dict], what: str, grown: bool = True) -> np.ndarray:
+    """int64 [len(names)]: each kind's id as a learned network reads it. The kinds before the
+    first `policy_as:` row are the networks' own (their ids are themselves); each after it is
+    read as the kind its `policy_as:` names, except a kind with `grown_from:`, which the networks
+    have learnt since: it gets the next network id (with grown=False it is read as its
+    `grown_from:` kind, as the networks trained before it read it)."""
     out = np.arange(len(names))
-    first = next((i for i, r in enumerate(rows) if (r or {}).get("policy_as")), len(names))
+    first = next((i for i, r in enumerate(rows) if (r or {}).get("policy_as") or (r or {}).get("grown_from")), len(names))
+    known = names[:first]
     for i in range(first, len(names)):
-        stand_in = (rows[i] or {}).get("policy_as")
-        if not stand_in or stand_in not in names[:first]:
+        row = rows[i] or {}
+        if grown and row.get("grown_from"):
+            out[i] = len(known)
+            known.append(names[i])
+            continue
+        stand_in = row.get("policy_as") or row.get("grown_from")
+        if not stand_in or stand_in not in known:
             raise GridWorldError(
                 f"gridworld.yaml {what}: {names[i]!r} comes after the networks' kinds, so it needs a policy_as: "
                 f"naming one of them (got {stand_in!r})"
             )
-        out[i] = names.index(stand_in)
+        out[i] = out[names.index(stand_in)]
     return out
+
+
+def _own(kind_as: np.ndarray) -> list[int]:
+    """The ids of the kinds a network reads as themselves, in network-id order."""
+    return [int(np.nonzero(kind_as == j)[0][0]) for j in range(int(kind_as.max()) + 1)]
+
+
+def _first_moved(kind_as: np.ndarray) -> int:
+    moved = np.nonzero(kind_as != np.arange(len(kind_as)))[0]
+    return int(moved[0]) if moved.size else len(kind_as)
+
+
+@dataclass(frozen=True)
+class Growth:
+    """How a network trained on an older vocabulary (`version`) reads the current one: each row
+    of the current id axes is the old network's row of the same kind, or of the stand-in the old
+    vocabulary read it as (checkpoint.load copies those rows, so the grown network reads a grown
+    kind exactly as it read its stand-in; the surroundings map's counts of the two, once summed
+    in one channel, are now in two)."""
+
+    version: str
+    kinds: Any  # int64 [n_policy_cells + n_policy_mobs]: old row of each cell-then-mob id (embeddings, map channels)
+    targets: Any  # int64 [n_items + n_policy_mobs]: old row of each goal target (items, then mobs)
+
+    @classmethod
+    def between(cls, version: str, old: tuple, new: tuple, n_items: int) -> Growth:
+        (oc, om), (nc, nm) = old, new
+        cell_rows = np.array([oc[i] for i in _own(nc)])
+        mob_rows = np.array([om[i] for i in _own(nm)])
+        kinds = np.concatenate([cell_rows, int(oc.max()) + 1 + mob_rows])
+        return cls(version, kinds, np.concatenate([np.arange(n_items), n_items + mob_rows]))
 
 
 def goal_code(goal: Any, vocab: Vocab, kb: Any = None) -> tuple[int, int]:

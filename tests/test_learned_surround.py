@@ -60,7 +60,10 @@ def test_a_net_with_the_surroundings_and_faced_inputs_learns(kb):
 
     torch.set_num_threads(1)
     data, stats = collect(kb, 4, seed=5, n_envs=2)
-    assert stats["ok"] >= 1 and data["around"].shape[1:] == (47, surround.SIDE, surround.SIDE)
+    v = make_vocab(kb)
+    kinds = v.n_policy_cells + v.n_policy_mobs  # a channel for each kind a network reads
+    assert kinds == 48  # 40 cells, 8 mobs (the skeleton one of them since 2026-12-03)
+    assert stats["ok"] >= 1 and data["around"].shape[1:] == (kinds, surround.SIDE, surround.SIDE)
     net = GoalNet(net_shape(make_vocab(kb), hidden=32))
     assert net.shape.around == surround.SIDE and net.shape.faced == 1
     hist = fit(net, data, steps=30, batch_size=32, device="cpu", seed=0)

@@ -158,7 +158,13 @@ def with_skill_rows(state: dict, n_skills: int) -> dict:
 
 
 # the weights indexed by a cell-or-mob id (their axis), and by a goal target
-_KIND_AXES = {"cells.weight": 0, "faced_ids.weight": 0, "around_gate.weight": 0, "around_gate.bias": 0, "around_in.weight": 1}
+_KIND_AXES = {
+    "cells.weight": 0,
+    "faced_ids.weight": 0,
+    "around_gate.weight": 0,
+    "around_gate.bias": 0,
+    "around_in.weight": 1,
+}
 
 
 def grow(state: dict, shape: dict, growth: Any) -> dict:

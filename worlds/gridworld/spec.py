@@ -26,7 +26,10 @@ Vocabulary (`make_vocab(kb)`, deterministic for a knowledge-base version)
   mob or biome appended with `policy_as:` in the data file (a jungle log, a lily pad, the
   jungle) is read by a network as that stand-in among the kinds before it (`vocab.cell_as`,
   `mob_as`, `biome_as`: each id's network id, `n_policy_cells` ...), so the shipped
-  checkpoints keep working on worlds that grew; `vocab.world_version` hashes every kind.
+  checkpoints keep working on worlds that grew; `vocab.world_version` hashes every kind.  A
+  kind with `grown_from:` (the skeleton) is one the networks have learnt since: it has the
+  next network id, and `vocab.growths` keeps the version before it, whose checkpoints load
+  with its rows copied from its stand-in's (skills/learned/checkpoint.py: grow).
 
 Observation (one world: the arrays below; the batch: the same with a leading [n] axis)
 --------------------------------------------------------------------------------------
@@ -327,7 +330,9 @@ def _stand_ins(names: list[str], rows: list[dict], what: str, grown: bool = True
     have learnt since: it gets the next network id (with grown=False it is read as its
     `grown_from:` kind, as the networks trained before it read it)."""
     out = np.arange(len(names))
-    first = next((i for i, r in enumerate(rows) if (r or {}).get("policy_as") or (r or {}).get("grown_from")), len(names))
+    first = next(
+        (i for i, r in enumerate(rows) if (r or {}).get("policy_as") or (r or {}).get("grown_from")), len(names)
+    )
     known = names[:first]
     for i in range(first, len(names)):
         row = rows[i] or {}

@@ -83,3 +83,14 @@ def test_a_checkpoint_of_an_unknown_vocabulary_is_still_refused(kb, tmp_path):
     torch.save({**blob, "vocab_version": "grid-1/1.11.2/0000000000"}, tmp_path / "other.pt")
     with pytest.raises(checkpoint.CheckpointError, match="retrain"):
         checkpoint.load(tmp_path / "other.pt", expected=net_shape(v), vocab=v)
+
+
+def test_the_data_file_rules_for_a_grown_kind():
+    from worlds.gridworld.spec import GridWorldError, _stand_ins
+
+    names = ["none", "cow", "zombie", "rabbit", "skeleton", "stray"]
+    rows = [{}, {}, {}, {"policy_as": "cow"}, {"grown_from": "zombie"}, {"policy_as": "skeleton"}]
+    assert _stand_ins(names, rows, "mobs").tolist() == [0, 1, 2, 1, 3, 3]  # a later kind may name the grown one
+    assert _stand_ins(names, rows, "mobs", grown=False).tolist() == [0, 1, 2, 1, 2, 2]  # as the older networks read
+    with pytest.raises(GridWorldError, match="'skeleton' comes after"):
+        _stand_ins(names[:5], [*rows[:4], {"grown_from": "creeper"}], "mobs")

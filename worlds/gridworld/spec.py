@@ -283,7 +283,9 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
     biomes = list(d["biomes"])
     rows = {"cells": [{}, {}] + d["cells"], "mobs": [{}] + d["mobs"], "biomes": list(d["biomes"].values())}
     if any((r or {}).get("grown_from") for r in rows["biomes"]):
-        raise GridWorldError("gridworld.yaml biomes: grown_from: is for cells and mobs (a biome grows the vec)")
+        raise GridWorldError(
+            "gridworld.yaml biomes: grown_from: is accepted on cells and mobs only; a biome takes policy_as:"
+        )
     names = {"cells": cells, "mobs": mobs, "biomes": biomes}
     cell_as, mob_as, biome_as = (_stand_ins(names[w], rows[w], w) for w in ("cells", "mobs", "biomes"))
 
@@ -297,7 +299,8 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
         nets = ([cells[i] for i in own_c], [blocks[i] for i in own_c], [mobs[i] for i in own_m])
         return f"{SPEC_VERSION}/{mc_version}/{digest(*nets, biomes[: int(biome_as.max()) + 1])}"
 
-    # the vocabulary before each kind was grown in (the kinds since read as their stand-ins again)
+    # the vocabulary before any kind was grown in (each read as its stand-in again); one step back
+    # only: a second growth would also need the vocabulary between the two remembered
     old_c, old_m = (_stand_ins(names[w], rows[w], w, grown=False) for w in ("cells", "mobs"))
     growths = ()
     if len(_own(old_c)) < len(_own(cell_as)) or len(_own(old_m)) < len(_own(mob_as)):
@@ -333,20 +336,21 @@ def _stand_ins(names: list[str], rows: list[dict], what: str, grown: bool = True
     first = next(
         (i for i, r in enumerate(rows) if (r or {}).get("policy_as") or (r or {}).get("grown_from")), len(names)
     )
-    known = names[:first]
+    known, n_own = names[:first], first  # the kinds a later row may name; the network ids given so far
     for i in range(first, len(names)):
         row = rows[i] or {}
-        if grown and row.get("grown_from"):
-            out[i] = len(known)
-            known.append(names[i])
-            continue
         stand_in = row.get("policy_as") or row.get("grown_from")
         if not stand_in or stand_in not in known:
             raise GridWorldError(
                 f"gridworld.yaml {what}: {names[i]!r} comes after the networks' kinds, so it needs a policy_as: "
                 f"naming one of them (got {stand_in!r})"
             )
-        out[i] = out[names.index(stand_in)]
+        if grown and row.get("grown_from"):
+            out[i], n_own = n_own, n_own + 1
+        else:
+            out[i] = out[names.index(stand_in)]
+        if row.get("grown_from"):
+            known.append(names[i])  # a network kind now (or to be): a later row may name it
     return out
 
 

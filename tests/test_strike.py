@@ -127,3 +127,16 @@ def test_no_turn_by_day_on_an_animal_hunt_or_away_from_the_quarry(kb):
     policy = NoopPolicy(kb, ["mine:log"])  # a mine goal: the policy's step, every one
     LearnedController(kb, policy, None, goal_budget=3, use_fallback=False).run(Goal("mine", {"log": 1}), night)
     assert policy.asked >= 1
+
+
+def test_a_breaking_block_s_attack_is_held_except_on_a_hunt_of_the_night_s_mobs(kb):
+    w = _beside(kb, "cow", NIGHT)  # nothing hostile beside or in front: only the block decides
+    attack = PRIMITIVE_ID["attack"]
+    for goal, held in (
+        (Goal("mine", {"log": 1}), attack),
+        (Goal("kill", {"cow": 1}), attack),
+        (Goal("kill", {"zombie": 1}), -1),  # the policy's step: it digs only while it picks attack
+        (Goal("kill", {"skeleton": 1}), -1),
+    ):
+        assert Quarry(w.env, [goal]).held(w.env, [True], [w.i])[0] == held, goal
+        assert Quarry(w.env, [goal]).held(w.env, [False], [w.i])[0] == -1, goal

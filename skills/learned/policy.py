@@ -146,6 +146,4 @@ def _load_cached(path: str, mc_version: str, device: str, kind: str):
     from worlds.knowledge import load_kb
 
     vocab = spec.make_vocab(load_kb(mc_version))
-    return checkpoint.load(
-        path, expected=net_shape(vocab), vocab=vocab, device=device, env_var=checkpoint.ENV[kind]
-    )
+    return checkpoint.load(path, expected=net_shape(vocab), vocab=vocab, device=device, env_var=checkpoint.ENV[kind])

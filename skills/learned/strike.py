@@ -81,9 +81,13 @@ class Quarry:
     def held(self, env: Any, breaking: Any, idx: np.ndarray | None = None) -> np.ndarray:
         """int64 [len(idx)]: the step the controller takes without asking the policy, -1 where the
         policy picks: attack on a hunted mob in front, else a turn to one beside (`turn`), else
-        attack while a block breaks (`breaking`, bool [len(idx)]: controller.hold_attack)."""
+        attack while a block breaks (`breaking`, bool [len(idx)]: controller.hold_attack), except on
+        a hunt of the night's mobs: there a block is struck only while the policy picks it, as held
+        blows kept the hunters digging through sand, sandstone and stone until their steps ran out
+        (issue 20, round 55: 120 of 150 against 111 with round 54's network)."""
         idx = np.arange(len(self.own)) if idx is None else np.asarray(idx)
-        out = np.where(np.asarray(breaking, bool).reshape(-1), ATTACK, -1).astype(np.int64)
+        breaking = np.asarray(breaking, bool).reshape(-1) & ~self.hostiles[idx]
+        out = np.where(breaking, ATTACK, -1).astype(np.int64)
         turn = self.turn(env, idx)
         out = np.where(turn >= 0, turn, out)
         return np.where(self.faced(env, idx), ATTACK, out)

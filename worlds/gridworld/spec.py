@@ -302,7 +302,7 @@ def _vocab(mc_version: str, items: tuple[str, ...], era: str, variants: tuple[tu
     # the vocabulary before any kind was grown in (each read as its stand-in again); one step back
     # only: a second growth would also need the vocabulary between the two remembered
     old_c, old_m = (_stand_ins(names[w], rows[w], w, grown=False) for w in ("cells", "mobs"))
-    growths = ()
+    growths: tuple[Growth, ...] = ()
     if len(_own(old_c)) < len(_own(cell_as)) or len(_own(old_m)) < len(_own(mob_as)):
         growths = (Growth.between(version(old_c, old_m), (old_c, old_m), (cell_as, mob_as), len(items)),)
 

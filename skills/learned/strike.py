@@ -84,7 +84,7 @@ class Quarry:
         attack while a block breaks (`breaking`, bool [len(idx)]: controller.hold_attack), except on
         a hunt of the night's mobs: there a block is struck only while the policy picks it, as held
         blows kept the hunters digging through sand, sandstone and stone until their steps ran out
-        (issue 20, round 55: 120 of 150 against 111 with round 54's network)."""
+        (issue 20: 120 of 150 against 111 with round 54's network, docs/results/learned-parts.md)."""
         idx = np.arange(len(self.own)) if idx is None else np.asarray(idx)
         breaking = np.asarray(breaking, bool).reshape(-1) & ~self.hostiles[idx]
         out = np.where(breaking, ATTACK, -1).astype(np.int64)

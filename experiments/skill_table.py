@@ -3,12 +3,13 @@
 Every skill the policy was trained for (mine X, kill M: training/controller/data.py's
 TRAIN_GOALS) is tried on the same fresh generated worlds (seeds never used in training, the
 start inventory the skill needs) by both drivers, one goal per world, batched; success is the
-goal's item in the inventory (or the mob killed by the agent) within `--budget` steps for a
-kill; a mine goal, or a kill goal for a drop (a rabbit's foot, 1 kill in 10), within
-`--mine-budget` steps, the learned one ending after `--budget` steps of no progress
-(skills/learned/progress.py: a leaf broken for a sapling, a rabbit killed); a find: its conditions
-met within `--find-budget` steps, each walk within `--budget`. Both budgets default to a task's
-episode (2400 grid steps, MP5's context tasks and the harvest list), as the controllers run a goal. Mean steps are over the
+goal's item in the inventory (or the mob killed by the agent) within `--kill-budget` steps for a
+kill, within `--mine-budget` for a mine goal or a kill goal for a drop (a rabbit's foot, 1 kill in
+10), the learned one ending after `--budget` steps of no progress (skills/learned/progress.py: a
+leaf broken for a sapling, a hunted mob come nearer or killed); a find: its conditions met within
+`--find-budget` steps, each walk within `--budget`. The three default to a task's episode (2400
+grid steps, MP5's context tasks and the harvest list), as the controllers run a goal
+(`--kill-budget 600` gives the kill rows before 2026-12-04). Mean steps are over the
 successful tries. `--baseline PATH` adds another checkpoint's column on
 the same worlds; a skill a checkpoint was not trained for is not tried with it ("not
 trained"). `--workers N` splits the worlds over N processes (the same worlds, the same
@@ -98,6 +99,7 @@ def _chunk_job(job: dict) -> list[dict]:
         seed=job["chunk_seed"],
         find_budget=job["find_budget"],
         mine_budget=job["mine_budget"],
+        kill_budget=job["kill_budget"],
         why=job["why"],
     )
 
@@ -120,6 +122,7 @@ def run_driver(driver: str, path: str | None, eps: list, a: argparse.Namespace, 
             "budget": a.budget,
             "find_budget": a.find_budget,
             "mine_budget": a.mine_budget,
+            "kill_budget": a.kill_budget,
             "greedy": a.greedy,
             "why": a.why,
             "chunk_seed": a.seed * 1000 + c[0],
@@ -172,6 +175,14 @@ def main(argv: list[str] | None = None) -> int:
         f"(default: {context_budget()}, a task's episode: both controllers run a mine goal to its end; "
         "600 gives the tables before 2026-11-27)",
     )
+    ap.add_argument(
+        "--kill-budget",
+        type=int,
+        default=None,
+        help="steps one kill try may take, the learned one ending after --budget steps of no progress "
+        f"(default: {context_budget()}, a task's episode, as the learned controller runs a kill goal; "
+        "600 gives the tables before 2026-12-04)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--why",
@@ -206,8 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     a.find_budget = context_budget() if a.find_budget is None else a.find_budget
     a.mine_budget = context_budget() if a.mine_budget is None else a.mine_budget
-    if min(a.episodes, a.budget, a.workers, a.find_budget, a.mine_budget) < 1:
-        ap.error("--episodes, --budget, --find-budget, --mine-budget and --workers must be 1 or more")
+    a.kill_budget = context_budget() if a.kill_budget is None else a.kill_budget
+    if min(a.episodes, a.budget, a.workers, a.find_budget, a.mine_budget, a.kill_budget) < 1:
+        ap.error("--episodes, --budget, --find-budget, --mine-budget, --kill-budget and --workers must be 1 or more")
     if a.why < 0:
         ap.error(f"--why must be 0 (off) or a number of steps, got {a.why}")
     bad = check_skills(a.skills)
@@ -280,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
                     "budget": a.budget,
                     "find_budget": a.find_budget,
                     "mine_budget": a.mine_budget,
+                    "kill_budget": a.kill_budget,
                     "seed": a.seed,
                     "greedy": a.greedy,
                     "wall_s": wall,

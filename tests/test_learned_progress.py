@@ -140,6 +140,28 @@ def test_the_skill_table_s_rollout_ends_a_mine_goal_by_the_same_rule(monkeypatch
     ]  # default: `budget`
 
 
+def test_the_skill_table_s_rollout_ends_a_kill_goal_as_the_controller_does(monkeypatch):
+    """With `kill_budget`, a learned kill try runs as LearnedController runs a kill goal: `budget`
+    steps of no progress end it, `kill_budget` steps in all; without it, `budget` steps in all
+    (by day on a bare map no zombie comes, so an untrained network makes no progress)."""
+    from skills.learned import progress
+    from tests.test_learned_find import CountingPolicy
+    from training.controller.rollout import rollout
+
+    kb = load_kb("1.11.2")
+    bare = (Goal("kill", {"zombie": 1}), 0, {"layout": {"ground": 64, "agent": [8, 65, 8]}, "time_of_day": 0.1})
+    policy = CountingPolicy(kb, ["kill:zombie"])
+    assert rollout(kb, [bare], "learned", policy, budget=5, kill_budget=40) == [
+        {"ok": False, "steps": 5, "end": "stalled"}
+    ]
+    monkeypatch.setattr(progress.Progress, "made", lambda self, event: True)  # as if a zombie came nearer each step
+    assert rollout(kb, [bare], "learned", policy, budget=5, kill_budget=40) == [
+        {"ok": False, "steps": 40, "end": "out_of_steps"}
+    ]
+    assert rollout(kb, [bare], "learned", policy, budget=7) == [{"ok": False, "steps": 7, "end": "out_of_steps"}]
+    assert rollout(kb, [bare], "scripted", None, budget=7, kill_budget=12)[0]["steps"] == 12  # the teacher too
+
+
 def test_the_skill_table_records_its_mine_budget_and_can_leave_the_policy_out(tmp_path):
     import json
 
@@ -149,7 +171,7 @@ def test_the_skill_table_records_its_mine_budget_and_can_leave_the_policy_out(tm
     out = tmp_path / "t.json"
     assert main(["--episodes", "1", "--skills", "mine:tallgrass", "--no-learned", "--out", str(out)]) == 0
     got = json.loads(out.read_text())
-    assert got["mine_budget"] == 2400 and got["checkpoint"] is None
+    assert got["mine_budget"] == got["kill_budget"] == 2400 and got["checkpoint"] is None
     assert [set(r) for r in got["rows"]] == [
         {"skill", "episodes", "scripted_success", "scripted_mean_steps", "scripted_failures"}
     ] * 2

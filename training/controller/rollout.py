@@ -52,6 +52,7 @@ def rollout(
     find_budget: int | None = None,
     mine_budget: int | None = None,
     why: int = 0,
+    kill_budget: int | None = None,
 ) -> list[dict]:
     """One result {ok, steps, end} per (goal, world seed, reset options), in order; `driver` is
     'learned' (the policy, batched) or 'scripted' (the expert). A find may take `find_budget`
@@ -60,6 +61,9 @@ def rollout(
     (skills/learned/controller.py: _find), and so does this rollout. A mine goal may take
     `mine_budget` steps (default: `budget`); the learned one ends after `budget` steps of no
     progress (skills/learned/progress.py: a leaf broken for a sapling, a chicken by for an egg).
+    Given `kill_budget`, a kill goal runs the same way, as the learned controller runs it: up to
+    `kill_budget` steps, the learned one ending after `budget` steps of no progress (a hunted mob
+    come nearer or killed); without it, `budget` steps in all (the tables before 2026-12-04).
     `end` says how a try ended (ENDS): "ok", "died", "stalled" (the no-progress budget spent),
     "gave_up" (a find's walk of `budget` policy steps), "expert_ended" (the scripted expert
     stopped without the item) or "out_of_steps". `why` > 0: a failed try's result also says what it
@@ -101,8 +105,9 @@ def rollout(
         steps = np.zeros(len(chunk), int)
         # a kill goal for a drop (a rabbit's foot) runs as a mine goal does: to its end, with the progress rule
         runs = ["mine" if drop_kill(env, g) else g.action for g in goals]
-        limit = np.array([{"find": find_budget, "mine": mine_budget}.get(r) or budget for r in runs])
-        progress = {i: Progress(env, i, g) for i, g in enumerate(goals) if runs[i] == "mine" and driver == "learned"}
+        limit = np.array([{"find": find_budget, "mine": mine_budget, "kill": kill_budget}.get(r) or budget for r in runs])
+        ruled = ("mine", "kill") if kill_budget else ("mine",)  # the pursuits the no-progress rule ends
+        progress = {i: Progress(env, i, g) for i, g in enumerate(goals) if runs[i] in ruled and driver == "learned"}
         idle_for = np.zeros(len(chunk), int)  # a learned mine goal's steps since it last made progress
         walked = np.zeros(len(chunk), int)  # a learned find's policy steps since it stood where it heads
         recorder = Recorder(len(chunk), why) if why else None
@@ -167,7 +172,7 @@ def rollout(
                         done[i], ok[i] = True, True
                 elif runs[i] != "kill" and ids[i] and env.inv[i, ids[i]].sum() > start[i]:
                     done[i], ok[i] = True, True
-            for i, prog in progress.items():  # a learned mine goal: `budget` steps of no progress end it
+            for i, prog in progress.items():  # a learned mine or kill goal: `budget` steps of no progress end it
                 if live[i] and not done[i] and not hid[i]:  # the hole's steps are no policy's stall
                     idle_for[i] = 0 if prog.made(info["events"].get(i)) else idle_for[i] + 1
                     if idle_for[i] >= budget:

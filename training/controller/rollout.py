@@ -105,7 +105,9 @@ def rollout(
         steps = np.zeros(len(chunk), int)
         # a kill goal for a drop (a rabbit's foot) runs as a mine goal does: to its end, with the progress rule
         runs = ["mine" if drop_kill(env, g) else g.action for g in goals]
-        limit = np.array([{"find": find_budget, "mine": mine_budget, "kill": kill_budget}.get(r) or budget for r in runs])
+        limit = np.array(
+            [{"find": find_budget, "mine": mine_budget, "kill": kill_budget}.get(r) or budget for r in runs]
+        )
         ruled = ("mine", "kill") if kill_budget else ("mine",)  # the pursuits the no-progress rule ends
         progress = {i: Progress(env, i, g) for i, g in enumerate(goals) if runs[i] in ruled and driver == "learned"}
         idle_for = np.zeros(len(chunk), int)  # a learned mine goal's steps since it last made progress

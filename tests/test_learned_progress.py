@@ -140,6 +140,24 @@ def test_the_skill_table_s_rollout_ends_a_mine_goal_by_the_same_rule(monkeypatch
     ]  # default: `budget`
 
 
+def test_a_kill_goal_s_quarry_coming_nearer_is_progress_and_on_a_night_hunt_any_hostile_killed():
+    """A kill goal's budget is renewed as a mine goal's: its mob spawned or come nearer than ever,
+    and on a hunt of the night's mobs any hostile killed (the expert clears them); an animal hunt
+    gains nothing from a zombie killed, and a mob moving away is no progress."""
+    kb = load_kb("1.11.2")
+    w = GridWorld(kb, size=(24, 24))
+    w.reset(seed=0, options={"layout": {"ground": 64, "agent": [8, 65, 8]}, "time_of_day": 0.7})
+    zombie = Progress(w.env, w.i, Goal("kill", {"zombie": 1}))
+    cow = Progress(w.env, w.i, Goal("kill", {"cow": 1}))
+    assert zombie.distance() == float("inf") and not zombie.made(None)  # nothing to hunt in view
+    w.spawn("zombie", 20, 65, 8)
+    assert zombie.made(None) and zombie.distance() == 12  # one spawned: nearer than none
+    w.env.mob_pos[w.i, w.env.mob_kind[w.i] == w.env.vocab.mob_id["zombie"]] = (21, 65, 8)
+    assert not zombie.made(None)  # moved away
+    assert zombie.made({"killed": "skeleton"}) and not cow.made({"killed": "zombie"})
+    assert not cow.made({"killed": "skeleton"})
+
+
 def test_the_skill_table_s_rollout_ends_a_kill_goal_as_the_controller_does(monkeypatch):
     """With `kill_budget`, a learned kill try runs as LearnedController runs a kill goal: `budget`
     steps of no progress end it, `kill_budget` steps in all; without it, `budget` steps in all

@@ -1,4 +1,4 @@
-"""When a mine goal is still getting somewhere: what renews its step budget in the learned controller.
+"""When a mine or kill goal is still getting somewhere: what renews its step budget in the learned controller.
 
 `GOAL_BUDGET` (600 steps, controller.py) ends one unit of a mine goal that the policy cannot
 reach, so that the planner hears of it and replans. Some items come by chance from a source
@@ -14,13 +14,18 @@ holder with no pickaxe breaks stone by hand (30 steps a block), so the dig alone
 
 So the budget bounds the steps since the pursuit last made progress (`Progress.made`):
 - a source block of the goal broken (the leaf that dropped nothing this time), or
-- a mob of a kill goal for its drop killed (a rabbit that dropped no foot: `drop_kill`), or
+- a mob of a kill goal for its drop killed (a rabbit that dropped no foot: `drop_kill`), or on a
+  hunt of the night's mobs any hostile one killed (the scripted expert clears them all: the
+  skeleton shooting at the hunter, and a full cap of hostiles leaves no spawn for the quarry), or
 - the agent within WAIT_REACH columns of a mob that gives the item without being hit or used
   (a chicken, for an egg), where the scripted expert waits, or
 - the agent nearer the goal's nearest source than ever before in this unit of the pursuit
   (`restart` begins each unit; sources are the goal's cells, its mobs, a laying mob, a laid
   egg; the distance is in steps along the three axes): a block dug on the way down, a step
-  towards the tree. The distance only falls, and to no less than 0, so this renews the budget
+  towards the tree, a zombie spawned or come closer. Since 2026-12-04 a kill goal runs by this
+  rule too: before, it had 600 steps in all, and a night's quarry spawns one time in three at
+  one spawn in about 50 steps (worlds/gridworld/mobs.py), so the scripted expert it imitates,
+  waiting for one, ran out of steps in 12 of 150 hunts (docs/results/learned-parts.md). The distance only falls, and to no less than 0, so this renews the budget
   at most as many times as the nearest source was steps away when first seen; for speed it
   looks at the NEAREST source cells of the pursuit's start only (more than enough: a goal with
   that many sources breaks one soon).
@@ -56,13 +61,16 @@ def drop_kill(env: Any, goal: Any) -> bool:
 
 
 class Progress:
-    """One mine goal's signs of progress in world `i` of a batched grid world."""
+    """One mine or kill goal's signs of progress in world `i` of a batched grid world."""
 
     def __init__(self, env: Any, i: int, goal: Any):
         self.env, self.i = env, i
         drop = drop_kill(env, goal)  # kill until a rabbit's foot drops: each kill of a rabbit is progress
-        cells, mobs = goal_sources(env, goal) if goal.action == "mine" or drop else (set(), set())
+        cells, mobs = goal_sources(env, goal) if goal.action in ("mine", "kill") else (set(), set())
         self.kills = {env.vocab.mobs[m] for m in mobs} if drop else set()
+        if goal.action == "kill" and mobs and env.rules.mob_hostile[sorted(mobs)].all():
+            # a hunt of the night's mobs: each hostile killed clears the ground (and the cap) for the quarry
+            self.kills |= {env.vocab.mobs[m] for m in np.nonzero(env.rules.mob_hostile)[0] if m > 0}
         if goal.action == "mine":  # an apple: felling an oak is progress (its leaves decay)
             cells = cells | felling_sources(env, next(iter(goal.obj)))
         self.cells = {env.vocab.cells[c] for c in cells}  # the names a step's event gives as "broke"

@@ -1,6 +1,6 @@
-"""When a mine or kill goal is still getting somewhere: what renews its step budget in the learned controller.
+"""When a mine or kill goal is still getting somewhere: what renews its budget in the learned controller.
 
-`GOAL_BUDGET` (600 steps, controller.py) ends one unit of a mine goal that the policy cannot
+`GOAL_BUDGET` (600 steps, controller.py) ends one unit of a mine or kill goal that the policy cannot
 reach, so that the planner hears of it and replans. Some items come by chance from a source
 that is at hand: a sapling from 1 leaf in 20, flint from 1 gravel in 10, an apple from 1 oak
 leaf in 200, seeds from 1 tall grass in 8 (worlds/data: the blocks' chance drops), and an egg
@@ -22,11 +22,9 @@ So the budget bounds the steps since the pursuit last made progress (`Progress.m
 - the agent nearer the goal's nearest source than ever before in this unit of the pursuit
   (`restart` begins each unit; sources are the goal's cells, its mobs, a laying mob, a laid
   egg; the distance is in steps along the three axes): a block dug on the way down, a step
-  towards the tree, a zombie spawned or come closer. Since 2026-12-04 a kill goal runs by this
-  rule too: before, it had 600 steps in all, and a night's quarry spawns one time in three at
-  one spawn in about 50 steps (worlds/gridworld/mobs.py), so the scripted expert it imitates,
-  waiting for one, ran out of steps in 12 of 150 hunts (docs/results/learned-parts.md). The distance only falls, and to no less than 0, so this renews the budget
-  at most as many times as the nearest source was steps away when first seen; for speed it
+  towards the tree, a zombie spawned or come closer. The distance only falls, and to no less
+  than 0, so this renews the budget at most as many times as the nearest source was steps away
+  when first seen; for speed it
   looks at the NEAREST source cells of the pursuit's start only (more than enough: a goal with
   that many sources breaks one soon).
 - Each source broken is forgotten, and "nearer than ever" counts afresh from where the agent then
@@ -36,6 +34,10 @@ So the budget bounds the steps since the pursuit last made progress (`Progress.m
   or not, so once at the first vein no walk or dig to another counted (most of flint's stalls,
   docs/results/learned-parts.md, round 16). Still bounded: each break renews the walk at most as
   many times as the next source is steps away.
+Since 2026-12-04 a kill goal runs by this rule too: before, it had 600 steps in all, and a
+night's quarry comes one spawn in three, a spawn in about 50 steps (worlds/gridworld/mobs.py), so
+the scripted expert it imitates, waiting for one, ran out of steps in 12 of 150 hunts
+(docs/results/learned-parts.md, rounds 57 to 60).
 A policy that wanders, oscillates, or hits the wrong block, still stops after 600 steps; the
 episode's own step limit bounds the rest. The same rule ends the skill table's tries
 (training/controller/rollout.py), so its figures are the controller's.

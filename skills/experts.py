@@ -34,6 +34,7 @@ from worlds.gridworld.pour import made, pour_holds, pour_sources
 from worlds.gridworld.sources import (
     felling_sources,
     goal_sources,
+    hunts_hostiles,
     laying_mobs,
     placeable_chance_sources,
     source_blocks,
@@ -383,8 +384,7 @@ class Expert(DigsIn):
         if self.goal.action != "kill" or not self.env.night()[self.i]:
             return False
         if self.hunts_hostiles is None:
-            mobs = sorted(goal_sources(self.env, self.goal)[1])
-            self.hunts_hostiles = bool(mobs) and bool(self.env.rules.mob_hostile[mobs].all())
+            self.hunts_hostiles = hunts_hostiles(self.env, self.goal)
         return self.hunts_hostiles
 
     def _mine(self):

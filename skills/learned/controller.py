@@ -14,8 +14,8 @@ the policy drives every goal it was trained on, a task whose route needs another
 up front (make_learned_controller with the task), and an untrained goal a planner asks for
 later fails with one line.  Each outcome's "driver" says who drove it.
 While a block is breaking, attack is held (`hold_attack`) instead of asking the policy
-each step (not on a hunt of the night's mobs), and so it is while a mob the kill goal hunts stands in front
-(skills/learned/strike.py). A network that reads the goal's target map
+each step (not on a hunt of the night's mobs), and so it is while a mob the kill goal hunts
+stands in front (skills/learned/strike.py). A network that reads the goal's target map
 (skills/learned/sense.py) gets it added to each observation. Same outcome dict as every
 controller: {ok, error, steps, gained, missing}.
 """

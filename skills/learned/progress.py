@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from worlds.gridworld.ground import ground_items
-from worlds.gridworld.sources import felling_sources, goal_sources, laying_mobs, source_cells
+from worlds.gridworld.sources import felling_sources, goal_sources, hunts_hostiles, laying_mobs, source_cells
 
 WAIT_REACH = 3  # columns from a laying mob within which the scripted expert waits (skills/experts.py: _pick_up)
 NEAREST = 4096  # source cells nearest the start that the distance is measured to
@@ -70,7 +70,7 @@ class Progress:
         drop = drop_kill(env, goal)  # kill until a rabbit's foot drops: each kill of a rabbit is progress
         cells, mobs = goal_sources(env, goal) if goal.action in ("mine", "kill") else (set(), set())
         self.kills = {env.vocab.mobs[m] for m in mobs} if drop else set()
-        if goal.action == "kill" and mobs and env.rules.mob_hostile[sorted(mobs)].all():
+        if hunts_hostiles(env, goal):
             # a hunt of the night's mobs: each hostile killed clears the ground (and the cap) for the quarry
             self.kills |= {env.vocab.mobs[m] for m in np.nonzero(env.rules.mob_hostile)[0] if m > 0}
         if goal.action == "mine":  # an apple: felling an oak is progress (its leaves decay)

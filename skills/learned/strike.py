@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from worlds.gridworld.batch import VEC
-from worlds.gridworld.sources import goal_sources
+from worlds.gridworld.sources import goal_sources, hunts_hostiles
 from worlds.gridworld.spec import PRIMITIVE_ID
 
 ATTACK = PRIMITIVE_ID["attack"]  # held on the quarry here, and on a breaking block (controller.hold_attack)
@@ -43,7 +43,7 @@ class Quarry:
         mobs = sorted(goal_sources(env, goal)[1]) if goal is not None and goal.action == "kill" else []
         self.own[i] = False
         self.own[i, mobs] = True
-        self.hostiles[i] = bool(mobs) and bool(env.rules.mob_hostile[mobs].all())
+        self.hostiles[i] = goal is not None and hunts_hostiles(env, goal)
 
     def faced(self, env: Any, idx: np.ndarray | None = None) -> np.ndarray:
         """bool [len(idx)]: world idx[k]'s agent faces a live mob that row k's goal hunts now."""

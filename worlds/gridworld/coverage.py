@@ -24,7 +24,7 @@ from worlds.gridworld.crops import farm_holds, farmed
 from worlds.gridworld.farming import farm_refusal, plot_seeds, short_for_farm
 from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.rules import make_rules
-from worlds.gridworld.sources import goal_sources, placeable_chance_sources
+from worlds.gridworld.sources import goal_sources, hunts_hostiles, placeable_chance_sources
 from worlds.gridworld.spec import animal_homes, game_data, make_vocab
 
 
@@ -194,7 +194,7 @@ def night_refusal(
     goals, env = route
     for g in goals:
         mobs = goal_sources(env, g)[1] if g.action == "kill" else set()
-        if mobs and env.rules.mob_hostile[sorted(mobs)].all():
+        if hunts_hostiles(env, g):
             mob = env.vocab.mobs[min(mobs)]
             need = math.ceil((wait + NIGHT_HUNT) * float(d["seconds_per_step"]) / float(d["task_step_seconds"]))
             wanted = ", ".join(f"{n} {k}" for k, n in target.items())

@@ -13,6 +13,15 @@ from worlds.gridworld.pour import pour_sources
 from worlds.gridworld.spec import game_data
 
 
+def hunts_hostiles(env: Any, goal: Any) -> bool:
+    """A kill goal whose mobs all fight back: a hunt of the night's mobs (a zombie, a skeleton, a
+    spider), which at night goes for every hostile one (skills/experts.py: Expert._quarry)."""
+    if goal.action != "kill":
+        return False
+    mobs = sorted(goal_sources(env, goal)[1])
+    return bool(mobs) and bool(env.rules.mob_hostile[mobs].all())
+
+
 def goal_sources(env: Any, goal: Any) -> tuple[set[int], set[int]]:
     v, rules, kb = env.vocab, env.rules, env.kb
     ((name, _),) = list(goal.obj.items())[:1]

@@ -14,12 +14,16 @@ successful tries. `--baseline PATH` adds another checkpoint's column on
 the same worlds; a skill a checkpoint was not trained for is not tried with it ("not
 trained"). `--workers N` splits the worlds over N processes (the same worlds, the same
 results as one process, since every world's actions come from its own chunk's generator).
+With `--out F`, each chunk of 32 worlds is written to `F.parts.jsonl` as it finishes, and
+`--resume` runs only the chunks not yet there (experiments/chunk_log.py): a whole table takes
+over an hour on two cores, and a stopped one keeps what it did.
 
     python -m experiments.skill_table --episodes 20 --out results/skill_table.json
     python -m experiments.skill_table --episodes 50 --workers 16 --checkpoint DIR/controller.pt \\
         --baseline skills/checkpoints/controller.pt
     python -m experiments.skill_table --episodes 50 --skills find      # the find goals only, same worlds
     python -m experiments.skill_table --episodes 50 --skills mine:flint --no-scripted --why 600  # what failed tries did
+    python -m experiments.skill_table --episodes 50 --workers 2 --out t.json --resume  # go on after a stop
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,10 +93,9 @@ def _chunk_job(job: dict) -> list[dict]:
     policy = None
     if job["path"]:
         policy = GoalPolicy.load("controller", kb=kb, device=job["device"], path=job["path"])
-    eps = episodes_for(job["episodes"], job["seed"], job["skills"])[job["lo"] : job["hi"]]
     return rollout(
         kb,
-        eps,
+        job["eps"],
         job["driver"],
         policy,
         budget=job["budget"],
@@ -104,8 +109,17 @@ def _chunk_job(job: dict) -> list[dict]:
     )
 
 
-def run_driver(driver: str, path: str | None, eps: list, a: argparse.Namespace, trained: list[bool]) -> list[dict]:
-    """Results for every world (untrained skills: not tried, {"ok": False, "untrained": True})."""
+def _indexed(arg: tuple[int, dict]) -> tuple[int, list[dict]]:
+    k, job = arg
+    return k, _chunk_job(job)
+
+
+def run_driver(
+    driver: str, path: str | None, eps: list, a: argparse.Namespace, trained: list[bool], log: Any = None
+) -> list[dict]:
+    """Results for every world (untrained skills: not tried, {"ok": False, "untrained": True}).
+    With `log` (experiments/chunk_log.py: ChunkLog) each chunk is written there as it finishes,
+    and a chunk it already holds is taken from it instead of being run."""
     todo = [k for k in range(len(eps)) if trained[k] or driver == "scripted"]
     chunks = [todo[s : s + CHUNK] for s in range(0, len(todo), CHUNK)]
     # chunks are runs of consecutive worlds (skills are in order), so each is one slice of eps
@@ -126,18 +140,39 @@ def run_driver(driver: str, path: str | None, eps: list, a: argparse.Namespace, 
             "greedy": a.greedy,
             "why": a.why,
             "chunk_seed": a.seed * 1000 + c[0],
+            # the chunk's own worlds, made once here: a worker making all of them again for each
+            # chunk spent some 40 s a chunk on it (eval_episodes checks each world for its source)
+            "eps": eps[c[0] : c[-1] + 1],
         }
         for c in _runs(chunks)
     ]
-    if a.workers > 1 and len(jobs) > 1:
-        with mp.get_context("spawn").Pool(min(a.workers, len(jobs))) as pool:
-            parts = pool.map(_chunk_job, jobs)
-    else:
-        parts = [_chunk_job(j) for j in jobs]
+    parts: dict[int, list[dict]] = {}
+    for k, j in enumerate(jobs):
+        kept = log.done(j) if log is not None else None
+        if kept is not None:
+            parts[k] = kept
+    resumed, t0 = len(parts), time.monotonic()
+    pending = [(k, j) for k, j in enumerate(jobs) if k not in parts]
+    if resumed:
+        print(f"skill_table: {driver}: {resumed} of {len(jobs)} chunks taken from {log.path}", file=sys.stderr)
+    pool = mp.get_context("spawn").Pool(min(a.workers, len(pending))) if a.workers > 1 and len(pending) > 1 else None
+    finished: Iterator[tuple[int, list[dict]]] = (
+        pool.imap_unordered(_indexed, pending) if pool is not None else map(_indexed, pending)
+    )
+    try:
+        for k, res in finished:  # as each chunk finishes: logged at once, so a stopped run keeps it
+            parts[k] = log.add(jobs[k], res) if log is not None else res
+            print(
+                f"skill_table: {driver}: {len(parts)}/{len(jobs)} chunks, {time.monotonic() - t0:.0f} s",
+                file=sys.stderr,
+            )
+    finally:
+        if pool is not None:
+            pool.terminate()
     out: list[dict] = [{"ok": False, "steps": 0, "untrained": True} for _ in eps]
-    for j, res in zip(jobs, parts):
-        for k, r in zip(range(j["lo"], j["hi"]), res):
-            out[k] = r
+    for k, j in enumerate(jobs):
+        for w, r in zip(range(j["lo"], j["hi"]), parts[k]):
+            out[w] = r
     return out
 
 
@@ -214,6 +249,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--no-learned", action="store_true", help="leave out the learned controller's column (the expert's only)"
     )
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the chunks of worlds already finished in OUT.parts.jsonl (written as each finishes, with "
+        "--out) where the worlds, budgets and checkpoint files are the same, and run only the rest",
+    )
     a = ap.parse_args(argv)
     a.find_budget = context_budget() if a.find_budget is None else a.find_budget
     a.mine_budget = context_budget() if a.mine_budget is None else a.mine_budget
@@ -225,8 +266,11 @@ def main(argv: list[str] | None = None) -> int:
     bad = check_skills(a.skills)
     if bad:
         ap.error(bad)
+    if a.resume and not a.out:
+        ap.error("--resume needs --out: the finished chunks are kept beside it, in OUT.parts.jsonl")
     import torch
 
+    from experiments.chunk_log import ChunkLog
     from skills.learned.features import goal_key
     from skills.learned.paths import LearnedError, checkpoint_paths
     from skills.learned.policy import GoalPolicy
@@ -253,11 +297,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skill_table: error: {e}", file=sys.stderr)
             return 2
     eps = episodes_for(a.episodes, a.seed, a.skills)
+    log = ChunkLog(a.out, resume=a.resume) if a.out else None
     res, wall = {}, {}
     for name, path in drivers.items():
         trained = [True if path is None else policies[name].knows(g) for g, _, _ in eps]
         t0 = time.monotonic()
-        res[name] = run_driver("scripted" if path is None else "learned", path, eps, a, trained)
+        res[name] = run_driver("scripted" if path is None else "learned", path, eps, a, trained, log)
         wall[name] = round(time.monotonic() - t0, 1)
         print(f"{name}: {sum(r['ok'] for r in res[name])}/{len(eps)} in {wall[name]} s", file=sys.stderr)
     rows = []

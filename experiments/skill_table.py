@@ -51,9 +51,12 @@ def episodes_for(n: int, seed: int, skills: str = "") -> list:
     from training.controller.train import eval_episodes
 
     keys = [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]
-    eps = sorted(eval_episodes(n * len(TRAIN_GOALS), seed), key=lambda e: keys.index(_key(e[0])))
     wanted = {w.strip() for w in skills.split(",") if w.strip()}
-    return [e for e in eps if not wanted or _key(e[0]) in wanted or e[0].action in wanted]
+
+    def keep(goal) -> bool:
+        return not wanted or _key(goal) in wanted or goal.action in wanted
+
+    return sorted(eval_episodes(n * len(TRAIN_GOALS), seed, keep), key=lambda e: keys.index(_key(e[0])))
 
 
 def context_budget() -> int:

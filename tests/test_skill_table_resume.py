@@ -95,3 +95,18 @@ def test_a_checkpoint_retrained_at_the_same_path_gets_another_key(tmp_path):
     chunk_log._digest.cache_clear()
     assert chunk_log.chunk_key(job) != before
     assert chunk_log.checkpoint_digest(f"{p}+{p}") == ",".join([chunk_log._digest(str(p))] * 2)
+
+
+@pytest.mark.parametrize(
+    "skills", ["kill:zombie,kill:spider", "mine:reeds,find", "find:pig,mine:egg", "mine:milk_bucket"]
+)
+def test_the_worlds_of_some_skills_are_those_of_the_whole_table(skills):
+    from training.controller.data import TRAIN_GOALS
+    from training.controller.train import eval_episodes
+
+    whole = eval_episodes(2 * len(TRAIN_GOALS), 3)
+    wanted = skills.split(",")
+    some = [e for e in whole if skill_table._key(e[0]) in wanted or e[0].action in wanted]
+    keys = [f"{a}:{i}" for a, i, _, _ in TRAIN_GOALS]
+    some.sort(key=lambda e: keys.index(skill_table._key(e[0])))
+    assert len(some) >= 2 and skill_table.episodes_for(2, 3, skills) == some

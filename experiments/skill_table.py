@@ -16,7 +16,7 @@ trained"). `--workers N` splits the worlds over N processes (the same worlds, th
 results as one process, since every world's actions come from its own chunk's generator).
 With `--out F`, each chunk of 32 worlds is written to `F.parts.jsonl` as it finishes, and
 `--resume` runs only the chunks not yet there (experiments/chunk_log.py): a whole table takes
-over an hour on two cores, and a stopped one keeps what it did.
+about an hour on two cores, and a stopped one keeps what it did.
 
     python -m experiments.skill_table --episodes 20 --out results/skill_table.json
     python -m experiments.skill_table --episodes 50 --workers 16 --checkpoint DIR/controller.pt \\
@@ -37,9 +37,12 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from experiments.chunk_log import ChunkLog
 
 CHUNK = 32  # worlds per batched rollout
 
@@ -118,7 +121,7 @@ def _indexed(arg: tuple[int, dict]) -> tuple[int, list[dict]]:
 
 
 def run_driver(
-    driver: str, path: str | None, eps: list, a: argparse.Namespace, trained: list[bool], log: Any = None
+    driver: str, path: str | None, eps: list, a: argparse.Namespace, trained: list[bool], log: ChunkLog | None = None
 ) -> list[dict]:
     """Results for every world (untrained skills: not tried, {"ok": False, "untrained": True}).
     With `log` (experiments/chunk_log.py: ChunkLog) each chunk is written there as it finishes,
@@ -144,7 +147,7 @@ def run_driver(
             "why": a.why,
             "chunk_seed": a.seed * 1000 + c[0],
             # the chunk's own worlds, made once here: a worker making all of them again for each
-            # chunk spent some 40 s a chunk on it (eval_episodes checks each world for its source)
+            # chunk spent up to a minute a chunk on it (eval_episodes checks each world for its source)
             "eps": eps[c[0] : c[-1] + 1],
         }
         for c in _runs(chunks)
@@ -156,7 +159,7 @@ def run_driver(
             parts[k] = kept
     resumed, t0 = len(parts), time.monotonic()
     pending = [(k, j) for k, j in enumerate(jobs) if k not in parts]
-    if resumed:
+    if resumed and log is not None:
         print(f"skill_table: {driver}: {resumed} of {len(jobs)} chunks taken from {log.path}", file=sys.stderr)
     pool = mp.get_context("spawn").Pool(min(a.workers, len(pending))) if a.workers > 1 and len(pending) > 1 else None
     finished: Iterator[tuple[int, list[dict]]] = (

@@ -16,15 +16,16 @@ on the commit that started it (the log's first line records the commit where git
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from agent.checksums import file_sha256
+from skills.learned.paths import checkpoint_files
 
 KEY_FIELDS = (
     "driver", "episodes", "seed", "skills", "lo", "hi", "budget", "find_budget",
@@ -32,21 +33,15 @@ KEY_FIELDS = (
 )  # fmt: skip
 
 
-@cache
-def _digest(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:16]
+def _digest(path: str | Path) -> str:
+    return file_sha256(path)[:16]
 
 
 def checkpoint_digest(path: str | None) -> str | None:
     """The contents of every file a checkpoint argument names (parts joined by ':' or '+')."""
     if not path:
         return None
-    files = [p for part in path.split(os.pathsep) for p in part.split("+") if p]
-    return ",".join(_digest(p) for p in files)
+    return ",".join(_digest(p) for p in checkpoint_files("controller", path))
 
 
 def chunk_key(job: dict) -> str:

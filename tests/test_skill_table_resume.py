@@ -86,13 +86,11 @@ def test_resume_without_out_is_one_line_and_exit_2(capsys):
 
 
 def test_a_checkpoint_retrained_at_the_same_path_gets_another_key(tmp_path):
-    chunk_log._digest.cache_clear()
     p = tmp_path / "c.pt"
     p.write_bytes(b"one network")
     job = {k: 0 for k in chunk_log.KEY_FIELDS} | {"path": str(p)}
     before = chunk_log.chunk_key(job)
     p.write_bytes(b"another network")
-    chunk_log._digest.cache_clear()
     assert chunk_log.chunk_key(job) != before
     assert chunk_log.checkpoint_digest(f"{p}+{p}") == ",".join([chunk_log._digest(str(p))] * 2)
 

@@ -70,12 +70,13 @@ def test_no_goal_is_refused(tmp_path, goals, capsys):
     assert "no goal" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not (SHIPPED / "controller-harvest10.pt").is_file(), reason="no shipped controller-harvest10.pt")
+@pytest.mark.skipif(not (SHIPPED / "controller-harvest11.pt").is_file(), reason="no shipped controller-harvest11.pt")
 def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(monkeypatch):
     monkeypatch.delenv("DEPS_CONTROLLER_CHECKPOINT", raising=False)
     kb = load_kb("1.11.2")
     shipped = GoalPolicy.load("controller", kb=kb)
     cut = [p.card.get("restricted", {}) for p in shipped.parts]
+    assert shipped.parts[6].card["restricted"]["why"].startswith("round 63")  # controller-harvest11.pt
     assert len(shipped.parts) == 13 and not cut[0] and all(cut[1:12]) and not cut[12]
     jungle = {"mine:melon", "mine:cocoa_beans", "mine:dye", "mine:vine", "mine:waterlily"}
     cold = {"mine:brown_mushroom", "mine:red_mushroom", "mine:snowball", "kill:rabbit", "kill:rabbit_foot"}
@@ -86,7 +87,7 @@ def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(
         3: (cold, cold),  # controller-swamp-snow.pt, round 37: mushrooms, snowballs, rabbits (kill:rabbit by key)
         4: (tall, tall),  # controller-tall.pt, round 40: the tall flowers
         5: (jungle, jungle),  # controller-jungle.pt, round 35: the jungle's and the swamp's goals
-        6: ({"mine:flint"}, {"mine:flint"}),  # controller-harvest10.pt, near map, gravel placed again (harvest8 left)
+        6: ({"mine:flint"}, {"mine:flint"}),  # controller-harvest11.pt: round 63, harvest10 on the world since 6c1a799
         7: ({"mine:leaves"}, {"mine:leaves"}),  # controller-harvest9.pt (leaves left controller-harvest.pt)
         8: ({"mine:lava_bucket"}, {"mine:lava_bucket"}),  # controller-harvest6.pt
         9: ({"mine:flint", "mine:sapling"}, {"mine:sapling"}),  # controller-harvest5.pt
@@ -99,7 +100,7 @@ def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(
             action, _, thing = key.partition(":")
             assert shipped.part_for(Goal(action, {thing: 1})) is shipped.parts[part]
     near = [i for i, p in enumerate(shipped.parts) if p.net.shape.near]
-    assert near == [1, 6]  # controller-iron.pt and controller-harvest10.pt read the near map
+    assert near == [1, 6]  # controller-iron.pt and controller-harvest11.pt read the near map
     assert shipped.part_for(Goal("mine", {"lapis_lazuli": 1})) is shipped.parts[0]  # dye's slot, its own key
     assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[12]  # the other harvest goals
     assert shipped.part_for(Goal("mine", {"log": 1})) is shipped.parts[0]  # deps71's goals: round 5's

@@ -44,7 +44,7 @@ SHIPPED_MORE = {
         "controller-swamp-snow.pt",
         "controller-tall.pt",
         "controller-jungle.pt",
-        "controller-harvest10.pt",
+        "controller-harvest11.pt",
         "controller-harvest9.pt",
         "controller-harvest6.pt",
         "controller-harvest5.pt",

@@ -48,7 +48,7 @@ SHIPPED_MORE = {
         "controller-harvest9.pt",
         "controller-harvest6.pt",
         "controller-harvest5.pt",
-        "controller-harvest4.pt",
+        "controller-harvest12.pt",
         "controller-harvest3.pt",
         "controller-harvest.pt",
     ),

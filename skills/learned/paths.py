@@ -49,6 +49,7 @@ SHIPPED_MORE = {
         "controller-harvest6.pt",
         "controller-harvest5.pt",
         "controller-harvest12.pt",
+        "controller-harvest13.pt",
         "controller-harvest3.pt",
         "controller-harvest.pt",
     ),

@@ -1,4 +1,4 @@
-"""The experts' path search (worlds/gridworld/paths.py) remembers each world's last answer: the
+"""The experts' path search (worlds/gridworld/paths.py) remembers each world's recent answers: the
 same question of unchanged cells is answered again without searching, and any change to the
 cells, the tools or the question searches afresh, with the answer a search from scratch gives."""
 
@@ -66,6 +66,26 @@ def test_a_changed_cell_a_new_tool_or_another_start_searches_afresh(env, kb, mon
     paths.search(paths.Terrain(env, 0), (x, y, z + 1), targets)  # asked from elsewhere
     paths.search(paths.Terrain(env, 0), here, targets[:1])  # toward fewer targets
     assert len(calls) == 5
+
+
+def test_questions_asked_in_turn_are_each_remembered(env, monkeypatch):
+    """An expert whose nearest sources are out of reach asks for the nearest few, then for more of
+    them, at every step it is asked afresh (skills/experts.py: _go_to): both answers are kept, and
+    past REMEMBERED questions the oldest goes first."""
+    calls = counted(monkeypatch)
+    here = tuple(int(v) for v in env.pos[0])
+    near, wider = gravel_targets(env, 0, k=4), gravel_targets(env, 0, k=32)
+    for _ in range(3):
+        assert paths.search(paths.Terrain(env, 0), here, near) is not None
+        paths.search(paths.Terrain(env, 0), here, wider)
+    assert len(calls) == 2
+    others = [tuple(int(v) for v in env.pos[0] + (dx, 0, 0)) for dx in range(1, paths.REMEMBERED)]
+    for start in others:  # REMEMBERED - 1 more questions: the first (`near`) is pushed out
+        paths.search(paths.Terrain(env, 0), start, near)
+    paths.search(paths.Terrain(env, 0), here, wider)
+    assert len(calls) == 2 + len(others)
+    paths.search(paths.Terrain(env, 0), here, near)
+    assert len(calls) == 3 + len(others)
 
 
 def test_remembered_answers_match_a_search_from_scratch_as_the_world_changes(env, monkeypatch):

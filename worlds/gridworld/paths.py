@@ -24,6 +24,8 @@ from worlds.gridworld.spec import FACING_VECTORS, game_data
 
 H_DIRS = ((0, 0, -1), (0, 0, 1), (1, 0, 0), (-1, 0, 0))
 NEIGHBOURS = tuple(FACING_VECTORS)  # the six faces an agent can hit
+WALK, JUMP, DIG = (tuple((kind, d) for d in range(len(H_DIRS))) for kind in ("walk", "jump", "dig"))
+DOWN, PILLAR = ("down",), ("pillar",)
 # Nodes one search may expand: MAX_NODES per 48 x 48 of map, and at least MIN_NODES (4 x
 # MAX_NODES) on a small map, where 25000 were too few when digging by hand or with a wooden
 # pickaxe floods the ground near the start with equally cheap nodes (surface gravel 20 cells
@@ -32,11 +34,16 @@ NEIGHBOURS = tuple(FACING_VECTORS)  # the six faces an agent can hit
 # fails takes longer (about 1.5 s instead of 0.4 s on one core, on the 48 x 48 map).
 MAX_NODES = 25000
 MIN_NODES = 100000
-# Each world's last question and answer (batch -> world -> (question, its cells then, answer)). The
-# same question of unchanged cells has the same answer (the search reads nothing else), and it is
-# asked often: an expert asked afresh after the learner turned in place (DAgger labels,
-# training/controller/data.py) searched again from the same cell, half of all searches for flint.
+# Each world's recent questions and answers while its cells stay as they were (batch -> world ->
+# (its cells then, {question: answer})). The same question of unchanged cells has the same answer
+# (the search reads nothing else), and it is asked often: an expert asked afresh after the learner
+# turned in place (DAgger labels, training/controller/data.py) searched again from the same cell,
+# half of all searches for flint. An expert whose nearest sources are out of reach asks two questions
+# in turn (the nearest few, then WIDER of them: skills/experts.py), so one remembered question missed
+# every time: a learner idling under acacia leaves it cannot reach had both searches spend their
+# whole budget again at each step, 2 s a step (issue 20, leaves2's DAgger labels).
 _LAST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+REMEMBERED = 8  # questions kept per world; the oldest goes first
 
 
 class Terrain:
@@ -59,65 +66,75 @@ class Terrain:
         self.break_cost = r.break_steps(cs, speed, can).astype(int)
         ids = [env.vocab.item_id[b] for b in game_data()["building_blocks"] if b in env.vocab.item_id]
         self.has_block = bool((inv[0][ids] > 0).any())
+        # The search reads cells and their kinds a few million times: the cells as bytes with a border
+        # of void one cell wide (the search never looks further out: void is solid and unbreakable),
+        # so a neighbour is one index away with no bounds to check, and the kinds as plain lists.
+        self._sz = self.H + 2  # one step along z, in the padded bytes; one along y is 1
+        self._sx = (self.Z + 2) * self._sz  # one step along x
+        self._padded = np.pad(self.cells, 1, constant_values=1).tobytes()  # x, z, y order, as env.cells[i]
+        self._side = (-self._sz, self._sz, self._sx, -self._sx)  # H_DIRS as index steps
+        self._walkable = [bool(p and not d) for p, d in zip(r.passable, r.deadly)]
+        self._pass, self._solid = r.passable.tolist(), r.solid.tolist()
+        self._liquid, self._deadly = r.liquid.tolist(), r.deadly.tolist()
+        self._breakable, self._cost = r.breakable.tolist(), self.break_cost.tolist()
 
     def cell(self, x: int, y: int, z: int) -> int:
         if 0 <= x < self.X and 0 <= z < self.Z and 0 <= y < self.H:
-            return int(self.cells[x, z, y])
+            return self._padded[self._at(x, y, z)]
         return 1  # void
 
-    def land(self, x: int, y: int, z: int) -> int | None:
-        """Where the agent ends up after entering (x, y, z): falls to the ground; None in lava."""
+    def _at(self, x: int, y: int, z: int) -> int:
+        """Index of (x, y, z) in the padded bytes."""
+        return (x + 1) * self._sx + (z + 1) * self._sz + y + 1
+
+    def _land(self, k: int, y: int) -> int | None:
+        """Where the agent ends up after entering the cell at index k, level y: falls to the ground;
+        None in lava."""
+        cells, deadly, liquid, passable = self._padded, self._deadly, self._liquid, self._pass
         while True:
-            c = self.cell(x, y, z)
-            if self.deadly[c]:
+            c = cells[k]
+            if deadly[c]:
                 return None
-            if self.liquid[c]:
+            if liquid[c]:
                 return y
-            b = self.cell(x, y - 1, z)
-            if not self.passable[b]:
+            if not passable[cells[k - 1]]:
                 return y
-            y -= 1
+            k, y = k - 1, y - 1
 
     def moves(self, s: tuple[int, int, int]):
         """(next standing cell, cost, segment) from standing cell s."""
         x, y, z = s
-        head = self.cell(x, y + 1, z)
+        cells, land, passable, breakable, cost = self._padded, self._land, self._pass, self._breakable, self._cost
+        k = self._at(x, y, z)
+        head = cells[k + 1]
+        head_free = passable[head]
         for d, (dx, _, dz) in enumerate(H_DIRS):
-            fx, fz = x + dx, z + dz
-            c = self.cell(fx, y, fz)
-            if self.passable[c] and not self.deadly[c]:
-                ly = self.land(fx, y, fz)
+            f = k + self._side[d]
+            c = cells[f]
+            if self._walkable[c]:
+                ly = land(f, y)
                 if ly is not None:
-                    yield (fx, ly, fz), 1, ("walk", d)
-            elif self.solid[c]:
-                up = self.cell(fx, y + 1, fz)
-                if self.passable[up] and self.passable[head] and not self.deadly[up] and not self.liquid[up]:
-                    yield (fx, y + 1, fz), 2, ("jump", d)
-                if self.breakable[c]:
-                    ly = self.land(fx, y, fz)
+                    yield (x + dx, ly, z + dz), 1, WALK[d]
+            elif self._solid[c]:
+                up = cells[f + 1]
+                if passable[up] and head_free and not self._deadly[up] and not self._liquid[up]:
+                    yield (x + dx, y + 1, z + dz), 2, JUMP[d]
+                if breakable[c]:
+                    ly = land(f, y)
                     if ly is not None:
-                        yield (fx, ly, fz), 2 + int(self.break_cost[c]), ("dig", d)
-        b = self.cell(x, y - 1, z)
-        if self.breakable[b] and y - 1 >= 1:
-            ly = self.land_after_dig(x, y - 1, z)
-            if ly is not None:
-                yield (x, ly, z), 1 + int(self.break_cost[b]), ("down",)
+                        yield (x + dx, ly, z + dz), 2 + cost[c], DIG[d]
+        b = cells[k - 1]
+        if breakable[b] and y - 1 >= 1:  # break the block below and drop in (land_after_dig, inlined)
+            c = cells[k - 2]
+            if not self._deadly[c]:
+                ly = y - 1 if not passable[c] or self._liquid[c] else land(k - 2, y - 2)
+                if ly is not None:
+                    yield (x, ly, z), 1 + cost[b], DOWN
         if self.has_block and y + 1 < self.H - 1:
-            if self.passable[head] and not self.liquid[head]:
-                yield (x, y + 1, z), 1, ("pillar",)
-            elif self.breakable[head]:
-                yield (x, y + 1, z), 2 + int(self.break_cost[head]), ("pillar",)
-
-    def land_after_dig(self, x: int, y: int, z: int) -> int | None:
-        c = self.cell(x, y - 1, z)
-        if self.deadly[c]:
-            return None
-        return y if not self.passable[c] or self.liquid[c] else self.land(x, y - 1, z)
-
-
-def estimate(s: tuple[int, int, int], t: tuple[int, int, int], dig: float) -> float:
-    dx, dy, dz = abs(s[0] - t[0]), t[1] - s[1], abs(s[2] - t[2])
-    return dx + dz + (abs(dy) * dig if dy < 0 else dy * 2)
+            if head_free and not self._liquid[head]:
+                yield (x, y + 1, z), 1, PILLAR
+            elif breakable[head]:
+                yield (x, y + 1, z), 2 + cost[head], PILLAR
 
 
 def search(
@@ -139,42 +156,57 @@ def search(
     if stand is not None:  # a predicate's answers are not part of the question: not remembered
         return _search(terrain, start, targets, max_nodes, stand, slack)
     question = (start, tuple(targets), max_nodes, slack, terrain.break_cost.tobytes(), terrain.has_block)
-    last = _LAST.setdefault(terrain.env, {})
-    hit = last.get(terrain.i)
-    if hit is not None and hit[0] == question and np.array_equal(hit[1], terrain.cells):
-        found = hit[2]
+    worlds = _LAST.setdefault(terrain.env, {})
+    seen = worlds.get(terrain.i)
+    if seen is None or not np.array_equal(seen[0], terrain.cells):  # a cell changed: any answer may differ
+        seen = worlds[terrain.i] = (terrain.cells.copy(), {})
+    answers = seen[1]
+    if question in answers:
+        found = answers[question]
     else:
         found = _search(terrain, start, targets, max_nodes, None, slack)
-        last[terrain.i] = (question, terrain.cells.copy(), found)
+        if len(answers) >= REMEMBERED:
+            del answers[next(iter(answers))]
+        answers[question] = found
     return None if found is None else (list(found[0]), found[1], found[2])
 
 
 def _search(
     terrain: Terrain, start: tuple[int, int, int], targets: list, max_nodes: int, stand: Any, slack: int
 ) -> tuple[list, int, tuple[int, int, int]] | None:
-    tset = set(targets)
-
-    def reached(s):
-        if stand is not None:
-            return s if stand(s) else None
-        for dx, dy, dz in NEIGHBOURS:
-            t = (s[0] + dx, s[1] + dy, s[2] + dz)
-            if t in tset:
-                return t
-        return None
+    spots = [(int(t[0]), int(t[1]), int(t[2])) for t in targets]
+    if stand is None:  # each standing cell beside a target, and the target it reaches (the first face in order)
+        tset = set(spots)
+        beside: dict = {}
+        for tx, ty, tz in tset:
+            for dx, dy, dz in NEIGHBOURS:
+                s = (tx - dx, ty - dy, tz - dz)
+                if s not in beside:
+                    beside[s] = next(t for t in ((s[0] + a, s[1] + b, s[2] + c) for a, b, c in NEIGHBOURS) if t in tset)
+        reached = beside.get
+    else:
+        reached = lambda s: s if stand(s) else None  # noqa: E731
 
     stone = terrain.env.vocab.cell_id.get("stone")
     dig = 1.0 + float(terrain.break_cost[stone]) if stone is not None else 2.0  # most of the underground
 
-    def h(s):
-        return min(estimate(s, t, dig) for t in targets) - slack
+    def h(s):  # the cheapest target as the crow digs: flat steps, 2 a level up, `dig` a level down
+        sx, sy, sz = s
+        low = None
+        for tx, ty, tz in spots:
+            dy = ty - sy
+            e = abs(sx - tx) + abs(sz - tz) + (-dy * dig if dy < 0 else dy * 2)
+            if low is None or e < low:
+                low = e
+        return low - slack
 
+    push, pop = heapq.heappush, heapq.heappop
     frontier = [(h(start), 0, start)]  # ties on f go to the deeper node (-g): no plateau sweeps
     best = {start: 0}
     back: dict = {start: None}
     expanded = 0
     while frontier and expanded < max_nodes:
-        _, neg_g, s = heapq.heappop(frontier)
+        _, neg_g, s = pop(frontier)
         g = -neg_g
         if g > best.get(s, 1 << 30):
             continue
@@ -192,7 +224,7 @@ def _search(
             if ng < best.get(nxt, 1 << 30):
                 best[nxt] = ng
                 back[nxt] = (s, seg)
-                heapq.heappush(frontier, (ng + h(nxt), -ng, nxt))
+                push(frontier, (ng + h(nxt), -ng, nxt))
     return None
 
 

@@ -183,7 +183,7 @@ def _search(
                 s = (tx - dx, ty - dy, tz - dz)
                 if s not in beside:
                     beside[s] = next(t for t in ((s[0] + a, s[1] + b, s[2] + c) for a, b, c in NEIGHBOURS) if t in tset)
-        reached = beside.get
+        reached: Any = beside.get
     else:
         reached = lambda s: s if stand(s) else None  # noqa: E731
 
@@ -192,11 +192,11 @@ def _search(
 
     def h(s):  # the cheapest target as the crow digs: flat steps, 2 a level up, `dig` a level down
         sx, sy, sz = s
-        low = None
+        low = float("inf")  # targets is never empty: always replaced by the first target's estimate
         for tx, ty, tz in spots:
             dy = ty - sy
             e = abs(sx - tx) + abs(sz - tz) + (-dy * dig if dy < 0 else dy * 2)
-            if low is None or e < low:
+            if e < low:
                 low = e
         return low - slack
 

@@ -110,3 +110,13 @@ def test_remembered_answers_match_a_search_from_scratch_as_the_world_changes(env
         assert got == scratch(paths.Terrain(env, 0), here, targets, paths.MIN_NODES, None, 1)
         found += got is not None
     assert found > 50 and 0 < 100 - len(calls) < 50  # paths found; some answers remembered, most not
+
+
+def test_the_ab_script_finds_the_same_answers_in_the_same_tree(capsys):
+    """experiments/search_ab.py, the check behind docs/performance.md's path-search figures, run
+    against this tree's own last commit: every answer the same, exit status 0."""
+    from experiments import search_ab
+
+    assert search_ab.main(["--rev", "HEAD", "--worlds", "4", "--questions", "12", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "answers the same" in out and not out.startswith("0 of")

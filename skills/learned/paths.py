@@ -50,6 +50,7 @@ SHIPPED_MORE = {
         "controller-harvest5.pt",
         "controller-harvest12.pt",
         "controller-harvest13.pt",
+        "controller-harvest14.pt",
         "controller-harvest3.pt",
         "controller-harvest.pt",
     ),

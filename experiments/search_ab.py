@@ -34,11 +34,12 @@ def load_rev(rev: str):
     )
     if text.returncode != 0:
         raise SystemExit(f"search_ab: cannot read worlds/gridworld/paths.py at {rev!r}: {text.stderr.strip()}")
-    path = Path(tempfile.mkdtemp()) / f"paths_{rev}.py"
-    path.write_text(text.stdout)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    with tempfile.TemporaryDirectory() as tmp:  # the file is read once, as the module is made
+        path = Path(tmp) / f"paths_{rev}.py"
+        path.write_text(text.stdout)
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
 
 

@@ -125,7 +125,7 @@ class Terrain:
                     if ly is not None:
                         yield (x + dx, ly, z + dz), 2 + cost[c], DIG[d]
         b = cells[k - 1]
-        if breakable[b] and y - 1 >= 1:  # break the block below and drop in (land_after_dig, inlined)
+        if breakable[b] and y - 1 >= 1:  # break the block below and drop in: onto what lies under it
             c = cells[k - 2]
             if not self._deadly[c]:
                 ly = y - 1 if not passable[c] or self._liquid[c] else land(k - 2, y - 2)

@@ -132,6 +132,21 @@ def markdown(pooled: dict, only: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
+def summary(pooled: dict, c: str) -> str:
+    """One line for column c: how many goals, the goals whose pooled rate is under the bar, and
+    how many lie wholly over it, wholly under it, or are not yet told apart from it."""
+    cells = [(r["skill"], r[c]) for r in pooled["rows"] if r["skill"] != "all" and r.get(c)]
+    bar = pooled["bar"]
+    short = [f"{g} {x['success']:.2f}" for g, x in cells if x["success"] < bar]
+    verdicts = Counter(x["verdict"] for _, x in cells)
+    return (
+        f"{c}: {len(cells)} goals, {len(cells) - len(short)} at {bar} or more pooled"
+        + (f", under it: {', '.join(short)}" if short else "")
+        + f"; the 95% interval wholly over {bar}: {verdicts['over']}, holding it: {verdicts['unclear']},"
+        f" wholly under: {verdicts['under']}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m experiments.skill_pool",
@@ -161,13 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(a.out).write_text(json.dumps(pooled, indent=1) + "\n")
     print(markdown(pooled, a.column))
     for c in a.column or pooled["columns"]:
-        verdicts = Counter(r[c]["verdict"] for r in pooled["rows"] if r["skill"] != "all" and r.get(c))
-        under = [r["skill"] for r in pooled["rows"] if r["skill"] != "all" and r.get(c) and r[c]["verdict"] != "over"]
-        print(
-            f"{c}: {verdicts['over']} goals over {a.bar}, {verdicts['unclear']} unclear, {verdicts['under']} under"
-            + (f" ({', '.join(under)})" if under else ""),
-            file=sys.stderr,
-        )
+        print(summary(pooled, c), file=sys.stderr)
     return 0
 
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from experiments.skill_pool import PoolError, check_poolable, main, pool
+from experiments.skill_pool import PoolError, check_poolable, main, pool, summary
 
 
 def _row(skill, n, scripted, learned, steps=(100.0, 200.0), fails=None):
@@ -62,6 +62,7 @@ def test_pooled_counts_steps_and_verdicts():
     apple = rows["mine:apple"]["learned"]
     assert apple["successes"] == 22 and apple["high"] < 0.9 and apple["verdict"] == "under"
     assert rows["kill:zombie"]["learned"] is None and rows["kill:zombie"]["scripted"]["successes"] == 97
+    assert summary(out, "learned").startswith("learned: 3 goals, 2 at 0.9 or more pooled, under it: mine:apple 0.22;")
     assert rows["all"]["tries"] == 400  # the learned "all" counts only the goals it was trained for
     assert (rows["all"]["learned"]["successes"], rows["all"]["learned"]["tries"]) == (215, 300)
 
@@ -95,7 +96,10 @@ def test_command_line(tmp_path, capsys):
     assert main([*paths, "--column", "learned", "--out", str(tmp_path / "pooled.json")]) == 0
     out = capsys.readouterr()
     assert "| mine:sand | 100 | 0.930 (" in out.out and "scripted" not in out.out
-    assert "learned: 0 goals over 0.9, 1 unclear, 0 under (mine:sand)" in out.err
+    assert (
+        "learned: 1 goals, 1 at 0.9 or more pooled; the 95% interval wholly over 0.9: 0, holding it: 1, wholly under: 0"
+        in out.err
+    )
     assert json.loads((tmp_path / "pooled.json").read_text())["rows"][0]["learned"]["successes"] == 93
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")

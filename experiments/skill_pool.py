@@ -2,8 +2,9 @@
 Wilson interval, the mean steps of the successes, and where the interval lies against a bar.
 
 One seed's table is 50 worlds a goal. A goal that succeeds 92 times in 100 falls under 0.9 on
-such a table (44 of 50 or fewer) about one seed in five, so one row cannot say whether a goal is over the bar (the
-chicken find was 0.98 on seed 1 and 0.88 on seed 2 with the same network). Tables of the same
+such a table (44 of 50 or fewer) about one seed in five, so one row cannot say whether a goal is
+over the bar (on 10e47d1 the chicken find is 0.96, 0.88 and 0.94 on seeds 1 to 3 with the same
+network). Tables of the same
 budgets and checkpoints on different seeds (`experiments.skill_table --out`) are pooled here:
 three seeds give 150 tries a goal, and each goal is `over` (the interval wholly at or above the
 bar), `under` (wholly below) or `unclear` (the interval holds the bar: more seeds would tell).

@@ -47,6 +47,8 @@ def checkpoint_digest(path: str | None) -> str | None:
 def chunk_key(job: dict) -> str:
     """One string for everything a chunk's results depend on (module docstring)."""
     key = {k: job[k] for k in KEY_FIELDS}
+    if job.get("count", 1) != 1:  # only where set: the logs written before --count keep their keys
+        key["count"] = job["count"]
     key["checkpoint"] = checkpoint_digest(job["path"])
     return json.dumps(key, sort_keys=True)
 

@@ -12,7 +12,9 @@ grid steps, MP5's context tasks and the harvest list), as the controllers run a 
 (`--kill-budget 600` gives the kill rows before 2026-12-04). Mean steps are over the
 successful tries. `--baseline PATH` adds another checkpoint's column on
 the same worlds; a skill a checkpoint was not trained for is not tried with it ("not
-trained"). `--workers N` splits the worlds over N processes (the same worlds, the same
+trained"). `--count N` asks every mine and kill try for N of its item or mob, as a plan's
+`mine 4 log` runs in a task (the same worlds; a find is asked once): a policy that takes its
+first log quickly may still walk far for the next ones. `--workers N` splits the worlds over N processes (the same worlds, the same
 results as one process, since every world's actions come from its own chunk's generator).
 With `--out F`, each chunk of 32 worlds is written to `F.parts.jsonl` as it finishes, and
 `--resume` runs only the chunks not yet there (experiments/chunk_log.py): a whole table takes
@@ -24,6 +26,7 @@ about an hour on two cores, and a stopped one keeps what it did.
     python -m experiments.skill_table --episodes 50 --skills find      # the find goals only, same worlds
     python -m experiments.skill_table --episodes 50 --skills mine:flint --no-scripted --why 600  # what failed tries did
     python -m experiments.skill_table --episodes 50 --workers 2 --out t.json --resume  # go on after a stop
+    python -m experiments.skill_table --episodes 50 --skills mine:log,mine:iron_ore --count 4  # four of each
 """
 
 from __future__ import annotations
@@ -60,6 +63,18 @@ def episodes_for(n: int, seed: int, skills: str = "") -> list:
         return not wanted or _key(goal) in wanted or goal.action in wanted
 
     return sorted(eval_episodes(n * len(TRAIN_GOALS), seed, keep), key=lambda e: keys.index(_key(e[0])))
+
+
+def with_count(eps: list, count: int) -> list:
+    """The episodes with every mine and kill goal asking for `count` of its item or mob (a find
+    is asked once): the same worlds, the same start inventories."""
+    if count == 1:
+        return eps
+    from dataclasses import replace
+
+    return [
+        (g if g.action == "find" else replace(g, obj={k: count for k in g.obj}), sd, o) for g, sd, o in eps
+    ]
 
 
 def context_budget() -> int:
@@ -143,6 +158,7 @@ def run_driver(
             "find_budget": a.find_budget,
             "mine_budget": a.mine_budget,
             "kill_budget": a.kill_budget,
+            "count": a.count,
             "greedy": a.greedy,
             "why": a.why,
             "chunk_seed": a.seed * 1000 + c[0],
@@ -226,6 +242,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
+        "--count",
+        type=int,
+        default=1,
+        metavar="N",
+        help="items (or kills) each mine and kill try must get, as a plan's `mine 4 log` (default: 1)",
+    )
+    ap.add_argument(
         "--why",
         type=int,
         default=0,
@@ -267,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     a.kill_budget = context_budget() if a.kill_budget is None else a.kill_budget
     if min(a.episodes, a.budget, a.workers, a.find_budget, a.mine_budget, a.kill_budget) < 1:
         ap.error("--episodes, --budget, --find-budget, --mine-budget, --kill-budget and --workers must be 1 or more")
+    if not 1 <= a.count <= 64:
+        ap.error(f"--count must be from 1 to 64 (items a try must get), got {a.count}")
     if a.why < 0:
         ap.error(f"--why must be 0 (off) or a number of steps, got {a.why}")
     bad = check_skills(a.skills)
@@ -302,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         except LearnedError as e:
             print(f"skill_table: error: {e}", file=sys.stderr)
             return 2
-    eps = episodes_for(a.episodes, a.seed, a.skills)
+    eps = with_count(episodes_for(a.episodes, a.seed, a.skills), a.count)
     log = ChunkLog(a.out, resume=a.resume) if a.out else None
     res, wall = {}, {}
     for name, path in drivers.items():
@@ -344,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
                     "find_budget": a.find_budget,
                     "mine_budget": a.mine_budget,
                     "kill_budget": a.kill_budget,
+                    "count": a.count,
                     "seed": a.seed,
                     "greedy": a.greedy,
                     "wall_s": wall,

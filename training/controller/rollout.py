@@ -61,6 +61,8 @@ def rollout(
     (skills/learned/controller.py: _find), and so does this rollout. A mine goal may take
     `mine_budget` steps (default: `budget`); the learned one ends after `budget` steps of no
     progress (skills/learned/progress.py: a leaf broken for a sapling, a chicken by for an egg).
+    A goal's count is the try's: `mine 4 log` succeeds once 4 more logs are held (a kill goal's,
+    once that many of its mob are killed), as a plan's step runs in a task.
     Given `kill_budget`, a kill goal runs the same way, as the learned controller runs it: up to
     `kill_budget` steps, the learned one ending after `budget` steps of no progress (a hunted mob
     come nearer or killed); without it, `budget` steps in all (the tables before 2026-12-04).
@@ -86,8 +88,10 @@ def rollout(
         if targeted:
             sense.add_to(obs, env, np.arange(len(chunk)), luts, near=near)
         items = [next(iter(g.obj)) for g in goals]
+        need = np.array([max(1, int(next(iter(g.obj.values())))) for g in goals])  # a plan's `mine 4 log`
         ids = [_item_ids(kb, v, it) for it in items]
         start = np.array([env.inv[i, ids[i]].sum() if ids[i] else 0 for i in range(len(chunk))])
+        kills = np.zeros(len(chunk), int)  # a kill goal's quarry killed so far
         experts = [expert_for(env, i, g) for i, g in enumerate(goals)] if driver == "scripted" else None
         done = np.zeros(len(chunk), bool)
         end = np.full(len(chunk), "", object)  # how each try ended, set where it ends (ENDS)
@@ -167,12 +171,13 @@ def rollout(
                 if experts is not None:
                     experts[i].feedback(ev)
                 if not done[i] and runs[i] == "kill" and ev.get("killed") == items[i]:
-                    done[i], ok[i] = True, True
+                    kills[i] += 1
+                    done[i] = ok[i] = kills[i] >= need[i]
             for i in np.nonzero(~done)[0]:
                 if goals[i].action == "find":
                     if found(env, i, goals[i]):
                         done[i], ok[i] = True, True
-                elif runs[i] != "kill" and ids[i] and env.inv[i, ids[i]].sum() > start[i]:
+                elif runs[i] != "kill" and ids[i] and env.inv[i, ids[i]].sum() >= start[i] + need[i]:
                     done[i], ok[i] = True, True
             for i, prog in progress.items():  # a learned mine or kill goal: `budget` steps of no progress end it
                 if live[i] and not done[i] and not hid[i]:  # the hole's steps are no policy's stall

@@ -72,9 +72,7 @@ def with_count(eps: list, count: int) -> list:
         return eps
     from dataclasses import replace
 
-    return [
-        (g if g.action == "find" else replace(g, obj={k: count for k in g.obj}), sd, o) for g, sd, o in eps
-    ]
+    return [(g if g.action == "find" else replace(g, obj={k: count for k in g.obj}), sd, o) for g, sd, o in eps]
 
 
 def context_budget() -> int:

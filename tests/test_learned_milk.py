@@ -31,7 +31,12 @@ def _held(*names):
 def test_use_takes_the_bucket_in_a_milk_goal_and_a_block_elsewhere(kb):
     assert item_args(kb, MILK, _held("bucket", "dirt")) == {"use": "bucket", "jump_place": "dirt"}
     assert item_args(kb, MILK, _held("dirt")) == {"use": "dirt", "jump_place": "dirt"}
+    # dirt before cobblestone, which a plan's furnace and stone tools need (the map task lost 8 to a pillar)
     assert item_args(kb, Goal("mine", {"log": 1}), _held("bucket", "cobblestone", "dirt")) == {
+        "use": "dirt",
+        "jump_place": "dirt",
+    }
+    assert item_args(kb, Goal("mine", {"log": 1}), _held("cobblestone")) == {
         "use": "cobblestone",
         "jump_place": "cobblestone",
     }

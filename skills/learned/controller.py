@@ -45,7 +45,9 @@ from worlds.gridworld.spec import FUNCTIONAL, NEEDS_ITEM, PRIMITIVES
 
 GOAL_BUDGET = 600  # steps of no progress one unit of a mine/kill goal may take (progress.py; DEPS Table 10)
 NO_ITEM = tuple(p for p in PRIMITIVES if p not in NEEDS_ITEM)  # the primitives that take no item argument
-BUILDING = ("cobblestone", "dirt")  # what the policy may place with use / jump_place, first held wins
+# what the policy may place with use / jump_place, first held wins: dirt before cobblestone, as the
+# experts' building_blocks (gridworld.yaml), since a plan's furnace and stone tools need the cobblestone
+BUILDING = ("dirt", "cobblestone")
 
 
 MASTERY = 0.9  # a trained goal is driven by the policy when its measured success is at least this

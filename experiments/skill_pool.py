@@ -23,7 +23,8 @@ from pathlib import Path
 from experiments.figure4 import wilson
 
 # what a pooled table's files must share: the tries' step budgets and the drivers measured
-SAME = ("budget", "find_budget", "mine_budget", "kill_budget", "greedy", "checkpoints")
+SAME = ("budget", "find_budget", "mine_budget", "kill_budget", "count", "greedy", "checkpoints")
+OLD = {"count": 1}  # what a table written before a key existed measured
 
 
 class PoolError(ValueError):
@@ -61,12 +62,12 @@ def check_poolable(tables: list[dict], names: list[str]) -> None:
             f"seed {twice[0]} is given twice (the same worlds would count twice); accepted: one table a seed"
         )
     for key in SAME:
-        first = tables[0].get(key)
+        first = tables[0].get(key, OLD.get(key))
         for name, t in zip(names[1:], tables[1:], strict=True):
-            if t.get(key) != first:
+            if t.get(key, OLD.get(key)) != first:
                 raise PoolError(
-                    f"{name} differs from {names[0]} in {key} ({t.get(key)!r} against {first!r}); "
-                    "accepted: tables run with the same budgets and checkpoints"
+                    f"{name} differs from {names[0]} in {key} ({t.get(key, OLD.get(key))!r} against {first!r}); "
+                    "accepted: tables run with the same budgets, counts and checkpoints"
                 )
 
 

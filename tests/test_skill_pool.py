@@ -80,11 +80,16 @@ def test_the_steps_of_a_seed_with_no_success_do_not_count():
         (_table(1, []), "seed 1 is given twice"),
         (_table(2, [], budget=300), "in budget"),
         (_table(2, [], checkpoints={"learned": "b.pt"}), "in checkpoints"),
+        (_table(2, [], count=5), "in count"),  # five items a try against a table of one
     ],
 )
 def test_tables_that_cannot_be_pooled_are_refused(second, said):
     with pytest.raises(PoolError, match=said):
         check_poolable([_table(1, []), second], ["s1.json", "s2.json"])
+
+
+def test_a_table_written_before_count_pools_with_one_of_count_1():
+    check_poolable([_table(1, []), _table(2, [], count=1)], ["s1.json", "s2.json"])
 
 
 def test_command_line(tmp_path, capsys):

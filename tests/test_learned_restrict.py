@@ -80,7 +80,8 @@ def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(
     assert shipped.parts[10].card["restricted"]["why"].startswith("round 64")  # controller-harvest12.pt
     assert shipped.parts[11].card["restricted"]["why"].startswith("round 70")  # controller-harvest13.pt
     assert shipped.parts[12].card["restricted"]["why"].startswith("round 80")  # controller-harvest14.pt
-    assert len(shipped.parts) == 15 and not cut[0] and all(cut[1:14]) and not cut[14]
+    assert shipped.parts[13].card["restricted"]["why"].startswith("round 85")  # controller-harvest15.pt
+    assert len(shipped.parts) == 16 and not cut[0] and all(cut[1:15]) and not cut[15]
     jungle = {"mine:melon", "mine:cocoa_beans", "mine:dye", "mine:vine", "mine:waterlily"}
     cold = {"mine:brown_mushroom", "mine:red_mushroom", "mine:snowball", "kill:rabbit", "kill:rabbit_foot"}
     tall = {f"mine:{i}" for i in NEW_IN_ROUND_40}
@@ -97,7 +98,8 @@ def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(
         10: ({"mine:emerald"}, {"mine:emerald"}),  # controller-harvest12.pt: round 64, harvest4 on today's world
         11: ({"mine:pumpkin", "mine:cactus"}, {"mine:pumpkin", "mine:cactus"}),  # controller-harvest13.pt: round 70
         12: ({"mine:leaves2"}, {"mine:leaves2"}),  # controller-harvest14.pt: round 80, harvest3 on today's world
-        13: ({"mine:lava_bucket", "mine:leaves2", "mine:deadbush"}, {"mine:deadbush"}),  # controller-harvest3.pt
+        13: ({"mine:sand", "mine:diamond"}, {"mine:sand", "mine:diamond"}),  # controller-harvest15.pt: round 85
+        14: ({"mine:lava_bucket", "mine:leaves2", "mine:deadbush"}, {"mine:deadbush"}),  # controller-harvest3.pt
     }
     for part, (listed, driven) in cards.items():
         assert shipped.parts[part].goals == listed
@@ -107,7 +109,7 @@ def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(
     near = [i for i, p in enumerate(shipped.parts) if p.net.shape.near]
     assert near == [1, 6]  # controller-iron.pt and controller-harvest11.pt read the near map
     assert shipped.part_for(Goal("mine", {"lapis_lazuli": 1})) is shipped.parts[0]  # dye's slot, its own key
-    assert shipped.part_for(Goal("mine", {"clay_ball": 1})) is shipped.parts[14]  # the other harvest goals
+    assert shipped.part_for(Goal("mine", {"clay_ball": 1})) is shipped.parts[15]  # the other harvest goals
     assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[11]  # round 70 took it from harvest
     assert shipped.part_for(Goal("mine", {"log": 1})) is shipped.parts[0]  # deps71's goals: round 5's
     assert shipped.part_for(Goal("mine", {"iron_ore": 1})) is shipped.parts[1]  # but iron ore: round 42's cut

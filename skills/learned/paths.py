@@ -51,6 +51,7 @@ SHIPPED_MORE = {
         "controller-harvest12.pt",
         "controller-harvest13.pt",
         "controller-harvest14.pt",
+        "controller-harvest15.pt",
         "controller-harvest3.pt",
         "controller-harvest.pt",
     ),

@@ -76,6 +76,7 @@ def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(
     kb = load_kb("1.11.2")
     shipped = GoalPolicy.load("controller", kb=kb)
     cut = [p.card.get("restricted", {}) for p in shipped.parts]
+    assert shipped.parts[1].card["restricted"]["why"].startswith("round 86")  # controller-iron2.pt
     assert shipped.parts[6].card["restricted"]["why"].startswith("round 63")  # controller-harvest11.pt
     assert shipped.parts[10].card["restricted"]["why"].startswith("round 64")  # controller-harvest12.pt
     assert shipped.parts[11].card["restricted"]["why"].startswith("round 70")  # controller-harvest13.pt
@@ -86,7 +87,7 @@ def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(
     cold = {"mine:brown_mushroom", "mine:red_mushroom", "mine:snowball", "kill:rabbit", "kill:rabbit_foot"}
     tall = {f"mine:{i}" for i in NEW_IN_ROUND_40}
     cards = {  # the goals each cut checkpoint's card lists, and those it drives (the first that knows one)
-        1: ({"mine:iron_ore"}, {"mine:iron_ore"}),  # controller-iron.pt, round 42: near map, chained iron
+        1: ({"mine:iron_ore"}, {"mine:iron_ore"}),  # controller-iron2.pt, round 86 from round 42's: repeats
         2: ({"mine:obsidian"}, {"mine:obsidian"}),  # controller-obsidian.pt, round 36: lava and a water bucket
         3: (cold, cold),  # controller-swamp-snow.pt, round 37: mushrooms, snowballs, rabbits (kill:rabbit by key)
         4: (tall, tall),  # controller-tall.pt, round 40: the tall flowers
@@ -107,12 +108,12 @@ def test_the_shipped_set_routes_rounds_14_to_42s_goals_to_their_cut_checkpoints(
             action, _, thing = key.partition(":")
             assert shipped.part_for(Goal(action, {thing: 1})) is shipped.parts[part]
     near = [i for i, p in enumerate(shipped.parts) if p.net.shape.near]
-    assert near == [1, 6]  # controller-iron.pt and controller-harvest11.pt read the near map
+    assert near == [1, 6]  # controller-iron2.pt and controller-harvest11.pt read the near map
     assert shipped.part_for(Goal("mine", {"lapis_lazuli": 1})) is shipped.parts[0]  # dye's slot, its own key
     assert shipped.part_for(Goal("mine", {"clay_ball": 1})) is shipped.parts[15]  # the other harvest goals
     assert shipped.part_for(Goal("mine", {"pumpkin": 1})) is shipped.parts[11]  # round 70 took it from harvest
     assert shipped.part_for(Goal("mine", {"log": 1})) is shipped.parts[0]  # deps71's goals: round 5's
-    assert shipped.part_for(Goal("mine", {"iron_ore": 1})) is shipped.parts[1]  # but iron ore: round 42's cut
+    assert shipped.part_for(Goal("mine", {"iron_ore": 1})) is shipped.parts[1]  # but iron ore: round 86's cut
     assert (
         shipped.part_for(Goal("kill", {"chicken": 1})) is shipped.parts[0]
     )  # kill rabbit shares its code, not its key

@@ -34,12 +34,13 @@ def checkpoint_path(kind: str) -> Path:
 
 
 # shipped checkpoints after `<kind>.pt`, in order; all but the last are cut down to a few goals
-# (training/controller/restrict.py): goals `<kind>.pt` was not trained for, or one it drives slower
-# (controller-iron.pt, round 42). A cut one drives its card's goals even before `<kind>.pt`, the
-# first cut one that names a goal winning; the rest go to the first that knows them (routed.py)
+# (training/controller/restrict.py): goals `<kind>.pt` was not trained for, or ones it drives worse
+# (iron ore since round 42, now controller-iron2.pt; sand and diamond, round 85). A cut one drives its
+# card's goals even before `<kind>.pt`, the first cut one that names a goal winning; the rest go to
+# the first that knows them (routed.py)
 SHIPPED_MORE = {
     "controller": (
-        "controller-iron.pt",
+        "controller-iron2.pt",
         "controller-obsidian.pt",
         "controller-swamp-snow.pt",
         "controller-tall.pt",

@@ -62,11 +62,11 @@ def check_poolable(tables: list[dict], names: list[str]) -> None:
             f"seed {twice[0]} is given twice (the same worlds would count twice); accepted: one table a seed"
         )
     for key in SAME:
-        first = tables[0].get(key, OLD.get(key))
-        for name, t in zip(names[1:], tables[1:], strict=True):
-            if t.get(key, OLD.get(key)) != first:
+        first, *rest = (t.get(key, OLD.get(key)) for t in tables)
+        for name, value in zip(names[1:], rest, strict=True):
+            if value != first:
                 raise PoolError(
-                    f"{name} differs from {names[0]} in {key} ({t.get(key, OLD.get(key))!r} against {first!r}); "
+                    f"{name} differs from {names[0]} in {key} ({value!r} against {first!r}); "
                     "accepted: tables run with the same budgets, counts and checkpoints"
                 )
 

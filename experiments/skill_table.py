@@ -14,8 +14,9 @@ successful tries. `--baseline PATH` adds another checkpoint's column on
 the same worlds; a skill a checkpoint was not trained for is not tried with it ("not
 trained"). `--count N` asks every mine and kill try for N of its item or mob, as a plan's
 `mine 4 log` runs in a task (the same worlds; a find is asked once): a policy that takes its
-first log quickly may still walk far for the next ones. `--workers N` splits the worlds over N processes (the same worlds, the same
-results as one process, since every world's actions come from its own chunk's generator).
+first log quickly may still walk far for the next ones. `--workers N` splits the worlds over N
+processes (the same worlds, the same results as one process, since every world's actions come
+from its own chunk's generator).
 With `--out F`, each chunk of 32 worlds is written to `F.parts.jsonl` as it finishes, and
 `--resume` runs only the chunks not yet there (experiments/chunk_log.py): a whole table takes
 about an hour on two cores, and a stopped one keeps what it did.

@@ -41,13 +41,14 @@ from skills.learned.strike import Quarry
 from skills.learned.surround import observe
 from worlds.gridworld.pour import pour_holds
 from worlds.gridworld.sources import placeable_chance_sources
-from worlds.gridworld.spec import FUNCTIONAL, NEEDS_ITEM, PRIMITIVES
+from worlds.gridworld.spec import FUNCTIONAL, NEEDS_ITEM, PRIMITIVES, game_data
 
 GOAL_BUDGET = 600  # steps of no progress one unit of a mine/kill goal may take (progress.py; DEPS Table 10)
 NO_ITEM = tuple(p for p in PRIMITIVES if p not in NEEDS_ITEM)  # the primitives that take no item argument
-# what the policy may place with use / jump_place, first held wins: dirt before cobblestone, as the
-# experts' building_blocks (gridworld.yaml), since a plan's furnace and stone tools need the cobblestone
-BUILDING = ("dirt", "cobblestone")
+# what the policy may place with use / jump_place, first held wins: the blocks the networks were taught
+# to place, in the order of the world's building_blocks (gridworld.yaml, cheapest first: dirt before
+# the cobblestone a plan's furnace and stone tools need)
+BUILDING = tuple(b for b in game_data()["building_blocks"] if b in ("dirt", "cobblestone"))
 
 
 MASTERY = 0.9  # a trained goal is driven by the policy when its measured success is at least this

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from nodes.context import AgentContext
-from nodes.selectors import preconditions_hold
+from nodes.selectors import preconditions_hold, world_holds
 from nodes.state import AgentState
 from worlds.types import Goal
 
@@ -24,6 +24,7 @@ def select(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     if not remaining:
         return {"current": None, "selection": {"rule": "no goal left in the plan"}}
     inventory = state["inventory"] if "inventory" in state else ctx.world.inventory
-    candidates = [i for i in remaining if preconditions_hold(goals[i], inventory, ctx.kb)]
+    holds = world_holds(ctx.world)
+    candidates = [i for i in remaining if preconditions_hold(goals[i], inventory, ctx.kb, holds)]
     choice, why = ctx.selector.choose(goals, remaining, candidates, inventory, ctx)
     return {"current": choice, "selection": {"selector": ctx.selector.name, "candidates": candidates, **why}}

@@ -1,7 +1,10 @@
 """Goal selectors: which of the plan's remaining goals to run next.
 
 The candidates are the remaining goals whose stated preconditions (materials and tool)
-hold in the current inventory: DEPS's parallel goals. Selectors are registered by name;
+hold in the current inventory: DEPS's parallel goals. Where the world says a mine goal also wants
+something held and kept (`world.gives.holds`: the grid world's water bucket, poured on lava for
+obsidian; a hoe to farm), that is a precondition too: a plan states the bucket as a goal of its
+own, and a mine of obsidian chosen before it could only fail. Selectors are registered by name;
 `--selector package.module:factory` loads a user's own.
 """
 
@@ -22,11 +25,21 @@ class Selector(Protocol):
     ) -> tuple[int, dict]: ...
 
 
-def preconditions_hold(goal: Goal, inventory: dict[str, int], kb: Any) -> bool:
+def preconditions_hold(goal: Goal, inventory: dict[str, int], kb: Any, holds: Any = None) -> bool:
+    """Whether the goal's materials and tool are held, and, for a mine goal, what `holds(goal)` (the
+    world's `gives.holds`, where it has one) names."""
     needs = dict(goal.materials)
-    if goal.tool:
-        needs[goal.tool] = max(needs.get(goal.tool, 0), 1)
+    kept = [goal.tool] if goal.tool else []
+    if holds is not None and goal.action == "mine":
+        kept += list(holds(goal))
+    for item in kept:
+        needs[item] = max(needs.get(item, 0), 1)
     return all(kb.count(inventory, item) >= n for item, n in needs.items())
+
+
+def world_holds(world: Any) -> Any:
+    """The world's `gives.holds` (what a goal wants held and kept), or None where it has none."""
+    return getattr(getattr(world, "gives", None), "holds", None)
 
 
 class FixedSelector:

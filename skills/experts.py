@@ -30,7 +30,7 @@ import numpy as np
 from worlds.gridworld import functional, paths
 from worlds.gridworld.ground import ground_items
 from worlds.gridworld.metadata import slot_count
-from worlds.gridworld.pour import made, pour_holds, pour_sources
+from worlds.gridworld.pour import made, pour_holds, pour_refusal, pour_sources
 from worlds.gridworld.sources import (
     felling_sources,
     goal_sources,
@@ -415,9 +415,9 @@ class Expert(DigsIn):
             bag = functional.bag_of(env, i)
             self._pour_item = next((h for h in pour_holds(self.item) if bag.held(h) >= 1), None)
             if self._pour_item is None:  # no bucket: only obsidian already made, if any
-                if not np.isin(env.cells[i], sorted(made_cells)).any():
-                    w = pour_holds(self.item)[0]
-                    self._finish(False, f"needs {article(w)} to make {self.item} from lava", {w: 1})
+                why = pour_refusal(self.item, bag.held, bool(np.isin(env.cells[i], sorted(made_cells)).any()))
+                if why:
+                    self._finish(False, *why)
                     return None
                 cells = made_cells
         terrain = paths.Terrain(env, i)

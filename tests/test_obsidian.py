@@ -97,3 +97,57 @@ def test_a_user_gets_obsidian_in_the_grid_world(capsys):
     assert main([*args, "--quiet", "--json"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["success"]
+
+
+def test_a_mine_of_obsidian_waits_for_its_water_bucket_in_the_selector(kb):
+    """The enchanting table with the learned controller (2026-12-04): the horizon selector chose
+    `mine 4 obsidian` before the bucket and the water bucket, its tool (the diamond pickaxe) being
+    held, and the policy spent 2,743 steps at lava it could not pour on. What the world wants held
+    (`gives.holds`) is a precondition of the mine goal like its tool."""
+    from types import SimpleNamespace
+
+    from nodes.select import select
+    from nodes.selectors import RandomSelector, preconditions_hold
+
+    w, _ = facing_lava(kb, {"diamond_pickaxe": 1, "bucket": 1})
+    obsidian = Goal("mine", {"obsidian": 4}, {}, "diamond_pickaxe")
+    goals = [obsidian, Goal("mine", {"water_bucket": 1}, {}, "bucket")]
+    runtime = SimpleNamespace(context=SimpleNamespace(world=w, kb=kb, selector=RandomSelector(0)))
+    state = {"goals": [g.to_dict() for g in goals], "outcomes": [], "plans": ["plan"], "inventory": w.inventory}
+    assert select(state, runtime)["selection"]["candidates"] == [1]
+    state["inventory"] = {"diamond_pickaxe": 1, "water_bucket": 1}  # filled: the bucket is gone, obsidian waits no more
+    assert select(state, runtime)["selection"]["candidates"] == [0]
+    # a world with no `gives` (the text world) states nothing more than the goal's own tool
+    assert preconditions_hold(obsidian, {"diamond_pickaxe": 1}, kb)
+    assert not preconditions_hold(obsidian, {"diamond_pickaxe": 1}, kb, gives(kb).holds)
+
+
+def test_the_learned_controller_refuses_obsidian_with_nothing_to_pour_as_the_expert_does(kb):
+    from skills.experts import Expert
+    from skills.learned.controller import unpoured
+
+    goal = Goal("mine", {"obsidian": 1}, {}, "diamond_pickaxe")
+    w, at = facing_lava(kb, {"diamond_pickaxe": 1})
+    expert = Expert(w.env, 0, goal)
+    assert expert.act() is None
+    assert unpoured(goal, w) == (expert.result["error"], expert.result["missing"])
+    assert unpoured(goal, w)[0] == "needs a water_bucket to make obsidian from lava"
+    w.env.cells[0, at[0], at[2], at[1]] = w.env.vocab.cell_id["obsidian"]  # made before: break it, no pour
+    assert unpoured(goal, w) is None
+    w, _ = facing_lava(kb, {"diamond_pickaxe": 1, "water_bucket": 1})
+    assert unpoured(goal, w) is None and unpoured(Goal("mine", {"log": 1}), w) is None
+
+
+def test_the_learned_controller_spends_no_step_on_obsidian_it_cannot_pour(kb):
+    from skills.learned.controller import LearnedController
+    from skills.learned.features import net_shape
+    from skills.learned.model import GoalNet
+    from skills.learned.policy import GoalPolicy
+    from worlds.gridworld.spec import make_vocab
+
+    policy = GoalPolicy(GoalNet(net_shape(make_vocab(kb))), kb, {"goals": ["mine:obsidian"]})
+    ctl = LearnedController(kb, policy, fallback=None, goal_budget=50, use_fallback=False)
+    w, _ = facing_lava(kb, {"diamond_pickaxe": 1})
+    out = ctl.run(Goal("mine", {"obsidian": 4}, {}, "diamond_pickaxe"), w)
+    assert (out["ok"], out["steps"], out["missing"], out["driver"]) == (False, 0, {"water_bucket": 1}, "policy")
+    assert w.steps == 0

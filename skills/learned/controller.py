@@ -39,8 +39,8 @@ from skills.learned.progress import Progress, drop_kill
 from skills.learned.shield import Shield
 from skills.learned.strike import Quarry
 from skills.learned.surround import observe
-from worlds.gridworld.pour import pour_holds
-from worlds.gridworld.sources import placeable_chance_sources
+from worlds.gridworld.pour import pour_holds, pour_refusal, pour_sources
+from worlds.gridworld.sources import goal_sources, placeable_chance_sources
 from worlds.gridworld.spec import FUNCTIONAL, NEEDS_ITEM, PRIMITIVES, game_data
 
 GOAL_BUDGET = 600  # steps of no progress one unit of a mine/kill goal may take (progress.py; DEPS Table 10)
@@ -120,6 +120,18 @@ def missing_tool(kb: Any, goal: Any, world: Any) -> tuple[str, dict] | None:
     better = " or better" if len(s.tools) > 1 else ""
     art = "an" if s.min_tool[0] in "aeiou" else "a"
     return f"needs {art} {s.min_tool}{better} to mine {s.block}", {"tool": s.min_tool}
+
+
+def unpoured(goal: Any, world: Any) -> tuple[str, dict] | None:
+    """The world's refusal of a mine goal whose item only pouring makes (obsidian: a water bucket on
+    lava) while nothing to pour is held and none is made yet, as the scripted expert gives it: no
+    network can get the item then, so none is run."""
+    if goal.action != "mine":
+        return None
+    item = next(iter(goal.obj))
+    made = sorted(set(goal_sources(world.env, goal)[0]) - pour_sources(world.env, item))
+    here = bool(made) and bool(np.isin(world.env.cells[world.i], made).any())
+    return pour_refusal(item, lambda name: int(world.has(name)), here)
 
 
 def untrained(policy: GoalPolicy, goals: list[Any]) -> list[str]:
@@ -271,7 +283,7 @@ class LearnedController:
                 gained[k] = gained.get(k, 0) + n
 
     def _drive(self, goal: Any, world: Any) -> dict:
-        why = missing_tool(self.kb, goal, world)
+        why = missing_tool(self.kb, goal, world) or unpoured(goal, world)
         if why:
             return _outcome(False, why[0], 0, {}, why[1])
         code = self.policy.codes([goal])

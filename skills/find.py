@@ -35,6 +35,7 @@ from skills.farm import FarmExpert
 from worlds.context_tasks import evaluate_conditions, matches, normalise_state, terms
 from worlds.gridworld import paths
 from worlds.gridworld.crops import farmed
+from worlds.gridworld.mobs import in_sight
 from worlds.gridworld.sources import goal_sources
 from worlds.gridworld.weather import dry
 
@@ -185,6 +186,20 @@ def hostile_within(env: Any, i: int, r: int = THREAT, spare: Sequence[int] = ())
     return bool(near.any())
 
 
+def shooters_within(env: Any, i: int, spare: Sequence[int] = ()) -> list[int]:
+    """At night, the slots of world i's hostile mobs that shoot (a skeleton: gridworld.yaml
+    `shoots:`) and stand within their reach of the agent, kinds in `spare` aside."""
+    if not env.night()[i]:
+        return []
+    kinds = env.mob_kind[i]
+    reach = env.rules.mob_shot_reach[kinds]
+    d = np.abs(env.mob_pos[i] - env.pos[i]).max(axis=1)
+    near = (kinds > 0) & env.rules.mob_hostile[kinds] & (reach > 0) & (d <= reach)
+    if len(spare):
+        near &= ~np.isin(kinds, spare)
+    return np.nonzero(near)[0].tolist()
+
+
 WHERE = ("find", "near", "biome")  # the conditions met by going somewhere (the rest by waiting there)
 
 
@@ -218,21 +233,40 @@ def where_cells(env: Any, i: int, conds: dict, extra: int = 0) -> tuple[np.ndarr
 class Shelter(Expert):
     """The night's hole for a learned mine or kill pursuit (skills/learned/controller.py), by the
     find expert's rule: while a zombie or spider is within THREAT cells at night, dig a hole two
-    blocks deep where the agent stands and wait in it, as players wait out the night. The
-    pursuit's own quarry sends no one into the hole, and a hunt of the night's own mobs (a
-    zombie, armed: round 38) never hides: it fights what comes, as the scripted expert it learned
-    from does. The policy was never taught to hide, and long pursuits died at nightfall (issue
-    20, round 33)."""
+    blocks deep where the agent stands and wait in it, as players wait out the night. A skeleton
+    shoots from further (15 cells, where it sees the agent: mobs.py), so one that sees the agent
+    sends it into the hole too, and it waits there while any skeleton is within reach (in the hole
+    none sees it). The pursuit's own quarry sends no one into the hole, and a hunt of the night's
+    own mobs (a zombie, armed: round 38) never hides: it fights what comes, as the scripted expert
+    it learned from does. The policy was never taught to hide, and long pursuits died at
+    nightfall (issue 20, round 33)."""
 
     def __init__(self, env: Any, i: int, goal: Any):
         super().__init__(env, i, goal)
         _, mobs = goal_sources(env, goal)
         self.spare = sorted(mobs)
+        self.shot_at = False  # hiding from a skeleton that saw the agent, until none is within reach
 
     def needed(self) -> bool:
-        """At night, a hostile mob other than the quarry within THREAT cells, on a pursuit that is
-        not itself a hunt of the night's mobs?"""
-        return not self._night_hunt() and hostile_within(self.env, self.i, THREAT, spare=self.spare)
+        """At night, on a pursuit that is not itself a hunt of the night's mobs: a hostile mob other
+        than the quarry within THREAT cells, or a skeleton within its reach that sees the agent (or
+        saw it, while one is still within reach); and the agent in its hole or able to dig one. On
+        ground it cannot dig (a pillar, a block it placed) a wait only gives the mobs their blows
+        and shots, so the policy goes on there."""
+        if self._night_hunt():
+            return False
+        threat = self._shot_at() or hostile_within(self.env, self.i, THREAT, spare=self.spare)
+        return threat and (self._sheltered() or self._can_dig_in())
+
+    def _shot_at(self) -> bool:
+        """A skeleton within its reach sees the agent, or saw it while one is still within reach."""
+        env, i = self.env, self.i
+        shooters = shooters_within(env, i, self.spare)
+        if not shooters:
+            self.shot_at = False
+        elif any(in_sight(env, i, env.mob_pos[i, m], env.pos[i]) for m in shooters):
+            self.shot_at = True
+        return self.shot_at
 
     def action(self) -> tuple[int, int]:
         """Dig in (face down, break the block under the feet) until sheltered, then wait."""

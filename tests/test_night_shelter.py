@@ -64,3 +64,41 @@ def test_a_run_s_record_says_how_many_steps_were_the_hole_s(kb):
 
     state = {"outcomes": [{"goal": {"action": "mine", "obj": {"log": 1}}, "sheltered": 40}, {"sheltered": 2}, {}]}
     assert sheltered_steps(state) == 42 and sheltered_steps({}) == 0
+
+
+def _skeleton(kb, wall: bool) -> GridWorld:
+    """A skeleton 8 cells east of the agent at night: beyond THREAT, within its 15-cell reach; with
+    `wall`, a stone wall three high between them."""
+    blocks = [(26, 65, 26, "oak_log")]
+    if wall:
+        blocks += [(12, y, z, "stone") for y in (65, 66, 67) for z in range(2, 15)]
+    w = GridWorld(kb, size=(32, 32))
+    layout = _layout(mobs=[(16, 65, 8, "skeleton")], blocks=blocks)
+    w.reset(seed=0, options={"layout": layout, "time_of_day": NIGHT, "max_steps": 40})
+    return w
+
+
+def test_a_skeleton_that_sees_the_agent_from_afar_sends_it_into_the_hole_and_keeps_it_there(kb):
+    """The enchanting table, seed 5 (2026-12-04): the learned controller's pursuit was killed by a
+    skeleton at night; the hole answered only to mobs within 4 cells, and a skeleton shoots from 15."""
+    from skills.find import THREAT, Shelter, hostile_within
+
+    goal = Goal("mine", {"log": 1})
+    w = _skeleton(kb, wall=False)
+    assert not hostile_within(w.env, w.i, THREAT) and Shelter(w.env, w.i, goal).needed()
+    assert not Shelter(_skeleton(kb, wall=True).env, 0, goal).needed()  # it sees nothing through stone
+    policy = CountingPolicy(kb, ["mine:log"])
+    out = LearnedController(kb, policy, None, goal_budget=100, use_fallback=False).run(goal, _skeleton(kb, False))
+    assert policy.asked == 0 and out["sheltered"] == out["steps"] == 40  # into the hole, kept there out of sight
+
+
+def test_on_ground_it_cannot_dig_the_policy_goes_on_rather_than_wait_for_the_blows(kb):
+    """The same run's death, once the skeleton had come beside it: the agent stood on a block the
+    hole cannot be dug in (here a crafting table) and waited there, struck every 8 steps, until it died."""
+    from skills.find import Shelter
+
+    w = GridWorld(kb, size=(32, 32))
+    layout = _layout(mobs=[(10, 65, 8, "zombie")], blocks=[(8, 64, 8, "crafting_table"), (26, 65, 26, "oak_log")])
+    w.reset(seed=0, options={"layout": layout, "time_of_day": NIGHT, "max_steps": 10})
+    assert not Shelter(w.env, w.i, Goal("mine", {"log": 1})).needed()
+    assert Shelter(_night(kb, 10).env, 0, Goal("mine", {"log": 1})).needed()  # on dirt it digs in

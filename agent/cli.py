@@ -228,7 +228,9 @@ def cmd_run(a: argparse.Namespace) -> int:
             task = replace(task, max_steps=bounded("--max-steps", a.max_steps, 1, MAX_STEPS))
         thread = new_thread(task)
         if filled:
-            _err(f"settings {settings.llm} was taught with: {', '.join(filled)} (a flag given overrides one)")
+            from agent.llm.taught import whose
+
+            _err(f"settings {whose(settings)} was taught with: {', '.join(filled)} (a flag given overrides one)")
     _err(
         f"task {task.id}: {task.instruction} -> {task.target} (max {task.max_steps} steps), "
         f"planner {settings.planner}, world {settings.world}, llm {redact_llm(settings.llm)}; thread {thread}"

@@ -201,6 +201,17 @@ class DialogueOptions:
             "into its item, a mine line gathers what a block drops (default: item names only)"
         },
     )
+    relay: str = field(
+        default="auto",
+        metadata={
+            "help": "deps: the model that takes the dialogue over once the first plan fails, in a dialogue of its "
+            "own and with the settings it was taught (local:NAME, a shipped adapter); auto: local:deps-reader "
+            "where --llm is the default embedded model, else none (default: auto)",
+            "metavar": "MODEL",
+            "names": ("auto", "none"),
+            "prefixes": ("local:",),
+        },
+    )
 
 
 ABLATABLE = ("performer-memory", "patroller")  # MP5 Table 7's ablations (--ablate)

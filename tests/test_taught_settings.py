@@ -36,7 +36,8 @@ def test_a_flag_the_user_gave_wins_over_the_card():
 
 
 def test_other_models_and_other_planners_keep_the_plain_defaults():
-    for argv in ((), ("--llm", "local:rider"), ("--planner", "rider", "--llm", "local:deps-reader")):
+    # the default embedded model relays to the deps reader and takes its settings: tests/test_relay.py
+    for argv in (("--relay", "none"), ("--llm", "local:smollm2"), ("--planner", "rider", "--llm", "local:deps-reader")):
         s, filled = settings(*argv)
         assert filled == [] and (s.explainer, s.max_rounds, s.knowledge) == (None, 12, "target")
         assert s.option("deps").recipe_grammar is False
@@ -56,4 +57,4 @@ def test_the_python_api_fills_what_is_left_at_its_default():
     assert (s.explainer, s.max_rounds, s.option("deps").history_chars) == ("game", 30, 2000)
     s = EpisodeContext(llm="local:deps-reader", max_rounds=5, options={"deps": {"history_chars": 900}}).settings()
     assert (s.explainer, s.max_rounds, s.option("deps").history_chars) == ("game", 5, 900)
-    assert EpisodeContext().settings().max_rounds == 12
+    assert EpisodeContext(llm="local:smollm2").settings().max_rounds == 12

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -178,13 +179,28 @@ class ChatModelHandle:
     response_format_style: str  # "llama.cpp" | "openai" | "json_object"
     server: LocalServer | None = field(default=None, repr=False)
     faults: Any = field(default=None, repr=False)  # the FaultTransport under --llm-faults, for its counts
+    siblings: Any = field(default=None, repr=False)  # _Siblings: other local models opened beside this one
+    taught: dict = field(default_factory=dict)  # a shipped adapter's card run_settings (agent/llm/taught.py)
 
     def stats(self) -> dict:
-        """Calls, retries and calls that failed for good; with --llm-faults, the faults injected."""
+        """Calls, retries and calls that failed for good (a sibling's added in); with
+        --llm-faults, the faults injected."""
         out: dict[str, Any] = dict(self.model.stats()) if hasattr(self.model, "stats") else {}
+        for other in self.siblings.opened() if self.siblings is not None else ():
+            for key, value in other.stats().items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    out[key] = out.get(key, 0) + value
         if self.faults is not None:
             out["faults"] = self.faults.stats()
         return out
+
+    def sibling(self, spec: str) -> ChatModelHandle:
+        """Another embedded model (`local:NAME`) beside this one: started on first use with this
+        handle's server threads, timeout and retries, then kept, and stopped with this handle.
+        An eval worker's handle gets its own, so workers never queue on one server."""
+        if self.siblings is None:
+            raise LLMError(f"{self.name} cannot open {spec!r} beside it; accepted: a handle from open_chat_model")
+        return self.siblings.get(spec)
 
     @property
     def supports_grammar(self) -> bool:
@@ -388,6 +404,39 @@ def llm_options(settings: Any) -> dict[str, Any]:
     }
 
 
+class _Siblings:
+    """The other embedded models a handle opened (ChatModelHandle.sibling), each once, closed together."""
+
+    def __init__(self, threads: int | None, options: dict[str, Any]):
+        self.threads, self.options = threads, options
+        self.stack = contextlib.ExitStack()
+        self.handles: dict[str, ChatModelHandle] = {}
+        self.lock = threading.Lock()
+
+    def opened(self) -> list[ChatModelHandle]:
+        with self.lock:
+            return list(self.handles.values())
+
+    def get(self, spec: str) -> ChatModelHandle:
+        parsed = parse_llm_spec(spec)
+        if parsed.kind != "local":
+            raise LLMError(f"{spec!r} cannot be opened beside the run's model; accepted: local:NAME")
+        with self.lock:
+            if spec not in self.handles:
+                srv = LocalServer(parsed.model, n_threads=self.threads, prompt_state_for="deps")
+                self.stack.callback(srv.stop)
+                try:
+                    srv.start()
+                except LocalServerError as exc:
+                    raise LLMError(" | ".join(str(exc).splitlines())) from None
+                handle = self.stack.enter_context(open_chat_model(spec, server=srv, **self.options))
+                from agent.llm.taught import taught
+
+                handle.taught = taught(spec)
+                self.handles[spec] = handle
+            return self.handles[spec]
+
+
 @contextlib.contextmanager
 def open_chat_model(
     spec: str,
@@ -423,6 +472,8 @@ def open_chat_model(
     parsed = parse_llm_spec(spec)
     headers: dict[str, str] = {}
     own: LocalServer | None = None
+    options = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens, "timeout": timeout}
+    siblings = _Siblings(None, {**options, "retries": retries, "backoff": backoff, "faults": faults})
     try:
         if parsed.kind == "local":
             if server is not None:
@@ -509,8 +560,11 @@ def open_chat_model(
             supports_json_schema=style != "json_object",
             response_format_style=style,
             server=own or server,
+            siblings=siblings,
         )
+        siblings.threads = (own or server).n_threads if (own or server) is not None else None
         yield handle
     finally:
+        siblings.stack.close()
         if own is not None:
             own.stop()

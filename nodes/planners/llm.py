@@ -9,6 +9,7 @@ from the text. The prompt files are in prompts/ and can be swapped per planner.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -119,6 +120,21 @@ def _code_lines_to_json(text: str) -> str:
 
 
 OVERFLOW_SHRINK = 0.6  # the dialogue's size after a refusal for the context, of what was refused
+RELAY_AFTER = 1  # the rounds the run's own model plans before a relay takes the dialogue over
+
+
+def leg(req: PlanRequest, start: int, knowledge: str | None = None) -> PlanRequest:
+    """The request as a dialogue that began at round `start`: its plans, descriptions and
+    explanations from there on, its outcomes renumbered to match; the world is as it is now."""
+    outcomes = [{**o, "plan": o["plan"] - start} for o in req.outcomes if o.get("plan", 0) >= start]
+    return replace(
+        req,
+        plans=req.plans[start:],
+        descriptions=req.descriptions[start:],
+        explanations=req.explanations[start:],
+        outcomes=outcomes,
+        knowledge=knowledge or req.knowledge,
+    )
 
 
 class DialoguePlanner:
@@ -143,8 +159,11 @@ class DialoguePlanner:
         history_chars: int = 8000,
         recipe_grammar: bool = False,
         replan_temperature: float | None = 0.7,
+        relay: str | None = None,
     ):
         self.llm, self.name, self.prompt = llm, name, prompt
+        self.relay = relay if relay not in (None, "auto", "none") else None  # the model that re-plans (`leg`)
+        self._relayed: DialoguePlanner | None = None
         if output == "auto":
             output = "grammar" if getattr(llm, "supports_grammar", False) else "text"
         self.output = output
@@ -233,9 +252,31 @@ class DialoguePlanner:
         kept.sort()
         return kept, [r for r in range(n) if r not in kept]
 
+    def relayed(self) -> DialoguePlanner | None:
+        """The planner of the relay's leg: the same dialogue on the relay model (opened beside the
+        run's, `llm.sibling`) with the options that model was taught (its card's, else these)."""
+        if self.relay is None or not hasattr(self.llm, "sibling"):
+            return None
+        if self._relayed is None:
+            other = self.llm.sibling(self.relay)
+            mine = {"history_chars": self.history_chars, "recipe_grammar": self.recipe_grammar}
+            taught = {k: v for k, v in ((other.taught.get("options") or {}).get("deps") or {}).items() if k in mine}
+            self._relayed = DialoguePlanner(
+                other,
+                name=self.name,
+                prompt=self.prompt,
+                replan_temperature=self.replan_temperature,
+                **{**mine, **taught},
+            )
+        return self._relayed
+
     def plan(self, req: PlanRequest) -> PlanResult:
         from nodes.ask import ContextOverflow, ask
 
+        if req.round >= RELAY_AFTER and (other := self.relayed()) is not None:
+            # the first plan failed: the relay plans from here on in a dialogue of its own (its first
+            # plan read from the world as it is now), as it was taught, not continuing this one's
+            return other.plan(leg(req, RELAY_AFTER, getattr(other.llm, "taught", {}).get("knowledge")))
         if self.output == "grammar" and req.kb is not None:
             from nodes.planners.grammar import code_form_grammar
 
@@ -291,7 +332,7 @@ def _dialogue(settings: Any) -> dict[str, Any]:
     if settings is None:
         return {}
     o = settings.option("deps")
-    return {"history_chars": o.history_chars, "recipe_grammar": o.recipe_grammar}
+    return {"history_chars": o.history_chars, "recipe_grammar": o.recipe_grammar, "relay": o.relay}
 
 
 def deps_planner(llm: Any, settings: Any = None) -> DialoguePlanner:

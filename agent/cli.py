@@ -96,8 +96,10 @@ class _LLMProgress:
         self.calls += 1
         self.tokens_in += event["tokens_in"]
         self.tokens_out += event["tokens_out"]
+        model = str(event.get("name") or "").rpartition(" · ")[2]
         _err(
-            f"[llm] reply in {event['seconds']:.1f} s: {event['tokens_in']}+{event['tokens_out']} tokens "
+            f"[llm] reply{f' from {model}' if model else ''} in {event['seconds']:.1f} s: "
+            f"{event['tokens_in']}+{event['tokens_out']} tokens "
             f"({self.calls} call(s), {self.tokens_in}+{self.tokens_out} tokens so far)"
         )
 

@@ -166,24 +166,26 @@ class LLMCallRecorder(BaseCallbackHandler):
 
     def __init__(self, sink):
         self.sink = sink
-        self._open: dict[Any, tuple[float, list[dict]]] = {}
+        self._open: dict[Any, tuple[float, list[dict], str]] = {}
 
     def on_chat_model_start(self, serialized, messages, *, run_id, **kwargs) -> None:
         prompt = [
             {"role": m.type, "content": m.content if isinstance(m.content, str) else str(m.content)}
             for m in (messages[0] if messages else [])
         ]
-        self._open[run_id] = (time.monotonic(), prompt)
-        self.sink({"phase": "start", "prompt_chars": sum(len(m["content"]) for m in prompt)})
+        name = str(kwargs.get("name") or "")  # the call's role and model: "deps planner · local:deps-reader"
+        self._open[run_id] = (time.monotonic(), prompt, name)
+        self.sink({"phase": "start", "name": name, "prompt_chars": sum(len(m["content"]) for m in prompt)})
 
     def on_llm_end(self, response, *, run_id, **kwargs) -> None:
-        t0, prompt = self._open.pop(run_id, (time.monotonic(), []))
+        t0, prompt, name = self._open.pop(run_id, (time.monotonic(), [], ""))
         gen = response.generations[0][0] if response.generations and response.generations[0] else None
         message = getattr(gen, "message", None)
         tokens_in, tokens_out = usage_of(message) if message is not None else (0, 0)
         self.sink(
             {
                 "phase": "end",
+                "name": name,
                 "prompt": prompt,
                 "reply": getattr(gen, "text", "") if gen else "",
                 "tokens_in": tokens_in,

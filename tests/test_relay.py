@@ -33,8 +33,8 @@ class Relayed(FakeLLM):
         self.other.taught = taught_settings or {}
         self.opened = []
 
-    def sibling(self, spec):
-        self.opened.append(spec)
+    def sibling(self, spec, warm_for=None):
+        self.opened.append((spec, warm_for))
         return self.other
 
 
@@ -48,7 +48,7 @@ def test_the_paper_example_recovers_through_the_relay():
     result = run_episode(STONE_SWORD, s, llm=llm, kb=KB)
     assert result["success"], result
     assert result["plans"] == [FLAWED, FIXED] and result["llm_calls"] == 2  # no LLM explainer call
-    assert llm.opened == ["local:deps-reader"]  # opened at the first re-plan, once
+    assert llm.opened == [("local:deps-reader", "deps")]  # opened at the first re-plan, once
 
 
 def test_the_relay_plans_in_a_dialogue_of_its_own(monkeypatch):

@@ -194,13 +194,14 @@ class ChatModelHandle:
             out["faults"] = self.faults.stats()
         return out
 
-    def sibling(self, spec: str) -> ChatModelHandle:
+    def sibling(self, spec: str, warm_for: str | None = None) -> ChatModelHandle:
         """Another embedded model (`local:NAME`) beside this one: started on first use with this
-        handle's server threads, timeout and retries, then kept, and stopped with this handle.
-        An eval worker's handle gets its own, so workers never queue on one server."""
+        handle's server threads, timeout and retries (and `warm_for` planner's fixed prompt part
+        cached, agent/llm/prompt_state.py), then kept, and stopped with this handle. An eval
+        worker's handle gets its own, so workers never queue on one server."""
         if self.siblings is None:
             raise LLMError(f"{self.name} cannot open {spec!r} beside it; accepted: a handle from open_chat_model")
-        return self.siblings.get(spec)
+        return self.siblings.get(spec, warm_for)
 
     @property
     def supports_grammar(self) -> bool:
@@ -417,13 +418,13 @@ class _Siblings:
         with self.lock:
             return list(self.handles.values())
 
-    def get(self, spec: str) -> ChatModelHandle:
+    def get(self, spec: str, warm_for: str | None = None) -> ChatModelHandle:
         parsed = parse_llm_spec(spec)
         if parsed.kind != "local":
             raise LLMError(f"{spec!r} cannot be opened beside the run's model; accepted: local:NAME")
         with self.lock:
             if spec not in self.handles:
-                srv = LocalServer(parsed.model, n_threads=self.threads, prompt_state_for="deps")
+                srv = LocalServer(parsed.model, n_threads=self.threads, prompt_state_for=warm_for)
                 self.stack.callback(srv.stop)
                 try:
                     srv.start()

@@ -258,7 +258,7 @@ class DialoguePlanner:
         if self.relay is None or not hasattr(self.llm, "sibling"):
             return None
         if self._relayed is None:
-            other = self.llm.sibling(self.relay)
+            other = self.llm.sibling(self.relay, warm_for=self.name)
             mine = {"history_chars": self.history_chars, "recipe_grammar": self.recipe_grammar}
             taught = {k: v for k, v in ((other.taught.get("options") or {}).get("deps") or {}).items() if k in mine}
             self._relayed = DialoguePlanner(

@@ -62,17 +62,22 @@ def _embedder(load: bool) -> Callable[[], str]:
 def _local_llm(load: bool) -> Callable[[], str]:
     def check() -> str:
         from agent.llm import local_server
+        from agent.llm.taught import DEFAULT_RELAY
 
         path = local_server.find_model("smollm2")
         if importlib.util.find_spec("llama_cpp") is None:
             raise ImportError("llama-cpp-python is not installed (pip install 'deps-agent[local]')")
+        relay = local_server.ADAPTERS[DEFAULT_RELAY.partition(":")[2]]
+        if not relay.is_file():  # the DEPS planner's re-plans with the default model (--relay)
+            raise FileNotFoundError(f"the relay's adapter {relay} is missing; reinstall, or run with --relay none")
         if not load:
-            return f"SmolLM2-135M-Instruct GGUF at {path}"
+            return f"SmolLM2-135M-Instruct GGUF at {path}; the relay's adapter at {relay}"
         from agent.llm import open_chat_model
 
         with open_chat_model("local", max_tokens=8) as llm:
             reply = llm.model.invoke("Say OK.")
-        return f"served by llama.cpp on loopback; replied {reply.content[:20]!r}"
+            other = llm.sibling(DEFAULT_RELAY).grammar_mode('root ::= "mine"').invoke("First step to a pickaxe?")
+        return f"served by llama.cpp on loopback; replied {reply.content[:20]!r}; {DEFAULT_RELAY} beside it: {other.content!r}"
 
     return check
 

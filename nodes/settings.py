@@ -262,8 +262,9 @@ def _check_option(f: Any, value: Any) -> None:
             raise SettingsError(f"unknown {flag} value {v!r}; accepted: {', '.join(meta['choices'])}")
     if "names" in meta:  # one of `names`, or a name after one of `prefixes`
         prefixes = tuple(meta.get("prefixes", ()))
-        if value not in meta["names"] and not any(value.startswith(p) and len(value) > len(p) for p in prefixes):
+        text = value if isinstance(value, str) else ""
+        if text not in meta["names"] and not any(text.startswith(p) and len(text) > len(p) for p in prefixes):
             forms = [*meta["names"], *(f"{p}NAME" for p in prefixes)]
-            raise SettingsError(f"unknown {flag} value {value[:80]!r}; accepted: {', '.join(forms)}")
+            raise SettingsError(f"unknown {flag} value {str(value)[:80]!r}; accepted: {', '.join(forms)}")
     if meta.get("plugin") and value is not None:
         plugin_spec(flag.lstrip("-"), value, ())

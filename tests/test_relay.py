@@ -132,6 +132,11 @@ def test_a_bad_relay_is_one_line(value):
         RunSettings().configure("deps", relay=value if value != "local:nope" else "").validate()
 
 
+def test_a_relay_that_is_not_text_is_refused_too():
+    with pytest.raises(SettingsError, match="unknown --relay value 'None'; accepted: auto, none, local:NAME"):
+        RunSettings().configure("deps", relay=None).validate()  # the Python API takes any value
+
+
 def test_an_eval_and_the_python_api_relay_too():
     from agent.api import EpisodeContext
 

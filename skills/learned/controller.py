@@ -126,9 +126,9 @@ def unpoured(goal: Any, world: Any) -> tuple[str, dict] | None:
     """The world's refusal of a mine goal whose item only pouring makes (obsidian: a water bucket on
     lava) while nothing to pour is held and none is made yet, as the scripted expert gives it: no
     network can get the item then, so none is run."""
-    if goal.action != "mine":
-        return None
     item = next(iter(goal.obj))
+    if goal.action != "mine" or not pour_holds(item):  # not made by pouring: nothing to look up
+        return None
     made = sorted(set(goal_sources(world.env, goal)[0]) - pour_sources(world.env, item))
     here = bool(made) and bool(np.isin(world.env.cells[world.i], made).any())
     return pour_refusal(item, lambda name: int(world.has(name)), here)

@@ -60,6 +60,7 @@ class EpisodeContext:
     llm: str = "local"
     mc_version: str = "1.11.2"
     knowledge: str = "target"
+    short_goals: str = "go-on"
     seed: int = 0
     max_rounds: int = 12
     max_tokens: int = 200_000
@@ -91,7 +92,7 @@ def context_schema() -> type:
     from pydantic import Field, create_model
 
     from nodes import registry
-    from nodes.settings import KNOWLEDGE, MC_VERSIONS
+    from nodes.settings import KNOWLEDGE, MC_VERSIONS, SHORT_GOALS
 
     def choice(kind: str, default: str | None, text: str) -> tuple:
         names = registry.names(kind)
@@ -122,6 +123,10 @@ def context_schema() -> type:
         ),
         mc_version=(Literal[MC_VERSIONS], Field("1.11.2", description="the Minecraft data version")),
         knowledge=(Literal[KNOWLEDGE], Field("target", description="recipe facts in the planner's prompt")),
+        short_goals=(
+            Literal[SHORT_GOALS],
+            Field("go-on", description="a failed goal that left enough for the rest of its plan: go on, or replan"),
+        ),
         seed=(int, Field(0, ge=0, description="the random seed")),
         max_rounds=(int, Field(12, ge=0, description="re-planning rounds allowed (0: never re-plan)")),
         max_tokens=(int, Field(200_000, ge=1, description="token budget of the episode")),

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from agent.cli_flags import UserError, _add_run_flags, _faults, _inventory, _settings, _settings_taught, _skills  # noqa: F401
+from nodes.enough import outcome_state
 from nodes.settings import (
     MAX_COUNT,
     MC_VERSIONS,
@@ -60,8 +61,7 @@ def _progress(node: str, update: dict) -> None:
     elif node == "execute":
         o = update["outcomes"][0]
         what = "plan" if o["goal"] is None else f"step {o['step'] + 1}"
-        state = "ok" if o["ok"] else f"FAILED: {o['error']}"
-        _err(f"[execute] {what}: {state} (+{o['steps']} steps, {update['env_steps']} total)")
+        _err(f"[execute] {what}: {outcome_state(o)} (+{o['steps']} steps, {update['env_steps']} total)")
     elif node == "describe":
         _err(f"[describe] {update['descriptions'][0]}")
     elif node == "explain":

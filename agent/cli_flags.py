@@ -9,7 +9,7 @@ from dataclasses import fields as dc_fields
 from typing import Any
 
 from nodes import registry
-from nodes.settings import KNOWLEDGE, MC_VERSIONS, SKILL_TYPES, RunSettings
+from nodes.settings import KNOWLEDGE, MC_VERSIONS, SHORT_GOALS, SKILL_TYPES, RunSettings
 
 
 class UserError(Exception):
@@ -169,6 +169,14 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
         help="recipe facts in the planner's prompt: none, target (the task's item and what the world "
         "reports missing), or tree (every item on the way) (default: target)",
     )
+    g.add_argument(
+        "--short-goals",
+        default="go-on",
+        choices=SHORT_GOALS,
+        help="a goal that failed but left enough of its item for the rest of the plan (5 planks asked, 4 made, "
+        "7 held, 5 used later): go-on counts it done and runs the next goal; replan describes, explains and "
+        "plans again, as the paper does (default: go-on)",
+    )
     g.add_argument("--trace-dir", default=None, metavar="DIR", help="write the episode's trace and checkpoints here")
     g.add_argument(
         "--random-drop",
@@ -248,6 +256,7 @@ def _settings_taught(a: argparse.Namespace) -> tuple[RunSettings, list[str]]:
         max_tokens=a.max_tokens,
         recipe_hints=a.recipe_hints,
         knowledge=a.knowledge or defaults.knowledge,
+        short_goals=a.short_goals,
         random_drop=a.random_drop,
         trace_dir=a.trace_dir,
         llm_timeout=a.llm_timeout,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.trace import read_trace, threads
+from nodes.enough import outcome_state
 
 
 class TraceError(ValueError):
@@ -140,10 +141,7 @@ def _one_line(update: dict, node: str) -> str:
     if node == "execute":
         o = update["outcomes"][0]
         what = "the plan" if o["goal"] is None else f"step {o['step'] + 1}"
-        return (
-            f"{what}: {'ok' if o['ok'] else 'FAILED: ' + str(o['error'])} "
-            f"(+{o['steps']} steps, {update.get('env_steps')} total)"
-        )
+        return f"{what}: {outcome_state(o)} (+{o['steps']} steps, {update.get('env_steps')} total)"
     if node == "describe":
         return update["descriptions"][0]
     if node == "explain":

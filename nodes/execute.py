@@ -14,6 +14,8 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
 from nodes.context import AgentContext
+from nodes.enough import enough_for_rest
+from nodes.select import finished_goals
 from nodes.state import AgentState, rounds, usage
 from worlds.context_tasks import task_done
 from worlds.types import Goal
@@ -71,6 +73,16 @@ def drive(ctx: AgentContext, goal: Goal) -> dict:
         return failed.outcome
 
 
+def _short_but_enough(state: AgentState, i: int, goal: Goal, outcome: dict, inventory: dict, kb) -> dict:
+    """The outcome, as done (`ok`, with the world's refusal kept and `short` saying what was held
+    and used), where the goal failed but what it was for is held in the amount the plan's goals
+    still to run use (nodes/enough.py); else unchanged."""
+    done = finished_goals(state) | {i}
+    rest = [Goal.from_dict(g) for k, g in enumerate(state.get("goals") or []) if k not in done]
+    short = enough_for_rest(goal, rest, inventory, kb)
+    return {**outcome, "ok": True, "short": short} if short else outcome
+
+
 def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     ctx = runtime.context
     world, task = ctx.world, ctx.task
@@ -111,6 +123,8 @@ def execute(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         outcome = drive(ctx, goal)
         if hasattr(world, "end_goal"):
             world.end_goal(goal, outcome)
+        if not outcome.get("ok") and ctx.settings.short_goals == "go-on":
+            outcome = _short_but_enough(state, i, goal, outcome, world.inventory, ctx.kb)
         goal_dict = goal.to_dict()
     record = {"plan": plan_no, "step": i, "goal": goal_dict, **outcome}
     update: dict = {

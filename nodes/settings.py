@@ -16,6 +16,7 @@ from worlds.types import ACTIONS
 
 MC_VERSIONS = ("1.11.2", "1.16.5", "1.19.2")
 SKILL_TYPES = ACTIONS  # the skill types a plan may use (worlds.types)
+SHORT_GOALS = ("go-on", "replan")  # --short-goals (nodes/enough.py), the default first
 KNOWLEDGE = ("none", "target", "tree")  # how much of the recipe book a planner's prompt carries (--knowledge)
 # The parts' names (worlds, planners, selectors, controllers...) live in one place: nodes/registry.py.
 
@@ -127,6 +128,7 @@ class RunSettings:
     max_tokens: int = 200_000  # token budget (in + out) for one episode
     recipe_hints: bool = True  # descriptions add the recipe book's line for a missing item
     knowledge: str = "target"  # recipe facts in planner prompts: none, target (and what is missing), tree
+    short_goals: str = "go-on"  # a failed goal with enough left for the rest of its plan: go-on, replan
     trace_dir: str | None = None
     random_drop: bool = False  # MP5's Random Drop: a new goal first loses one done goal's items
     llm_timeout: float | None = None  # seconds per LLM request (None: 300 for the embedded model, 60 remote)
@@ -158,6 +160,7 @@ class RunSettings:
         dropped, lists become the tuples they were."""
         values = {k: v for k, v in stored.items() if k in cls.__dataclass_fields__ and k != "options"}
         values["skills"] = tuple(values["skills"]) if values.get("skills") else None
+        values.setdefault("short_goals", "replan")  # stored before the field: every failure re-planned then
         settings = cls(**values)
         if "llm" in values:  # as stored: a run from before a planner had its own adapter resumes as it ran
             settings.llm = values["llm"]
@@ -182,6 +185,7 @@ class RunSettings:
 
         check("mc-version", self.mc_version, MC_VERSIONS)
         check("knowledge", self.knowledge, KNOWLEDGE)
+        check("short-goals", self.short_goals, SHORT_GOALS)
         check("world", self.world, names("world"))
         for name in ("planner", "selector", "controller", "explainer", "parser", "describer"):
             spec = getattr(self, name)

@@ -15,7 +15,7 @@ import pytest
 
 from agent.api import EpisodeContext
 from agent.runner import run_episode
-from nodes.enough import enough_for_rest, uses
+from nodes.enough import enough_for_rest, outcome_state, uses
 from nodes.settings import RunSettings, SettingsError
 from tests.fakes import FakeLLM
 from worlds.knowledge import load_kb
@@ -55,6 +55,9 @@ def test_a_short_craft_with_enough_held_goes_on_to_the_next_goal():
     assert short["ok"] and short["short"] == {"planks": [7, 5]}  # 3 held + 4 made; the boat uses 5
     assert "needs 1 log, has 0" in short["error"]  # the world's refusal is kept
     assert r["final_inventory"] == {"birch_boat": 1, "planks": 2, "crafting_table": 1}
+    # what the progress line and the trace's timeline say of it
+    assert outcome_state(short) == "ok, short but enough (7 planks held, 5 used later): " + short["error"]
+    assert outcome_state(r["outcomes"][0]) == "ok"
 
 
 def test_replan_keeps_the_papers_rule():

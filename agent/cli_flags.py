@@ -171,7 +171,7 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--short-goals",
-        default="go-on",
+        default=None,
         choices=SHORT_GOALS,
         help="a goal that failed but left enough of its item for the rest of the plan (5 planks asked, 4 made, "
         "7 held, 5 used later): go-on counts it done and runs the next goal; replan describes, explains and "
@@ -256,7 +256,7 @@ def _settings_taught(a: argparse.Namespace) -> tuple[RunSettings, list[str]]:
         max_tokens=a.max_tokens,
         recipe_hints=a.recipe_hints,
         knowledge=a.knowledge or defaults.knowledge,
-        short_goals=a.short_goals,
+        short_goals=a.short_goals or defaults.short_goals,
         random_drop=a.random_drop,
         trace_dir=a.trace_dir,
         llm_timeout=a.llm_timeout,

@@ -33,8 +33,7 @@ def uses(goal: Goal, kb: Any) -> dict[str, int]:
 
     if goal.action == "craft":
         for item, n in goal.obj.items():
-            rs = kb.recipes(item)
-            r = next((r for r in rs if r.ingredients.keys() == goal.materials.keys()), rs[0] if rs else None)
+            r = kb.recipe_named(item, goal.materials)
             if r is None:
                 continue
             crafts = math.ceil(n / max(r.count, 1))

@@ -128,7 +128,7 @@ class RunSettings:
     max_tokens: int = 200_000  # token budget (in + out) for one episode
     recipe_hints: bool = True  # descriptions add the recipe book's line for a missing item
     knowledge: str = "target"  # recipe facts in planner prompts: none, target (and what is missing), tree
-    short_goals: str = "go-on"  # a failed goal with enough left for the rest of its plan: go-on, replan
+    short_goals: str = SHORT_GOALS[0]  # a failed goal with enough left for the rest of its plan: go-on, replan
     trace_dir: str | None = None
     random_drop: bool = False  # MP5's Random Drop: a new goal first loses one done goal's items
     llm_timeout: float | None = None  # seconds per LLM request (None: 300 for the embedded model, 60 remote)

@@ -491,6 +491,12 @@ class KnowledgeBase:
             return as_generic(rs, n, self._group_of)
         return list(self._recipes.get(n, []))
 
+    def recipe_named(self, item: str, materials: dict[str, int]) -> Recipe | None:
+        """The recipe of `item` whose ingredients are the ones `materials` names (a plan's claim),
+        else its first; None when nothing makes it."""
+        rs = self.recipes(item)
+        return next((r for r in rs if r.ingredients.keys() == materials.keys()), rs[0] if rs else None)
+
     def concrete_recipes(self, item: str) -> list[Recipe]:
         """Recipes producing exactly this concrete item (no group expansion of the output)."""
         return list(self._recipes.get(item, []))

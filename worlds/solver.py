@@ -564,8 +564,7 @@ def steps_estimate(kb: KnowledgeBase, goals: list[Goal], costs: SkillCosts | Non
                 else:
                     total += n * costs.kill(item).cost
             elif g.action == "craft":
-                rs = kb.recipes(item)
-                r = next((r for r in rs if r.ingredients.keys() == g.materials.keys()), rs[0] if rs else None)
+                r = kb.recipe_named(item, g.materials)
                 if r:
                     total += math.ceil(n / r.count) * costs.craft(r.needs_table).cost
             elif g.action == "smelt":

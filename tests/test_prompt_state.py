@@ -249,10 +249,15 @@ def test_an_evals_servers_start_from_the_planners_saved_part(tmp_path, monkeypat
     again at its first request, about 5 s on one thread (issue 21)."""
     from types import SimpleNamespace
 
+    from agent.llm import local_server
     from evaluation.backends import OpenLLM
 
     monkeypatch.setenv(ps.DIR_ENV, str(tmp_path))
     monkeypatch.setattr("agent.llm.warm.PLANNER_PROMPTS", {"short": ("deps_explainer",)})
+    # no shared server (one an earlier test left open, or one handed down): the eval opens its own
+    monkeypatch.setattr(local_server, "_SHARED", {})
+    monkeypatch.setattr(local_server, "_STARTING", {})
+    monkeypatch.delenv(local_server._env_var(local_server.model_key("rider")), raising=False)
     settings = SimpleNamespace(
         llm="local:rider", planner="short", seed=0, llm_timeout=None, llm_retries=0, llm_faults=None
     )

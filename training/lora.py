@@ -259,6 +259,20 @@ def shipped_gguf(init: str) -> Path | None:
     return gguf_only if not (Path(init) / "peft" / "adapter_config.json").exists() and gguf_only.is_file() else None
 
 
+def inherited_run_settings(init: str | None) -> dict[str, Any]:
+    """{"run_settings": ...} from the `--init` adapter's card, where it has them: an adapter trained on
+    from one inherits the settings it was taught and measured with (agent/llm/taught.py), instead of
+    running with a planner's plain defaults once it takes the old one's place; else {}."""
+    card = Path(init) / "card.json" if init is not None else None
+    try:
+        found = json.loads(card.read_text(encoding="utf-8")).get("run_settings") if card else None
+    except (OSError, ValueError, AttributeError):
+        return {}  # no readable card: nothing to inherit (the adapter itself was checked already)
+    if not isinstance(found, dict) or not found:
+        return {}
+    return {"run_settings": {**found, "why": f"carried over from the card of --init {init}"}}
+
+
 def init_rank_alpha(init: str) -> tuple[int, float]:
     """The rank and alpha of the PEFT adapter a previous run wrote to `init` (OUT/peft/), or of
     the GGUF adapter a folder ships alone (agent/adapters/*/adapter.gguf), or a one-line
@@ -470,6 +484,7 @@ def _train(
         "train_s": round(train_s, 1),
         "command": cfg.command,
         "measured": {},
+        **inherited_run_settings(cfg.init),
     }
     (tmp / "card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return card

@@ -8,7 +8,9 @@ Each adapter's card.json may hold `run_settings`:
     {"planner": "deps", "explainer": "game", "max_rounds": 30, "knowledge": "target",
      "options": {"deps": {"recipe_grammar": true, "history_chars": 2000}}}
 
-They apply only to a run of that planner; a setting the user gave always wins.
+They apply only to a run of that planner; a setting the user gave always wins. An adapter given by
+its path (`--llm local:OUT/adapter.gguf`) is read the same way from the card beside it: `deps train
+llm --init` carries the settings of the adapter it went on from into the card it writes.
 
 The DEPS planner's relay (`--relay`, nodes/planners/llm.py) hands the dialogue to a second
 adapter once the first plan fails. Its `auto` is resolved here: `local:deps-reader` where the
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
+from pathlib import Path
 from typing import Any
 
 from agent.llm.local_server import ADAPTERS_DIR, DEFAULT_LOCAL_MODEL, LOCAL_MODELS
@@ -36,10 +39,22 @@ def taught(llm: str, planner: str | None = None) -> dict[str, Any]:
     """The card's `run_settings` of the shipped adapter `llm` names (`local:NAME`), when they are
     for `planner` (any planner when None); else {}."""
     kind, _, name = llm.strip().partition(":")
-    card = ADAPTERS_DIR / name.lower() / "card.json"
-    if kind.lower() != "local" or not name or "/" in name or not card.is_file():
+    if kind.lower() != "local" or not name:
         return {}
-    found = json.loads(card.read_text(encoding="utf-8")).get("run_settings") or {}
+    if name.endswith(".gguf"):  # a trained adapter: the card `deps train llm` wrote beside it, if it is its card
+        card = Path(name).expanduser().parent / "card.json"
+        try:
+            data = json.loads(card.read_text(encoding="utf-8"))
+            if data.get("adapter", {}).get("file") != Path(name).name:
+                return {}
+        except (OSError, ValueError, AttributeError):
+            return {}
+    else:
+        card = ADAPTERS_DIR / name.lower() / "card.json"
+        if "/" in name or not card.is_file():
+            return {}
+        data = json.loads(card.read_text(encoding="utf-8"))
+    found = data.get("run_settings") or {}
     return found if planner is None or found.get("planner") == planner else {}
 
 

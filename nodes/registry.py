@@ -201,13 +201,6 @@ class DialogueOptions:
             "into its item, a mine line gathers what a block drops (default: item names only)"
         },
     )
-    end_at_repeat: bool = field(
-        default=False,
-        metadata={
-            "help": "deps, dep: a plan ends before its first line that repeats an earlier one (comment aside), and "
-            "the embedded model stops writing there: quicker plans, measured in docs/performance.md (default: off)"
-        },
-    )
     relay: str = field(
         default="auto",
         metadata={

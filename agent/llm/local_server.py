@@ -243,12 +243,6 @@ except ImportError:
     pass
 else:
     _lean_state()
-try:  # a plan that asks for it stops at its first repeated line (agent/llm/repeat_stop.py)
-    from agent.llm.repeat_stop import install as _repeat_stop
-except ImportError:
-    pass
-else:
-    _repeat_stop()
 if os.environ.get("DEPS_PROMPT_STATE"):  # the saved fixed prompt part (agent/llm/prompt_state.py)
     try:
         from agent.llm.prompt_state import install_hook

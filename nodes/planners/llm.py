@@ -18,7 +18,6 @@ import prompts
 from nodes.describe import inventory_text
 from nodes.facts import failure_missing, recipe_book
 from nodes.parse import code_goals
-from nodes.planners import repeats
 from nodes.planners.base import PlanRequest, PlanResult, goals_to_text
 from worlds.types import ACTIONS, Goal
 
@@ -159,7 +158,6 @@ class DialoguePlanner:
         output: str = "auto",
         history_chars: int = 8000,
         recipe_grammar: bool = False,
-        end_at_repeat: bool = False,
         replan_temperature: float | None = 0.7,
         relay: str | None = None,
     ):
@@ -172,7 +170,6 @@ class DialoguePlanner:
         self.structured = output == "json"
         self.history_chars = history_chars  # the dialogue's earlier rounds kept, newest first, within this size
         self.recipe_grammar = recipe_grammar  # the grammar also holds lines to recipes (grammar.LineFacts)
-        self.end_at_repeat = end_at_repeat  # a plan ends before its first repeated line (planners/repeats.py)
         self.replan_temperature = replan_temperature
 
     def _as_plan(self, text: str) -> str:
@@ -262,11 +259,7 @@ class DialoguePlanner:
             return None
         if self._relayed is None:
             other = self.llm.sibling(self.relay, warm_for=self.name)
-            mine = {
-                "history_chars": self.history_chars,
-                "recipe_grammar": self.recipe_grammar,
-                "end_at_repeat": self.end_at_repeat,
-            }
+            mine = {"history_chars": self.history_chars, "recipe_grammar": self.recipe_grammar}
             taught = {k: v for k, v in ((other.taught.get("options") or {}).get("deps") or {}).items() if k in mine}
             self._relayed = DialoguePlanner(
                 other,
@@ -287,8 +280,9 @@ class DialoguePlanner:
         if self.output == "grammar" and req.kb is not None:
             from nodes.planners.grammar import code_form_grammar
 
-            grammar = code_form_grammar(req.kb, target=dict(req.task.target), recipes=self.recipe_grammar)
-            runnable = self.llm.grammar_mode(repeats.asking(grammar) if self.end_at_repeat else grammar)
+            runnable = self.llm.grammar_mode(
+                code_form_grammar(req.kb, target=dict(req.task.target), recipes=self.recipe_grammar)
+            )
         elif self.structured:
             runnable = self.llm.json_mode(plan_schema(req.kb))
         else:
@@ -317,8 +311,6 @@ class DialoguePlanner:
                 text = goals_to_text(json_to_goals(text))
             except (ValueError, KeyError, TypeError):
                 pass  # left as written; the parser reports what it cannot read
-        if self.end_at_repeat:
-            text = repeats.cut(text)
         return PlanResult(text, used)
 
 
@@ -340,12 +332,7 @@ def _dialogue(settings: Any) -> dict[str, Any]:
     if settings is None:
         return {}
     o = settings.option("deps")
-    return {
-        "history_chars": o.history_chars,
-        "recipe_grammar": o.recipe_grammar,
-        "end_at_repeat": o.end_at_repeat,
-        "relay": o.relay,
-    }
+    return {"history_chars": o.history_chars, "recipe_grammar": o.recipe_grammar, "relay": o.relay}
 
 
 def deps_planner(llm: Any, settings: Any = None) -> DialoguePlanner:

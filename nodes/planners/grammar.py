@@ -220,7 +220,8 @@ def code_form_grammar(
 ) -> str:
     """The grammar; with a one-item `target`, the plan's last line is the first that makes it
     (under its own name, or its group's where the target is the group's default kind, as the
-    world makes oak stairs of "wooden_stairs" with no wood to tell it otherwise); with `recipes`, each line also holds to the knowledge base's facts (LineFacts)."""
+    world makes oak stairs of "wooden_stairs" with no wood to tell it otherwise); with
+    `recipes`, each line also holds to the knowledge base's facts (LineFacts)."""
     items, mobs, tools = plan_vocabulary(kb)
     facts = _facts(kb, items) if recipes else None
     if not target or len(target) != 1:

@@ -261,6 +261,32 @@ def test_a_one_off_task_gets_the_budget_its_work_needs():
     assert resolve_task("obtain a nether star", kb).max_steps == 12000  # no plan: the planner says why
 
 
+def test_an_instruction_said_as_people_ask_names_the_same_task():
+    """A new user's phrasings (2026-12-05: "get me some cooked beef", "I want a torch", "build a furnace"
+    were refused): how it is asked is not part of the item, and a suite's task is found as before."""
+    from agent.runner import resolve_task
+    from worlds.knowledge import load_kb
+
+    kb = load_kb("1.11.2")
+    for said, target in (
+        ("get me some cooked beef", {"cooked_beef": 1}),
+        ("make me 3 torches", {"torch": 3}),
+        ("I'd like to craft two beds please", {"bed": 2}),
+        ("can you get me a bucket of milk", {"milk_bucket": 1}),
+        ("please obtain 2 iron ingots, thank you", {"iron_ingot": 2}),
+        ("craft a flint and steel for me", {"flint_and_steel": 1}),
+        ("gather 4 sand and a bucket", {"sand": 4, "bucket": 1}),
+        ("need an iron pickaxe", {"iron_pickaxe": 1}),
+    ):
+        assert task_from_instruction(said, kb.canonical).target == target, said
+    assert resolve_task("I want a torch", kb).id == resolve_task("obtain a torch", kb).id == "CraftTorch"
+    assert resolve_task("build a furnace", kb).id == "CraftFurnace"
+    assert resolve_task("can you make me a wooden pickaxe please", kb).id == "CraftWoodenPickaxe"
+    for nothing in ("please", "I want a rocket", "can you get me"):
+        with pytest.raises(SuiteError):
+            resolve_task(nothing, kb)
+
+
 def test_an_item_whose_name_holds_and_is_one_item():
     from worlds.knowledge import load_kb
 

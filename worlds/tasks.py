@@ -245,7 +245,30 @@ def load_suite(name_or_path: str | Path) -> list[Task]:
 # --------------------------------------------------------------------------- lookup
 
 _ARTICLES = {"a", "an", "the"}
-_VERBS = {"obtain", "craft", "make", "get", "mine", "cook", "smelt", "equip", "harvest"}
+_VERBS = {
+    "obtain",
+    "craft",
+    "make",
+    "get",
+    "mine",
+    "cook",
+    "smelt",
+    "equip",
+    "harvest",
+    "build",
+    "gather",
+    "collect",
+    "create",
+    "fetch",
+    "grab",
+    "acquire",
+}
+# how people ask, before the verb or the item ("I'd like to make...", "can you get...", "please craft...")
+_ASKING = {"please", "i", "we", "you", "can", "could", "would", "will", "want", "need", "like", "to", "d", "let", "s"}
+_ASKING |= {"lets", "go", "help", "me", "us", "just", "now"}
+_FOR_SELF = {"me", "us", "myself", "ourselves"}  # "get me a torch", "make us 2 beds"
+_THANKS = {"please", "thanks", "thank", "you", "now"}  # "... please", "... thank you"
+_SOME = {"some": 1}  # "get some cooked beef": one of it (instruction counts only, not plans')
 NUMBER_WORDS = {  # a count in words, as instructions and plans write it (nodes/parse.py too)
     "a": 1,
     "an": 1,
@@ -281,10 +304,10 @@ def _words(text: str) -> list[str]:
 def normalise(text: str) -> str:
     """Instruction text reduced for matching: lowercase, no articles, no leading verb,
     singular words, no spaces ("Cook the beef." -> "cookedbeef", "Make shears" -> "shear",
-    "obtain a trap door" -> "trapdoor")."""
-    words = _words(text)
+    "obtain a trap door" -> "trapdoor", "I want a torch, please" -> "torch")."""
+    words = _asked_for(_words(text))
     cooked = False
-    while words and (words[0] in _VERBS or words[0] in _ARTICLES):
+    while words and (words[0] in _VERBS or words[0] in _ARTICLES or words[0] in _FOR_SELF or words[0] in _SOME):
         cooked = cooked or words[0] == "cook"
         words.pop(0)
     words = [_singular(w) for w in words if w not in _ARTICLES]
@@ -350,8 +373,10 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
     None. Group "custom", max_steps 12000. SuiteError if an item cannot be resolved."""
     raw = " ".join((text or "").split())
     example = "expected e.g. 'obtain 3 iron ingots' or 'craft a stone pickaxe and 2 torches'"
-    words = _words(re.split(r"\s+(?:with|using|from)\s+", raw.lower())[0])
+    words = _asked_for(_words(re.split(r"\s+(?:with|using|from)\s+", raw.lower())[0]))
     verb = words.pop(0) if words and words[0] in _VERBS else None
+    while words and words[0] in _FOR_SELF:
+        words.pop(0)
     target: dict[str, int] = {}
     unresolved: list[str] = []
     whole = " ".join(words)  # one item whose name holds "and" (a flint and steel) is not two
@@ -363,6 +388,8 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
             count = int(toks.pop(0))
         elif toks and toks[0] in NUMBER_WORDS:
             count = NUMBER_WORDS[toks.pop(0)]
+        elif toks and toks[0] in _SOME:
+            count = _SOME[toks.pop(0)]
         if not toks:
             continue
         if not 1 <= count <= MAX_GOAL_COUNT:
@@ -397,6 +424,17 @@ def sized_budget(task: Task, kb: Any) -> Task:
         return task
     budget = min(MAX_STEPS, -(-needed // 1000) * 1000)
     return replace(task, max_steps=budget) if budget > task.max_steps else task
+
+
+def _asked_for(words: list[str]) -> list[str]:
+    """An instruction's words without how it was asked: the words before its verb or item ("i d like
+    to", "can you", "please") and after it ("please", "for me", "thank you")."""
+    words = list(words)
+    while words and words[0] in _ASKING and words[0] not in _VERBS:
+        words.pop(0)
+    while words and (words[-1] in _THANKS or words[-2:] in (["for", w] for w in _FOR_SELF)):
+        words[-2 if words[-1] in _FOR_SELF else -1 :] = []
+    return words
 
 
 def _one_item(phrase: str, verb: str | None, resolve_item: Callable[[str], str | None]) -> bool:

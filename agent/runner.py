@@ -31,7 +31,7 @@ from worlds.base import WorldError
 from worlds.context_tasks import check_judgeable
 from worlds.find_instruction import find_task_from_instruction, is_find
 from worlds.random_drop import RandomDrop
-from worlds.tasks import SuiteError, find_task, localize, sized_budget, task_from_instruction
+from worlds.tasks import SuiteError, find_task, localize, sized_budget, task_from_instruction, unasked
 from worlds.types import Task
 
 RECURSION_LIMIT = 100_000
@@ -41,8 +41,8 @@ def resolve_task(spec: str, kb: Any) -> Task:
     """A task id (CraftWoodenPickaxe) or an instruction ("obtain a wooden pickaxe") -> the Task,
     in the knowledge base's names; SuiteError (one line) when it is neither."""
     task = find_task(spec)
-    if task is None and is_find(spec):  # "find a pig at night": a context task, as MP5's
-        task = find_task_from_instruction(spec)
+    if task is None and is_find(unasked(spec)):  # "find a pig at night": a context task, as MP5's
+        task = find_task_from_instruction(unasked(spec))
     if task is None:
         try:
             task = task_from_instruction(spec, kb.canonical)

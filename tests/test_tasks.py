@@ -285,6 +285,9 @@ def test_an_instruction_said_as_people_ask_names_the_same_task():
     for nothing in ("please", "I want a rocket", "can you get me"):
         with pytest.raises(SuiteError):
             resolve_task(nothing, kb)
+    asked = resolve_task("can you find a pig at night, please", kb)  # a find the same way
+    assert (asked.id, asked.context) == ("custom-find-pig-night", resolve_task("find a pig at night", kb).context)
+    assert resolve_task("Please find a cow in the plains.", kb).id == "custom-find-cow-plains"
 
 
 def test_an_item_whose_name_holds_and_is_one_item():

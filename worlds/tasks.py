@@ -437,6 +437,14 @@ def _asked_for(words: list[str]) -> list[str]:
     return words
 
 
+def unasked(text: str) -> str:
+    """`text` as written, without how it was asked before and after (as `_asked_for` reads the
+    words): "can you find a pig at night, please" -> "find a pig at night"."""
+    lead = rf"^\s*(?:(?:{'|'.join(sorted(_ASKING))})(?:'[a-z]+)?\b[\s,]*)*"
+    trail = rf"(?:[\s,]+(?:please|thanks|thank you|now|for (?:{'|'.join(sorted(_FOR_SELF))})))*[\s.!?]*$"
+    return re.sub(trail, "", re.sub(lead, "", text or "", flags=re.IGNORECASE), flags=re.IGNORECASE)
+
+
 def _one_item(phrase: str, verb: str | None, resolve_item: Callable[[str], str | None]) -> bool:
     """Whether `phrase`, less a leading count, names one item."""
     toks = [t for t in phrase.split() if t != "the"]

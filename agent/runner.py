@@ -31,7 +31,15 @@ from worlds.base import WorldError
 from worlds.context_tasks import check_judgeable
 from worlds.find_instruction import find_task_from_instruction, is_find
 from worlds.random_drop import RandomDrop
-from worlds.tasks import SuiteError, find_task, localize, sized_budget, task_from_instruction, unasked
+from worlds.tasks import (
+    CountError,
+    SuiteError,
+    find_task,
+    localize,
+    sized_budget,
+    task_from_instruction,
+    unasked,
+)
 from worlds.types import Task
 
 RECURSION_LIMIT = 100_000
@@ -46,6 +54,8 @@ def resolve_task(spec: str, kb: Any) -> Task:
     if task is None:
         try:
             task = task_from_instruction(spec, kb.canonical)
+        except CountError:
+            raise  # it names its items: what is wrong is the count, which its own line says
         except SuiteError:
             raise SuiteError(
                 f"unknown task {spec!r}; accepted: a task id from 'deps tasks' (e.g. CraftWoodenPickaxe),"

@@ -285,6 +285,10 @@ def test_an_instruction_said_as_people_ask_names_the_same_task():
     for nothing in ("please", "I want a rocket", "can you get me"):
         with pytest.raises(SuiteError):
             resolve_task(nothing, kb)
+    for count in ("-3", "0", "200000"):  # a count out of bounds is said as such, not as an unknown task
+        with pytest.raises(SuiteError, match=f"count must be from 1 to 100000, got {count}"):
+            resolve_task(f"obtain {count} torches", kb)
+    assert resolve_task("obtain a jack-o-lantern", kb).target == {"lit_pumpkin": 1}  # a hyphen is no minus
     asked = resolve_task("can you find a pig at night, please", kb)  # a find the same way
     assert (asked.id, asked.context) == ("custom-find-pig-night", resolve_task("find a pig at night", kb).context)
     assert resolve_task("Please find a cow in the plains.", kb).id == "custom-find-cow-plains"

@@ -47,6 +47,10 @@ class SuiteError(ValueError):
     """A suite or task that cannot be used; the message is one line saying what and why."""
 
 
+class CountError(SuiteError):
+    """An instruction that names its items but asks for a count no task can have ("obtain 0 torches")."""
+
+
 # --------------------------------------------------------------------------- loading
 
 
@@ -373,6 +377,10 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
     None. Group "custom", max_steps 12000. SuiteError if an item cannot be resolved."""
     raw = " ".join((text or "").split())
     example = "expected e.g. 'obtain 3 iron ingots' or 'craft a stone pickaxe and 2 torches'"
+    if negative := re.search(r"(?<![\w-])-\s*\d+", raw):  # the words below drop the sign: refuse it here
+        raise CountError(
+            f"instruction {raw[:80]!r}: count must be from 1 to {MAX_GOAL_COUNT}, got {negative.group(0)} ({example})"
+        )
     words = _asked_for(_words(re.split(r"\s+(?:with|using|from)\s+", raw.lower())[0]))
     verb = words.pop(0) if words and words[0] in _VERBS else None
     while words and words[0] in _FOR_SELF:
@@ -393,7 +401,7 @@ def task_from_instruction(text: str, resolve_item: Callable[[str], str | None]) 
         if not toks:
             continue
         if not 1 <= count <= MAX_GOAL_COUNT:
-            raise SuiteError(
+            raise CountError(
                 f"instruction {raw[:80]!r}: count must be from 1 to {MAX_GOAL_COUNT}, got {count} ({example})"
             )
         phrase = " ".join(toks)

@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 ACCEPTED = (
-    "accepted: 'local', 'local:smollm2', 'local:gemma3', 'local:rider', 'local:reader', 'local:/path/model.gguf', "
+    f"accepted: 'local', {', '.join(repr('local:' + k) for k in LOCAL_MODELS)}, 'local:/path/model.gguf', "
     "'PROVIDER:MODEL' with PROVIDER one of openai, groq, together, openrouter, deepseek, mistral, ollama "
     "(e.g. openai:gpt-4o-mini), or an OpenAI-compatible base URL 'http(s)://host:port/v1[#model]'"
 )

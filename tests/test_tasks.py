@@ -294,6 +294,23 @@ def test_an_instruction_said_as_people_ask_names_the_same_task():
     assert resolve_task("Please find a cow in the plains.", kb).id == "custom-find-cow-plains"
 
 
+@pytest.mark.parametrize("version", ["1.11.2", "1.16.5", "1.19.2"])
+def test_every_alias_names_an_item_of_each_version_and_players_words_are_among_them(version):
+    from worlds.knowledge import _data, load_kb
+
+    kb = load_kb(version)
+    table = _data("aliases.yaml")
+    said = {**table["all"], **(table.get(kb.era) or {})}
+    assert [name for name in said if kb.canonical(name) is None] == []
+    for words, item in (
+        ("redstone dust", "redstone"),
+        ("gold pickaxe", "golden_pickaxe"),
+        ("cooked steak", "cooked_beef"),
+    ):
+        assert task_from_instruction(f"obtain {words}", kb.canonical).target == {item: 1}
+    assert kb.canonical("sugarcane") == kb.canonical("sugar cane")
+
+
 def test_an_item_whose_name_holds_and_is_one_item():
     from worlds.knowledge import load_kb
 

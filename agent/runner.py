@@ -49,8 +49,9 @@ def resolve_task(spec: str, kb: Any) -> Task:
     """A task id (CraftWoodenPickaxe) or an instruction ("obtain a wooden pickaxe") -> the Task,
     in the knowledge base's names; SuiteError (one line) when it is neither."""
     task = find_task(spec)
-    if task is None and is_find(unasked(spec)):  # "find a pig at night": a context task, as MP5's
-        task = find_task_from_instruction(unasked(spec))
+    plain = unasked(spec)  # "can you find a pig at night, please" -> "find a pig at night"
+    if task is None and is_find(plain):  # "find a pig at night": a context task, as MP5's
+        task = find_task_from_instruction(plain)
     if task is None:
         try:
             task = task_from_instruction(spec, kb.canonical)

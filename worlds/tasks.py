@@ -449,7 +449,7 @@ def unasked(text: str) -> str:
     """`text` as written, without how it was asked before and after (as `_asked_for` reads the
     words): "can you find a pig at night, please" -> "find a pig at night"."""
     lead = rf"^\s*(?:(?:{'|'.join(sorted(_ASKING))})(?:'[a-z]+)?\b[\s,]*)*"
-    trail = rf"(?:[\s,]+(?:please|thanks|thank you|now|for (?:{'|'.join(sorted(_FOR_SELF))})))*[\s.!?]*$"
+    trail = rf"(?:[\s,]+(?:{'|'.join(sorted(_THANKS))}|for (?:{'|'.join(sorted(_FOR_SELF))}))\b)*[\s.!?]*$"
     return re.sub(trail, "", re.sub(lead, "", text or "", flags=re.IGNORECASE), flags=re.IGNORECASE)
 
 

@@ -350,6 +350,14 @@ for _kind, _name, _factory, _help, _llm, _opts, *_local in (
     ("selector", "fixed", "nodes.selectors:FixedSelector", "plan order (DEP)", False, None),
     (
         "selector",
+        "ready",
+        "nodes.selectors:ReadySelector",
+        "the first goal in plan order whose preconditions hold",
+        False,
+        None,
+    ),
+    (
+        "selector",
         "random",
         "nodes.selectors:random_selector",
         "a random goal among those whose preconditions hold",

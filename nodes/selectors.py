@@ -51,6 +51,40 @@ class FixedSelector:
         return remaining[0], {"rule": "plan order"}
 
 
+class ReadySelector:
+    """DEPS's candidates in plan order: the first remaining goal whose preconditions hold, so a goal
+    the plan cannot run yet (planks from a log it no longer holds) does not stop a later one that
+    can (the torch whose coal and sticks are held); plan order where none holds. A world with no
+    distances to rank the candidates by (the text world) has nothing nearer to prefer.
+
+    A mine goal whose blocks all want a harvest tool that is not held is no candidate, whatever
+    tool its line names: run before the goal passed over (the shears, the stone pickaxe) it could
+    only fail, and its failure, a tool the episode never gained, ends an episode as a loop
+    (nodes/loops.py) where the passed-over goal's own failure would have been re-planned."""
+
+    name = "ready"
+
+    def choose(self, goals, remaining, candidates, inventory, ctx):
+        ready = [i for i in candidates if harvestable(goals[i], inventory, ctx.kb)]
+        if not ready:
+            return remaining[0], {"rule": "no candidate holds; plan order"}
+        skipped = [i for i in remaining if i < ready[0]]
+        why = {"rule": "first candidate in plan order"}
+        return ready[0], ({**why, "passed_over": skipped} if skipped else why)
+
+
+def harvestable(goal: Goal, inventory: dict[str, int], kb: Any) -> bool:
+    """False for a mine goal of an item whose every source block wants a tool not held (the
+    world's rule: iron ore wants a stone pickaxe or better); True for any other goal."""
+    if goal.action != "mine":
+        return True
+    for item in goal.obj:
+        sources = kb.sources_to_mine(item)
+        if sources and not any(s.tools is None or any(kb.count(inventory, t) for t in s.tools) for s in sources):
+            return False
+    return True
+
+
 class RandomSelector:
     """A random goal among those whose preconditions hold (plan order if none does)."""
 

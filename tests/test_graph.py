@@ -172,7 +172,66 @@ def test_mermaid_edges_reader_sees_a_missing_edge():
     assert LOOP_EDGES - mermaid_edges(text) == {("explain", "plan", False)}
 
 
-@pytest.mark.parametrize("selector", ["fixed", "random", "oracle"])
+# `deps run "obtain a torch"` at seed 0 (2026-12-05): the re-plan made the torch's sticks, then asked
+# again for planks from the log they had used; coal and sticks held, plan order stopped at the planks
+# for 30 rounds.
+TORCH = Task("CraftTorch", "MT1", "Obtain a torch.", {"torch": 1}, 3000, inventory={"coal": 1})
+PLANKS_TWICE = """mine({'log':1}, null)  # step 1
+craft({'planks':4}, {'log':1}, null)  # step 2
+craft({'stick':4}, {'planks':2}, null)  # step 3
+craft({'planks':4}, {'log':1}, null)  # step 4
+craft({'torch':1}, {'coal':1, 'stick':1}, null)  # step 5"""
+
+
+def test_the_text_worlds_selector_passes_over_a_goal_that_cannot_run_to_one_that_can():
+    updates = []
+    result = run_episode(
+        TORCH,
+        RunSettings(planner="deps", selector="ready"),
+        llm=FakeLLM([PLANKS_TWICE]),
+        kb=KB,
+        on_update=lambda node, u: updates.append((node, u)),
+    )
+    assert result["success"] and result["llm_calls"] == 1, result
+    chosen = [u["selection"] for n, u in updates if n == "select"]
+    assert [c["selector"] for c in chosen] == ["ready"] * 4
+    assert chosen[-1]["passed_over"] == [3] and chosen[-1]["candidates"] == [4]  # planks wait, the torch runs
+    # plan order (DEP's fixed selector) fails at the planks and must re-plan
+    fixed = run_episode(
+        TORCH, RunSettings(planner="deps", selector="fixed", max_rounds=0), llm=FakeLLM([PLANKS_TWICE]), kb=KB
+    )
+    assert not fixed["success"] and fixed["failure_reason"].endswith("cannot craft planks: needs 1 log, has 0")
+
+
+# held-out tallgrass, 2026-12-05: the shears' craft could not run yet; the mine, written with no tool,
+# ran first, failed for want of shears, and a tool the episode never gained is counted as a loop
+SHEARS_FIRST = """craft({'shears':1}, {'iron_ingot':2}, null)  # step 1
+mine({'tallgrass':1}, null)  # step 2"""
+TALLGRASS = Task("tallgrass", "heldout", "Obtain tallgrass.", {"tallgrass": 1}, 3000, inventory={"iron_ingot": 1})
+
+
+def test_a_mine_whose_harvest_tool_is_not_held_waits_for_the_goal_before_it():
+    updates = []
+    run_episode(
+        TALLGRASS,
+        RunSettings(planner="deps", selector="ready", max_rounds=0),
+        llm=FakeLLM([SHEARS_FIRST]),
+        kb=KB,
+        on_update=lambda node, u: updates.append((node, u)),
+    )
+    chosen = next(u["selection"] for n, u in updates if n == "select")
+    assert chosen["candidates"] == [1] and chosen["rule"] == "no candidate holds; plan order"
+    failed = next(u["outcomes"][0] for n, u in updates if n == "execute")
+    assert failed["step"] == 0 and "iron_ingot" in failed["error"]  # the shears' own failure, to re-plan from
+
+
+def test_with_no_candidate_the_ready_selector_keeps_plan_order():
+    llm = FakeLLM([FLAWED, EXPLANATION, FIXED])
+    result = run_episode(STONE_SWORD, RunSettings(planner="deps", selector="ready"), llm=llm, kb=KB)
+    assert result["success"] and result["plans"] == [FLAWED, FIXED]  # the paper's example, as with plan order
+
+
+@pytest.mark.parametrize("selector", ["fixed", "ready", "random", "oracle"])
 def test_selectors_run(selector):
     result = run_episode(STONE_SWORD, RunSettings(planner="oracle", selector=selector), kb=KB)
     assert result["success"]

@@ -224,3 +224,13 @@ def test_the_name_a_placed_block_shows_names_its_item():
     assert kb.canonical("bricks") == "brick_block"  # an existing name keeps its meaning
     assert kb.canonical("wooden planks") == "planks" and kb.canonical("brick") == "brick"
     assert load_kb("1.16.5").canonical("wheat crops") == "wheat"
+
+
+def test_a_mine_breaks_the_blocks_that_drop_the_item_or_the_named_block_for_its_drop(kb):
+    iron = kb.sources_to_mine("iron_ore")
+    assert [s.block for s in iron] == ["iron_ore"] and "wooden_pickaxe" not in iron[0].tools
+    assert "stone_pickaxe" in iron[0].tools
+    # "mine stone": stone drops cobblestone, so the mine breaks stone for it, with a pickaxe
+    stone = kb.sources_to_mine("stone")
+    assert {s.block for s in stone} == {"stone"} and {s.item for s in stone} == {"cobblestone"}
+    assert kb.sources_to_mine("iron_ingot") == []  # smelted or crafted only

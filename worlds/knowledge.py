@@ -534,6 +534,14 @@ class KnowledgeBase:
     def blocks(self) -> list[str]:
         return sorted(self._blocks)
 
+    def sources_to_mine(self, item: str) -> list[MineSource]:
+        """The blocks a `mine` of `item` breaks: those that drop it, else, where `item` is itself a
+        block that drops something ("mine stone"), that block for what it drops."""
+        sources = self.mine_sources(item)
+        if not sources and item in self._blocks and self.block_drops(item):
+            sources = [s for d in self.block_drops(item) for s in self.mine_sources(d) if s.block == item]
+        return sources
+
     def block_drops(self, block: str) -> dict[str, int]:
         """What breaking the block by hand (or its harvest tool) always gives."""
         info = self._blocks.get(block)

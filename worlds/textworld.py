@@ -280,10 +280,7 @@ class TextWorld(DispatchStep):
     # ------------------------------------------------------------------ skills
     def _mine(self, item: str, action: dict) -> Outcome:
         kb = self.kb
-        sources = kb.mine_sources(item)
-        if not sources and item in kb.blocks() and kb.block_drops(item):
-            # "mine stone": break the named block, get what it drops (cobblestone)
-            sources = [s for d in kb.block_drops(item) for s in kb.mine_sources(d) if s.block == item]
+        sources = kb.sources_to_mine(item)  # "mine stone" breaks the stone for what it drops (cobblestone)
         if not sources and kb.interactions(item):
             return self._use(item)
         if not sources:

@@ -80,7 +80,7 @@ def harvestable(goal: Goal, inventory: dict[str, int], kb: Any) -> bool:
         return True
     for item in goal.obj:
         sources = kb.sources_to_mine(item)
-        if sources and not any(s.tools is None or any(kb.count(inventory, t) for t in s.tools) for s in sources):
+        if sources and not any(s.harvested_with(lambda t: kb.count(inventory, t) > 0) for s in sources):
             return False
     return True
 

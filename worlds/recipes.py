@@ -13,6 +13,7 @@ that names the first and `accepts` the others, mixed in any proportion as the ga
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -91,6 +92,11 @@ class MineSource:
     tier: int  # its tier: -1 hand, 0 wooden/golden, 1 stone, 2 iron, 3 diamond, 4 netherite
     chance: float = 1.0  # per block broken (flint from gravel 0.1); 1: every time
     with_tool: bool = False  # dropped only when broken with `tools` (leaves to shears), not the usual drops
+
+    def harvested_with(self, has: Callable[[str], bool]) -> bool:
+        """Whether breaking the block gives its drop with what is held (`has(tool)`): by hand where
+        it wants no tool, else with any of its `tools`."""
+        return self.tools is None or any(has(t) for t in self.tools)
 
     @property
     def tries(self) -> int:

@@ -288,7 +288,7 @@ class TextWorld(DispatchStep):
         if kb.is_generic(item):  # a log from this biome's trees
             pref = self._preferred_variant(kb.variants(item))
             sources = sorted(sources, key=lambda s: s.item != pref)
-        usable = [s for s in sources if s.tools is None or any(self.has(t) for t in s.tools)]
+        usable = [s for s in sources if s.harvested_with(self.has)]
         if not usable:
             s = min(sources, key=lambda s: s.tier)
             assert s.tools is not None and s.min_tool is not None  # a source without tools is usable

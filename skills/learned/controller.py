@@ -114,7 +114,7 @@ def missing_tool(kb: Any, goal: Any, world: Any) -> tuple[str, dict] | None:
     sources = kb.mine_sources(item)
     if not sources or goal.action != "mine":
         return None
-    if any(s.tools is None or any(world.has(t) for t in s.tools) for s in sources):
+    if any(s.harvested_with(world.has) for s in sources):
         return None
     s = min(sources, key=lambda s: s.tier)
     better = " or better" if len(s.tools) > 1 else ""

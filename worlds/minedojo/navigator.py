@@ -243,9 +243,7 @@ class Navigator:
 
 def unit_for(kb: Any, item: str) -> tuple[Unit | None, str | None, dict]:
     """What to look for to get one `item` by the mine skill: (unit, error, missing)."""
-    sources = kb.mine_sources(item)
-    if not sources and item in kb.blocks() and kb.block_drops(item):
-        sources = [s for d in kb.block_drops(item) for s in kb.mine_sources(d) if s.block == item]
+    sources = kb.sources_to_mine(item)
     depths = ore_depths()
     if sources:
         blocks = {s.block for s in sources}
@@ -273,12 +271,10 @@ def unit_for(kb: Any, item: str) -> tuple[Unit | None, str | None, dict]:
 
 def tool_refusal(kb: Any, item: str, held: Callable[[str], bool]) -> tuple[str, dict] | None:
     """The text world's words when no held tool harvests any source of `item`."""
-    sources = kb.mine_sources(item)
-    if not sources and item in kb.blocks() and kb.block_drops(item):
-        sources = [s for d in kb.block_drops(item) for s in kb.mine_sources(d) if s.block == item]
+    sources = kb.sources_to_mine(item)
     if not sources:
         return None
-    if any(s.tools is None or any(held(t) for t in s.tools) for s in sources):
+    if any(s.harvested_with(held) for s in sources):
         return None
     s = min(sources, key=lambda s: s.tier)
     return f"needs {s.tool_need()} to mine {s.block}", {"tool": s.min_tool}

@@ -394,16 +394,14 @@ class MineflayerWorld(DispatchStep):
     # ------------------------------------------------------------------ skills
     def _mine(self, item: str, action: dict) -> _Outcome:
         kb = self.kb
-        sources = kb.mine_sources(item)
-        if not sources and item in kb.blocks() and kb.block_drops(item):
-            sources = [s for d in kb.block_drops(item) for s in kb.mine_sources(d) if s.block == item]
+        sources = kb.sources_to_mine(item)
         if not sources and kb.interactions(item):
             return _fail(
                 f"{item} comes from using an item on a mob or a block, which the mineflayer world does not do yet"
             )
         if not sources:
             return _fail(f"{item} cannot be mined (no natural block drops it); obtain it by {how_to_obtain(kb, item)}")
-        usable = [s for s in sources if s.tools is None or any(self.has(t) for t in s.tools)]
+        usable = [s for s in sources if s.harvested_with(self.has)]
         if not usable:
             s = min(sources, key=lambda s: s.tier)
             rate = self.costs.mine(s.block, needs_pickaxe=s.needs_pickaxe)

@@ -358,6 +358,14 @@ for _kind, _name, _factory, _help, _llm, _opts, *_local in (
     ),
     (
         "selector",
+        "unstick",
+        "nodes.selectors:UnstickSelector",
+        "plan order, passing over a goal the world refused before while a later one can run",
+        False,
+        None,
+    ),
+    (
+        "selector",
         "random",
         "nodes.selectors:random_selector",
         "a random goal among those whose preconditions hold",

@@ -26,5 +26,6 @@ def select(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     inventory = state["inventory"] if "inventory" in state else ctx.world.inventory
     holds = world_holds(ctx.world)
     candidates = [i for i in remaining if preconditions_hold(goals[i], inventory, ctx.kb, holds)]
-    choice, why = ctx.selector.choose(goals, remaining, candidates, inventory, ctx)
+    history = {"outcomes": state.get("outcomes", [])} if getattr(ctx.selector, "reads_outcomes", False) else {}
+    choice, why = ctx.selector.choose(goals, remaining, candidates, inventory, ctx, **history)
     return {"current": choice, "selection": {"selector": ctx.selector.name, "candidates": candidates, **why}}

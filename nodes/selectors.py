@@ -73,6 +73,35 @@ class ReadySelector:
         return ready[0], ({**why, "passed_over": skipped} if skipped else why)
 
 
+class UnstickSelector:
+    """Plan order until it is stuck: where the goal next in plan order cannot run now and the same goal
+    line was already refused earlier in the episode, it is passed over for the first later goal that
+    can run (as `ready` would choose); every other choice is plan order's. A re-plan that repeats a
+    step the world refused (planks from a log the plan has already used, while the torch's coal and
+    sticks are held) then no longer stops the plan at that step round after round, and an episode
+    that never meets such a step runs exactly as with `fixed`."""
+
+    name = "unstick"
+    reads_outcomes = True  # the select node passes the episode's outcomes (nodes/select.py)
+
+    def choose(self, goals, remaining, candidates, inventory, ctx, outcomes=()):
+        first = remaining[0]
+        if first in candidates or not refused_before(goals[first], outcomes):
+            return first, {"rule": "plan order"}
+        later = [i for i in candidates if i > first and harvestable(goals[i], inventory, ctx.kb)]
+        if not later:
+            return first, {"rule": "plan order; stuck, and no later goal can run"}
+        passed = [i for i in remaining if i < later[0]]
+        return later[0], {"rule": "stuck: passed over a goal the world refused before", "passed_over": passed}
+
+
+def refused_before(goal: Goal, outcomes: Any) -> bool:
+    """Whether an outcome of this episode is the same goal line (action, items, materials and tool)
+    failing for a rule of the world (not by chance, where the world says "try again")."""
+    line = goal.to_dict()
+    return any(not o.get("ok") and not o.get("chance") and o.get("goal") == line for o in outcomes)
+
+
 def harvestable(goal: Goal, inventory: dict[str, int], kb: Any) -> bool:
     """False for a mine goal of an item whose every source block wants a tool not held (the
     world's rule: iron ore wants a stone pickaxe or better); True for any other goal."""

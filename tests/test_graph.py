@@ -203,6 +203,34 @@ def test_the_text_worlds_selector_passes_over_a_goal_that_cannot_run_to_one_that
     assert not fixed["success"] and fixed["failure_reason"].endswith("cannot craft planks: needs 1 log, has 0")
 
 
+def test_plan_order_passes_over_a_step_the_world_refused_before_once_it_is_stuck():
+    """`unstick`: the first plan fails at the second planks as plan order does; the re-plan repeats
+    that step, and this time it is passed over for the torch, whose coal and sticks are held."""
+    script = [PLANKS_TWICE, "The log was used up by the first planks.", PLANKS_TWICE]
+    updates = []
+    result = run_episode(
+        TORCH,
+        RunSettings(planner="deps", selector="unstick", max_rounds=1),
+        llm=FakeLLM(list(script)),
+        kb=KB,
+        on_update=lambda node, u: updates.append((node, u)),
+    )
+    assert result["success"] and result["rounds"] == 1, result
+    chosen = [u["selection"] for n, u in updates if n == "select"]
+    assert [c["rule"] for c in chosen[:4]] == ["plan order"] * 4  # the first plan: plan order's own choices
+    assert chosen[-1]["passed_over"] == [3] and chosen[-1]["rule"].startswith("stuck")
+    fixed = run_episode(
+        TORCH, RunSettings(planner="deps", selector="fixed", max_rounds=1), llm=FakeLLM(list(script)), kb=KB
+    )
+    assert not fixed["success"] and fixed["rounds"] == 1
+
+
+def test_unstick_chooses_as_plan_order_where_nothing_was_refused_before():
+    llm = FakeLLM([FLAWED, EXPLANATION, FIXED])
+    result = run_episode(STONE_SWORD, RunSettings(planner="deps", selector="unstick"), llm=llm, kb=KB)
+    assert result["success"] and result["plans"] == [FLAWED, FIXED]  # the paper's example, as with plan order
+
+
 # held-out tallgrass, 2026-12-05: the shears' craft could not run yet; the mine, written with no tool,
 # ran first, failed for want of shears, and a tool the episode never gained is counted as a loop
 SHEARS_FIRST = """craft({'shears':1}, {'iron_ingot':2}, null)  # step 1
@@ -231,7 +259,7 @@ def test_with_no_candidate_the_ready_selector_keeps_plan_order():
     assert result["success"] and result["plans"] == [FLAWED, FIXED]  # the paper's example, as with plan order
 
 
-@pytest.mark.parametrize("selector", ["fixed", "ready", "random", "oracle"])
+@pytest.mark.parametrize("selector", ["fixed", "ready", "unstick", "random", "oracle"])
 def test_selectors_run(selector):
     result = run_episode(STONE_SWORD, RunSettings(planner="oracle", selector=selector), kb=KB)
     assert result["success"]

@@ -37,6 +37,22 @@ def test_the_surroundings_map_puts_a_far_tree_and_cow_where_they_are(kb):
     assert obs["blocks"].shape[-1] == 9 and (obs["blocks"] == v.cell_id["oak_log"]).sum() == 0  # not in the 9x9 view
 
 
+def test_a_kind_the_networks_never_saw_counts_as_its_stand_in(kb):
+    """Jungle logs and obsidian came after the networks' vocabulary: the map of a world holding them
+    is the map of the same world with their stand-ins (vocab.cell_as) in their place."""
+    v = flat(kb).env.vocab
+    grown = ("jungle_log", "obsidian")
+    assert all(v.cell_id[k] >= v.first_cell_as for k in grown)
+    stand_in = {k: v.cells[int(v.cell_as[v.cell_id[k]])] for k in grown}
+    assert all(stand_in[k] != k for k in grown)
+    cells = [(24 + 4, 65 + k, 24, "jungle_log") for k in range(4)] + [(24 + 5, 65, 24, "oak_log")]
+    cells += [(24 - 9, 65, 24 - 9, "obsidian"), (24 - 10, 65, 24 - 9, "obsidian"), (24 + 20, 66, 24 - 21, "obsidian")]
+    with_grown = surround.observe(flat(kb, blocks=cells))[surround.KEY]
+    with_stand_ins = surround.observe(flat(kb, blocks=[(*c[:3], stand_in.get(c[3], c[3])) for c in cells]))
+    assert np.array_equal(with_grown, with_stand_ins[surround.KEY])
+    assert with_grown[v.cell_id["oak_log"]].sum() == 4  # three jungle logs on the map's five levels, and the oak
+
+
 def test_faced_is_the_cell_that_attack_hits(kb):
     w = flat(kb, blocks=[(24, 65, 23, "oak_log")])
     v = w.env.vocab

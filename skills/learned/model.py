@@ -131,15 +131,17 @@ class GoalNet(nn.Module):
         faced [B, 2] ids."""
         b = grid.shape[0]
         s_cells = self.shape.n_cells
-        x = self.cells(grid.long())  # B, L, V, V, E
         # channels-last: each cell's L x E numbers side by side in memory, where oneDNN's 3x3 convolutions
-        # and the rings' reads run fastest (issue 21); the logical layout, and so every result, is NCHW's
-        x = x.permute(0, 2, 3, 1, 4).reshape(b, grid.shape[2], grid.shape[3], -1).permute(0, 3, 1, 2)
+        # and the rings' reads run fastest (issue 21); the ids are embedded in that order, so no copy
+        # follows, and the logical layout, and so every result, is NCHW's
+        x = self.cells(grid.long().permute(0, 2, 3, 1))  # B, V, V, L, E
+        x = x.reshape(b, grid.shape[2], grid.shape[3], -1).permute(0, 3, 1, 2)
         goal = goal.long()
         g = self.goal_skill(goal[:, 0]) + self.goal_target(goal[:, 1])
         g1, b1, g2, b2 = self.film(g).chunk(4, dim=-1)
-        x = torch.relu(self.conv1(x) * (1 + g1[:, :, None, None]) + b1[:, :, None, None])
-        x = torch.relu(self.conv2(x) * (1 + g2[:, :, None, None]) + b2[:, :, None, None])
+        # FiLM then ReLU, as b + conv(x) * (1 + g) in one pass and the ReLU in place (issue 21: two passes fewer)
+        x = torch.addcmul(b1[:, :, None, None], self.conv1(x), 1 + g1[:, :, None, None]).relu_()
+        x = torch.addcmul(b2[:, :, None, None], self.conv2(x), 1 + g2[:, :, None, None]).relu_()
         x = self.grid_fc(x.flatten(1))
         if self.shape.near:
             x = x + self._near(around, b)
@@ -152,11 +154,11 @@ class GoalNet(nn.Module):
                 parts += self._target(around[:, s_cells : s_cells + self.shape.target], b)
                 around = around[:, :s_cells]
             ga, ba, gb, bb = self.around_film(g).chunk(4, dim=-1)
-            a = torch.relu(self._around_in(around, g, ga, ba))
+            a = self._around_in(around, g, ga, ba).relu_()
             # how near: the most of each goal-modulated channel on each ring around the agent
             parts.append(self.ring_fc(self._rings(a).flatten(1)))
             # which way: a strided conv over the map
-            a = torch.relu(self.around_conv(a) * (1 + gb[:, :, None, None]) + bb[:, :, None, None])
+            a = torch.addcmul(bb[:, :, None, None], self.around_conv(a), 1 + gb[:, :, None, None]).relu_()
             parts.append(self.around_fc(a.flatten(1)))
         if self.shape.faced:
             if faced is None:
@@ -189,9 +191,9 @@ class GoalNet(nn.Module):
         """The target map's two parts ([B, hidden] each). A caller whose surroundings map carries
         no target bands (a speed bench, say) gets the map of a goal with no source in sight."""
         t = self._packed(t, self.shape.target, "target map", "bands", b)
-        x = torch.relu(self.target_in(_last(torch.log1p(t.float()))))
+        x = self.target_in(_last(torch.log1p(t.float()))).relu_()
         rings = self._rings(x)
-        y = torch.relu(self.target_conv(x))
+        y = self.target_conv(x).relu_()
         return [self.target_ring_fc(rings.flatten(1)), self.target_fc(y.flatten(1))]
 
     def _near(self, around: torch.Tensor | None, b: int) -> torch.Tensor:
@@ -202,8 +204,8 @@ class GoalNet(nn.Module):
             raise ValueError("this network needs the surroundings map (skills/learned/surround.py)")
         at = s.n_cells + s.target
         t = self._packed(around[:, at : at + s.near], s.near, "near map", "levels", b)
-        x = torch.relu(self.near_in(_last(torch.log1p(t.float()))))
-        return self.near_fc(torch.relu(self.near_conv(x)).flatten(1))
+        x = self.near_in(_last(torch.log1p(t.float()))).relu_()
+        return self.near_fc(self.near_conv(x).relu_().flatten(1))
 
     def _packed(self, t: torch.Tensor, want: int, name: str, unit: str, b: int) -> torch.Tensor:
         """A map packed into the surroundings map ([B, want, S, S]): all zeros where the caller

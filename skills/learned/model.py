@@ -176,7 +176,7 @@ class GoalNet(nn.Module):
         map ([B, kinds, S, S], millions), and the kinds no world of the batch has are left out of
         the sum (log(1 + 0) = 0 adds nothing): one batched matmul (issue 21)."""
         b, _, side, _ = counts.shape
-        kinds = (counts.flatten(2).amax(2) > 0).any(0).nonzero().squeeze(1)  # kinds some world has in view
+        kinds = (counts.amax(0).flatten(1) > 0).any(1).nonzero().squeeze(1)  # kinds some world has in view
         x = torch.log1p(counts.index_select(1, kinds).float()).flatten(2)  # B, k, S*S
         gate = torch.sigmoid(self.around_gate(g)).index_select(1, kinds)  # B, k
         film = 1 + scale  # B, channels

@@ -65,7 +65,7 @@ class ReadySelector:
     name = "ready"
 
     def choose(self, goals, remaining, candidates, inventory, ctx):
-        ready = [i for i in candidates if harvestable(goals[i], inventory, ctx.kb)]
+        ready = runnable(goals, candidates, inventory, ctx.kb)
         if not ready:
             return remaining[0], {"rule": "no candidate holds; plan order"}
         skipped = [i for i in remaining if i < ready[0]]
@@ -88,7 +88,7 @@ class UnstickSelector:
         first = remaining[0]
         if first in candidates or not refused_before(goals[first], outcomes):
             return first, {"rule": "plan order"}
-        later = [i for i in candidates if i > first and harvestable(goals[i], inventory, ctx.kb)]
+        later = [i for i in runnable(goals, candidates, inventory, ctx.kb) if i > first]
         if not later:
             return first, {"rule": "plan order; stuck, and no later goal can run"}
         passed = [i for i in remaining if i < later[0]]
@@ -100,6 +100,11 @@ def refused_before(goal: Goal, outcomes: Any) -> bool:
     failing for a rule of the world (not by chance, where the world says "try again")."""
     line = goal.to_dict()
     return any(not o.get("ok") and not o.get("chance") and o.get("goal") == line for o in outcomes)
+
+
+def runnable(goals: list[Goal], candidates: list[int], inventory: dict[str, int], kb: Any) -> list[int]:
+    """The candidates (preconditions held) that can run now, in plan order: a mine's harvest tool held too."""
+    return [i for i in candidates if harvestable(goals[i], inventory, kb)]
 
 
 def harvestable(goal: Goal, inventory: dict[str, int], kb: Any) -> bool:

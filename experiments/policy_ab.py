@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     new = GoalPolicy.load("controller", kb=kb, device="cpu")
     old_net = _module(base / "model.py", "model").GoalNet(new.net.shape).eval()
     old_net.load_state_dict(new.net.state_dict())
-    old = GoalPolicy(old_net, kb, new.card, "cpu")
+    old = GoalPolicy(old_net, kb, new.card, "cpu", keep_readings=hasattr(old_net, "read_all"))
     old_sense, old_surround = _module(base / "sense.py", "sense"), _module(base / "surround.py", "surround")
     env = BatchGridWorld(a.batch, kb)
     obs = env.reset([i % 16 for i in range(a.batch)])

@@ -24,6 +24,7 @@ from torch import nn
 # Upper edges of the horizon bins, in environment steps; the last bin is "more than that".
 HORIZON_EDGES = (1, 2, 3, 4, 6, 8, 11, 15, 20, 27, 36, 48, 64, 96, 128, 192, 256)
 AUX_DIRS = 27  # sign of dx, dy, dz toward the expert's target: 3 x 3 x 3
+Readings = dict  # what GoalNet.read_all gives: each reader's name -> its features, [B, hidden] each
 
 
 def horizon_bin(h: torch.Tensor) -> torch.Tensor:
@@ -124,47 +125,83 @@ class GoalNet(nn.Module):
         goal: torch.Tensor,
         around: torch.Tensor | None = None,
         faced: torch.Tensor | None = None,
+        readings: Readings | None = None,
     ) -> torch.Tensor:
         """grid [B, L, V, V] long, vec [B, D] float, goal [B, 2] long (skill, target) -> [B, hidden];
         with shape.around, around [B, n_cells, S, S] counts (with shape.target, [B, n_cells + target,
         S, S]: the goal's target map packed after them, skills/learned/sense.py); with shape.faced,
-        faced [B, 2] ids."""
-        b = grid.shape[0]
-        s_cells = self.shape.n_cells
-        # channels-last: each cell's L x E numbers side by side in memory, where oneDNN's 3x3 convolutions
-        # and the rings' reads run fastest (issue 21); the ids are embedded in that order, so no copy
-        # follows, and the logical layout, and so every result, is NCHW's
-        x = self.cells(grid.long().permute(0, 2, 3, 1))  # B, V, V, L, E
-        x = x.reshape(b, grid.shape[2], grid.shape[3], -1).permute(0, 3, 1, 2)
+        faced [B, 2] ids. `readings`: what `read_all` gives for these rows, where the caller kept
+        it (skills/learned/kept.py); grid and around are then not read."""
         goal = goal.long()
-        g = self.goal_skill(goal[:, 0]) + self.goal_target(goal[:, 1])
-        g1, b1, g2, b2 = self.film(g).chunk(4, dim=-1)
-        # FiLM then ReLU, as b + conv(x) * (1 + g) in one pass and the ReLU in place (issue 21: two passes fewer)
-        x = torch.addcmul(b1[:, :, None, None], self.conv1(x), 1 + g1[:, :, None, None]).relu_()
-        x = torch.addcmul(b2[:, :, None, None], self.conv2(x), 1 + g2[:, :, None, None]).relu_()
-        x = self.grid_fc(x.flatten(1))
+        if readings is None:
+            readings = self.read_all({"grid": grid, "around": around}, goal)
+        x = readings["grid"][0]
         if self.shape.near:
-            x = x + self._near(around, b)
-        v = self.vec_fc(vec)
-        parts = [x, v, g]
+            x = x + readings["near"][0]
+        parts = [x, self.vec_fc(vec), self.goal_vector(goal)]
         if self.shape.around:
-            if around is None:
-                raise ValueError("this network needs the surroundings map (skills/learned/surround.py)")
-            if self.shape.target:
-                parts += self._target(around[:, s_cells : s_cells + self.shape.target], b)
-                around = around[:, :s_cells]
-            ga, ba, gb, bb = self.around_film(g).chunk(4, dim=-1)
-            a = self._around_in(around, g, ga, ba).relu_()
-            # how near: the most of each goal-modulated channel on each ring around the agent
-            parts.append(self.ring_fc(self._rings(a).flatten(1)))
-            # which way: a strided conv over the map
-            a = torch.addcmul(bb[:, :, None, None], self.around_conv(a), 1 + gb[:, :, None, None]).relu_()
-            parts.append(self.around_fc(a.flatten(1)))
+            parts += [*readings.get("target", ()), *readings["around"]]
         if self.shape.faced:
             if faced is None:
                 raise ValueError("this network needs the faced cell's ids (skills/learned/surround.py)")
             parts.append(self.faced_ids(faced.long()).sum(1))
         return self.trunk(torch.cat(parts, dim=-1))
+
+    def goal_vector(self, goal: torch.Tensor) -> torch.Tensor:
+        """[B, hidden]: the goal (skill, target) as one vector, the sum of its parts' embeddings."""
+        return self.goal_skill(goal[:, 0]) + self.goal_target(goal[:, 1])
+
+    def readers(self) -> list[tuple[str, str, slice, bool]]:
+        """The parts of the network that read the observation's grids and maps: each one's name, the
+        input it reads ("grid" or "around"), which of that input's channels, and whether it reads
+        the goal too. A row's reading depends on those alone, so a caller may keep it for the rows
+        where they did not change (skills/learned/kept.py)."""
+        s, c = self.shape, self.shape.n_cells
+        out = [("grid", "grid", slice(None), True)]
+        if s.near:
+            out.append(("near", "around", slice(c + s.target, c + s.target + s.near), False))
+        if s.target:
+            out.append(("target", "around", slice(c, c + s.target), False))
+        if s.around:
+            out.append(("around", "around", slice(0, c), True))
+        return out
+
+    def read(self, name: str, x: torch.Tensor, goal: torch.Tensor) -> list[torch.Tensor]:
+        """The reader `name`'s features ([B, hidden] each) of its channels x of its input for the
+        goals `goal` ([B, 2])."""
+        b = x.shape[0]
+        if name == "near":  # added to the local grid's features
+            t = self._packed(x, self.shape.near, "near map", "levels", b)
+            y = self.near_in(_last(torch.log1p(t.float()))).relu_()
+            return [self.near_fc(self.near_conv(y).relu_().flatten(1))]
+        if name == "target":
+            return self._target(x, b)
+        g = self.goal_vector(goal.long())
+        if name == "grid":
+            # channels-last: each cell's L x E numbers side by side in memory, where oneDNN's 3x3 convolutions
+            # and the rings' reads run fastest (issue 21); the ids are embedded in that order, so no copy
+            # follows, and the logical layout, and so every result, is NCHW's
+            y = self.cells(x.long().permute(0, 2, 3, 1))  # B, V, V, L, E
+            y = y.reshape(b, x.shape[2], x.shape[3], -1).permute(0, 3, 1, 2)
+            g1, b1, g2, b2 = self.film(g).chunk(4, dim=-1)
+            # FiLM then ReLU, as b + conv(y) * (1 + g) in one pass and the ReLU in place (issue 21: two passes fewer)
+            y = torch.addcmul(b1[:, :, None, None], self.conv1(y), 1 + g1[:, :, None, None]).relu_()
+            y = torch.addcmul(b2[:, :, None, None], self.conv2(y), 1 + g2[:, :, None, None]).relu_()
+            return [self.grid_fc(y.flatten(1))]
+        ga, ba, gb, bb = self.around_film(g).chunk(4, dim=-1)
+        a = self._around_in(x, g, ga, ba).relu_()
+        # how near: the most of each goal-modulated channel on each ring around the agent
+        rings = self.ring_fc(self._rings(a).flatten(1))
+        # which way: a strided conv over the map
+        a = torch.addcmul(bb[:, :, None, None], self.around_conv(a), 1 + gb[:, :, None, None]).relu_()
+        return [rings, self.around_fc(a.flatten(1))]
+
+    def read_all(self, inputs: dict[str, torch.Tensor | None], goal: torch.Tensor) -> Readings:
+        """Every reader's features (readers, read) of `inputs` ({"grid": [B, L, V, V], "around":
+        [B, C, S, S] or None}) for the goals `goal` ([B, 2])."""
+        if self.shape.around and inputs.get("around") is None:
+            raise ValueError("this network needs the surroundings map (skills/learned/surround.py)")
+        return {name: self.read(name, inputs[src][:, ch], goal) for name, src, ch, _ in self.readers()}
 
     def _around_in(
         self, counts: torch.Tensor, g: torch.Tensor, scale: torch.Tensor, shift: torch.Tensor
@@ -195,17 +232,6 @@ class GoalNet(nn.Module):
         rings = self._rings(x)
         y = self.target_conv(x).relu_()
         return [self.target_ring_fc(rings.flatten(1)), self.target_fc(y.flatten(1))]
-
-    def _near(self, around: torch.Tensor | None, b: int) -> torch.Tensor:
-        """The near map's features ([B, hidden]), added to the local grid's. A surroundings map
-        that carries no near levels (a speed bench's, say) reads as a goal with no source close by."""
-        s = self.shape
-        if around is None:
-            raise ValueError("this network needs the surroundings map (skills/learned/surround.py)")
-        at = s.n_cells + s.target
-        t = self._packed(around[:, at : at + s.near], s.near, "near map", "levels", b)
-        x = self.near_in(_last(torch.log1p(t.float()))).relu_()
-        return self.near_fc(self.near_conv(x).relu_().flatten(1))
 
     def _packed(self, t: torch.Tensor, want: int, name: str, unit: str, b: int) -> torch.Tensor:
         """A map packed into the surroundings map ([B, want, S, S]): all zeros where the caller
@@ -244,8 +270,8 @@ class GoalNet(nn.Module):
             out["aux_dist"] = self.aux_dist(h).squeeze(-1)
         return out
 
-    def forward(self, grid, vec, goal, around=None, faced=None):
-        h = self.encode(grid, vec, goal, around, faced)
+    def forward(self, grid, vec, goal, around=None, faced=None, readings=None):
+        h = self.encode(grid, vec, goal, around, faced, readings)
         return self.policy(h), self.horizon(h)
 
 

@@ -19,6 +19,7 @@ from skills.learned import checkpoint, sense
 from skills.learned.choose import choose, idle_turns  # noqa: F401  (idle_turns: imported from here too)
 from skills.learned.ensemble import Ensemble
 from skills.learned.features import encode_extras, encode_obs, extra_tensors, goal_key, net_shape, to_tensors
+from skills.learned.kept import KeptReadings
 from skills.learned.model import bin_centres
 from skills.learned.paths import ENSEMBLE_SEP, LearnedError, checkpoint_paths
 from skills.learned.routed import RoutedPolicy
@@ -58,12 +59,22 @@ def _cpu_has_bf16() -> bool:
 
 
 class GoalPolicy:
-    def __init__(self, net: Any, kb: Any, card: dict, device: str = "cpu", precision: str | None = None):
+    def __init__(
+        self,
+        net: Any,
+        kb: Any,
+        card: dict,
+        device: str = "cpu",
+        precision: str | None = None,
+        keep_readings: bool = True,
+    ):
         self.net, self.kb, self.card, self.device = net, kb, card, device
         self.precision = pick_precision(device, precision)
         sense.zoom_on()  # a bad $DEPS_TARGET_ZOOM is refused here, not in the middle of a run
         self.vocab = spec.make_vocab(kb)
         self.goals = set(card.get("goals") or [])  # 'mine:log', 'kill:cow': what it was trained on
+        # the network's readings of the last batch, reused on the rows where the observation did not change
+        self.kept = KeptReadings() if keep_readings else None
 
     @classmethod
     def load(cls, kind: str, kb: Any = None, device: str | None = None, path: str | None = None) -> GoalPolicy:
@@ -106,6 +117,8 @@ class GoalPolicy:
         g, v, c = to_tensors(grid, vec, codes, self.device)
         ex = extra_tensors(encode_extras(obs, self.vocab, self.net.shape), self.net.shape, self.device)
         with self._autocast():
+            if self.kept is not None:
+                ex["readings"] = self.kept.read(self.net, {"grid": g, "around": ex.get("around")}, c)
             policy, horizon = self.net(g, v, c, **ex)
         return policy.float(), horizon.float()
 

@@ -10,6 +10,7 @@ import json
 from dataclasses import replace
 
 import pytest
+import torch
 
 from agent.cli import main
 from skills.learned import checkpoint
@@ -90,6 +91,16 @@ def test_checkpoints_of_another_shape_or_vocabulary_are_refused(tmp_path, vocab)
     junk.write_bytes(b"not a torch file")
     with pytest.raises(CheckpointError, match="not a readable torch file"):
         checkpoint.load(junk, expected=want, vocab_version=vocab.version)
+    # weights edited after saving: the first fault, named in one short phrase
+    ck = torch.load(small_path := _save(tmp_path / "d" / "c.pt", vocab), weights_only=False)
+    ck["state_dict"]["conv1.weight"] = ck["state_dict"]["conv1.weight"][:3]
+    torch.save(ck, small_path)
+    with pytest.raises(CheckpointError, match=r"conv1\.weight is \[3, 40, 3, 3\] there, the network wants \[16, 40"):
+        checkpoint.load(small_path, expected=want, vocab_version=vocab.version)
+    del ck["state_dict"]["conv1.weight"]
+    torch.save(ck, small_path)
+    with pytest.raises(CheckpointError, match=r'missing key\(s\): "conv1\.weight"\); accepted: '):
+        checkpoint.load(small_path, expected=want, vocab_version=vocab.version)
     # a net of other hidden sizes is fine: only what the world fixes is checked, the card's shape rebuilds it
     small = _save(tmp_path / "c" / "c.pt", vocab, hidden=32)
     net, _ = checkpoint.load(small, expected=want, vocab_version=vocab.version)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +123,8 @@ def load(
         net.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
     except (TypeError, RuntimeError, KeyError) as e:
         raise CheckpointError(
-            f"checkpoint {str(path)!r} does not load into the network ({' '.join(str(e).split())[:160]})"
+            f"checkpoint {str(path)!r} does not load into the network of the shape it records ({_first_fault(e)}); "
+            "accepted: a checkpoint written by 'deps train' or the training pipeline, unedited"
         ) from e
     card = {**dict(blob.get("card") or {}), "goals": list(blob.get("goals") or [])}
     measured = _measured_success(path.with_suffix(".card.json"))
@@ -180,3 +182,20 @@ def grow(state: dict, shape: dict, growth: Any) -> dict:
     if "goal_target.weight" in out:
         out["goal_target.weight"] = out["goal_target.weight"].index_select(0, targets)
     return {"state_dict": out, "shape": {**shape, "n_cells": len(kinds), "n_targets": len(targets)}}
+
+
+def _first_fault(e: Exception) -> str:
+    """The first thing torch's load found wrong, in one short phrase: a weight of another shape, or
+    the names missing or unexpected (torch lists every mismatch, hundreds of characters)."""
+    text = " ".join(str(e).split())
+    size = re.search(
+        r"size mismatch for ([\w.]+): copying a param with shape torch\.Size\((\[[^\]]*\])\) from "
+        r"checkpoint, the shape in current model is torch\.Size\((\[[^\]]*\])\)",
+        text,
+    )
+    if size:
+        return f"{size[1]} is {size[2]} there, the network wants {size[3]}"
+    names = re.search(r"(Missing key\(s\)|Unexpected key\(s\)) in state_dict: ((?:\"[^\"]+\",? ?){1,3})", text)
+    if names:
+        return f"{names[1].lower()}: {names[2].strip().rstrip(',')}"
+    return text if len(text) <= 160 else text[:157] + "..."

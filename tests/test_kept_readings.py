@@ -95,6 +95,15 @@ def test_a_fit_between_calls_is_read_afresh(kb):
         after, GoalPolicy(kept.net, kb, {}, precision="fp32", keep_readings=False).logits(obs, codes)[0]
     )
     assert kept.kept.reused["around"] == n  # nothing more was reused after the step
+    kept.logits(obs, codes)
+    assert kept.kept.reused["around"] == 2 * n
+    with torch.no_grad():  # a weight replaced by another tensor, not written in place
+        kept.net.around_fc.bias.data = kept.net.around_fc.bias.data + 1.0
+    torch.testing.assert_close(
+        kept.logits(obs, codes)[0],
+        GoalPolicy(kept.net, kb, {}, precision="fp32", keep_readings=False).logits(obs, codes)[0],
+    )
+    assert kept.kept.reused["around"] == 2 * n
 
 
 def _tensors(policy, obs, codes):

@@ -10,7 +10,8 @@ waits with nothing moving in sight. `KeptReadings.read` compares each row's inpu
 with the same row of the last call, byte for byte, reader by reader, and runs a reader only on
 the rows that changed. Nothing is assumed about which world a row is: rows are matched by
 position and content alone, so a row that changed, a batch of another size, or weights that
-moved (an optimiser's in-place steps bump every parameter's version) are read afresh.
+moved (an optimiser's in-place steps bump every parameter's version; a weight replaced has new
+memory) are read afresh.
 
 A row read alone or in another batch gets the same features up to float rounding: the
 surroundings map's first layer sums only over the kinds some row of its batch has in view
@@ -44,7 +45,8 @@ class KeptReadings:
     def read(self, net: Any, inputs: dict[str, torch.Tensor], goal: torch.Tensor) -> dict[str, list[torch.Tensor]]:
         """`net.read_all(inputs, goal)`, each reader run only on the rows whose input (or goal)
         differs from the same row of the last call."""
-        version = (id(net), *(p._version for p in net.parameters()))
+        # the weights as they are: an in-place step bumps a parameter's version, a new tensor has new memory
+        version = (id(net), *((p.data_ptr(), p._version) for p in net.parameters()))
         if version != self.version:
             self.last.clear()
         self.version = version

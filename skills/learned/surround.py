@@ -124,10 +124,15 @@ def _count(ids: np.ndarray, C: int, vocab: Any) -> np.ndarray:
 def _window(env: Any, rows: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """uint8 [n, W, W, levels]: each world's cells around its agent, x by z by level, VOID
     beyond the map; one slice copied per world (issue 21: 2x faster than a gather of every
-    cell, 4x faster than one clamped `take`)."""
+    cell, 4x faster than one clamped `take`). A column's levels are contiguous in the world's
+    array, so where all of them lie inside it they are copied as one 5-byte item each, not as
+    five bytes (3.5 against 4.6 ms for 256 worlds)."""
     n, L = len(rows), len(spec.VIEW_LEVELS)
-    ids = np.full((n, _W, _W, L), spec.VOID, dtype=env.cells.dtype)
+    cells = env.cells
+    ids = np.full((n, _W, _W, L), spec.VOID, dtype=cells.dtype)
     X, Z, H = env.X, env.Z, env.H
+    whole = cells.itemsize == 1 and cells.flags.c_contiguous  # the world's cells readable as columns
+    columns = ids.view(f"V{L}").reshape(n, _W, _W)  # each window cell's levels as one item
     lx, lz, ly = (
         (pos[:, 0] - RADIUS).tolist(),
         (pos[:, 2] - RADIUS).tolist(),
@@ -137,8 +142,14 @@ def _window(env: Any, rows: np.ndarray, pos: np.ndarray) -> np.ndarray:
         x0, z0, y0 = lx[k], lz[k], ly[k]
         a, b, c = max(x0, 0), max(z0, 0), max(y0, 0)
         a1, b1, c1 = min(x0 + _W, X), min(z0 + _W, Z), min(y0 + L, H)
-        if a < a1 and b < b1 and c < c1:
-            ids[k, a - x0 : a1 - x0, b - z0 : b1 - z0, c - y0 : c1 - y0] = env.cells[e, a:a1, b:b1, c:c1]
+        if not (a < a1 and b < b1 and c < c1):
+            continue
+        if whole and c == y0 and c1 == y0 + L:  # every level inside the world: copy whole columns
+            at = ((e * X + a) * Z + b) * H + y0
+            src = np.ndarray((a1 - a, b1 - b), columns.dtype, buffer=cells, offset=at, strides=(Z * H, H))
+            columns[k, a - x0 : a1 - x0, b - z0 : b1 - z0] = src
+        else:
+            ids[k, a - x0 : a1 - x0, b - z0 : b1 - z0, c - y0 : c1 - y0] = cells[e, a:a1, b:b1, c:c1]
     return ids
 
 

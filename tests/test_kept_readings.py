@@ -1,7 +1,7 @@
-"""The policy keeps the network's readings of the grid and maps for the rows where they and the goal did not change
-(skills/learned/kept.py, issue 21), and its logits are those of a policy that reads every row
-afresh: through a batched world's own steps, a row written in place between calls, a batch of another
-size, goals that change, and weights that move between calls."""
+"""The policy keeps the network's readings of the grid and maps for the rows where they and the goal
+did not change (skills/learned/kept.py, issue 21), and its logits are those of a policy that reads
+every row afresh: through a batched world's own steps, a row written in place between calls, a batch
+of another size, goals that change, and weights moved in place or replaced between calls."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def observe(env, policy, codes, luts, rows):
 
 
 @pytest.mark.parametrize("near", [False, True])
-def test_kept_maps_give_the_logits_of_a_fresh_reading(kb, near):
+def test_kept_readings_give_the_logits_of_a_fresh_reading(kb, near):
     kept, fresh = pair(kb, near)
     n = 12
     env = BatchGridWorld(n, kb)

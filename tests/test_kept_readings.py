@@ -113,3 +113,16 @@ def _tensors(policy, obs, codes):
     g, v, c = to_tensors(grid, vec, codes, "cpu")
     ex = extra_tensors(encode_extras(obs, policy.vocab, policy.net.shape), policy.net.shape, "cpu")
     return g, v, c, ex["around"], ex["faced"]
+
+
+def test_a_map_packed_without_the_target_bands_is_read_as_before(kb):
+    """A caller that packs no target map (a speed bench, a test's hand-made observation) gives the
+    target reader rows of no channels: the second call reuses them instead of failing to compare."""
+    kept, fresh = pair(kb, False)
+    env = BatchGridWorld(3, kb)
+    env.reset([0, 1, 2])
+    obs = {**env.observe(), surround.KEY: surround.around(env)}  # the surroundings map alone
+    codes = kept.codes([Goal("mine", {"log": 1})] * 3)
+    for _ in range(2):
+        torch.testing.assert_close(kept.logits(obs, codes)[0], fresh.logits(obs, codes)[0])
+    assert kept.kept.reused["target"] == 3
